@@ -1,0 +1,41 @@
+//===- codegen/Codegen.h - Public API of code generation --------*- C++ -*-===//
+//
+// Lowers a scheduled sketch to an ir::Program (threadblocks, steps,
+// dependencies, buffer offsets) and prints programs as TACCL-EF XML that the
+// MSCCL runtimes accept.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLC_CODEGEN_CODEGEN_H
+#define TACCLC_CODEGEN_CODEGEN_H
+
+#include "ir/Program.h"
+#include "ir/Schedule.h"
+#include "ir/Sketch.h"
+#include "support/Diagnostics.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+
+namespace tacclc {
+
+/// Runtime limits the lowering must respect (msccl-executor by default).
+struct CodegenOptions {
+  unsigned MaxStepsPerTb = 64;
+  unsigned MaxDepTargetTb = 127;
+};
+
+/// Lowers the schedule \p Sch of \p S to a program. Reports an error (and
+/// returns nothing) when the program would break a runtime limit.
+std::optional<ir::Program> lowerToProgram(const ir::Sketch &S,
+                                          const ir::Schedule &Sch,
+                                          const CodegenOptions &Opts,
+                                          DiagnosticEngine &Diags);
+
+/// Prints \p P as TACCL-EF XML: no XML declaration, one tag per line, two
+/// spaces per level, no tabs, every attribute both MSCCL runtimes require.
+void writeXml(const ir::Program &P, llvm::raw_ostream &OS);
+
+} // namespace tacclc
+
+#endif // TACCLC_CODEGEN_CODEGEN_H

@@ -1,0 +1,103 @@
+//===- frontend/ParseDriver.cpp - Run the ANTLR parser on a buffer --------===//
+//
+// The ANTLR boundary: builds the input stream, lexer and parser over one
+// SourceMgr buffer, replaces ANTLR's console listeners with one that reports
+// through the DiagnosticEngine (lexer errors included, columns fixed to our
+// byte locations), caps the number of reported syntax errors, and catches
+// every ANTLR exception. This and AstBuilder.cpp are the only files that
+// include generated headers; nothing throws past this file.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/AstBuilder.h"
+#include "frontend/Frontend.h"
+
+#include "SketchLexer.h"
+#include "SketchParser.h"
+#include "antlr4-runtime.h"
+
+using namespace tacclc;
+
+namespace {
+/// Feeds lexer and parser errors to the DiagnosticEngine.
+class ErrorListener : public antlr4::BaseErrorListener {
+public:
+  ErrorListener(DiagnosticEngine &Diags, const SourceMap &Map)
+      : Diags(Diags), Map(Map) {}
+
+  void syntaxError(antlr4::Recognizer *Rec, antlr4::Token *Offending,
+                   size_t Line, size_t Col, const std::string &Msg,
+                   std::exception_ptr) override {
+    ++Count;
+    if (Count > MaxReported) {
+      if (Count == MaxReported + 1)
+        Diags.report(DiagId::TooManySyntaxErrors, llvm::SMRange());
+      return;
+    }
+    llvm::SMRange Range;
+    if (Offending && Offending->getType() != antlr4::Token::EOF) {
+      Range = Map.range(Offending->getStartIndex(), Offending->getStopIndex());
+    } else if (Offending) {
+      Range = Map.range(Offending->getStartIndex(), Offending->getStartIndex());
+    } else if (auto *Lex = dynamic_cast<antlr4::Lexer *>(Rec)) {
+      // Lexer error: the bad character is at the current token start.
+      size_t At = Lex->tokenStartCharIndex;
+      Range = llvm::SMRange(Map.loc(At), Map.loc(At + 1));
+    }
+    Diags.report(DiagId::SyntaxError, Range, cleanMessage(Msg));
+  }
+
+  unsigned count() const { return Count; }
+
+private:
+  /// ANTLR's messages name tokens by their symbolic names ('IDENT'); make
+  /// them read like the language.
+  static std::string cleanMessage(std::string Msg) {
+    auto ReplaceAll = [&](llvm::StringRef From, llvm::StringRef To) {
+      size_t Pos = 0;
+      while ((Pos = Msg.find(From.str(), Pos)) != std::string::npos) {
+        Msg.replace(Pos, From.size(), To.str());
+        Pos += To.size();
+      }
+    };
+    ReplaceAll("token recognition error at: ", "unexpected character ");
+    ReplaceAll("<EOF>", "end of file");
+    ReplaceAll("IDENT", "a name");
+    ReplaceAll("FLOAT", "a number");
+    ReplaceAll("INT", "a whole number");
+    return Msg;
+  }
+
+  static constexpr unsigned MaxReported = 20;
+  DiagnosticEngine &Diags;
+  const SourceMap &Map;
+  unsigned Count = 0;
+};
+} // namespace
+
+std::unique_ptr<ast::Module>
+tacclc::parseSketch(llvm::SourceMgr &SM, unsigned BufferId,
+                    DiagnosticEngine &Diags) {
+  llvm::StringRef Text = SM.getMemoryBuffer(BufferId)->getBuffer();
+  SourceMap Map(Text);
+  ErrorListener Listener(Diags, Map);
+  try {
+    antlr4::ANTLRInputStream Input(Text.str());
+    tacclc_antlr::SketchLexer Lexer(&Input);
+    Lexer.removeErrorListeners();
+    Lexer.addErrorListener(&Listener);
+    antlr4::CommonTokenStream Tokens(&Lexer);
+    tacclc_antlr::SketchParser Parser(&Tokens);
+    Parser.removeErrorListeners();
+    Parser.addErrorListener(&Listener);
+    auto *Tree = Parser.module();
+    if (Listener.count() != 0)
+      return nullptr;
+    return buildAst(Tree, Map, BufferId);
+  } catch (const std::exception &E) {
+    // Invalid UTF-8 and ANTLR internal failures end up here.
+    Diags.report(DiagId::SyntaxError,
+                 llvm::SMRange(Map.loc(0), Map.loc(0)),
+                 std::string("cannot parse file: ") + E.what());
+    return nullptr;
+  }
+}

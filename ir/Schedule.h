@@ -1,0 +1,33 @@
+//===- ir/Schedule.h - Timed transfers on links -----------------*- C++ -*-===//
+//
+// Output of the scheduling stage: every (chunk, link) transfer of the routes
+// with a start and end time under the alpha-beta model, links serialised.
+// The order of transfers on each link is the order codegen must keep, since
+// MSCCL matches sends and receives purely by order.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLC_IR_SCHEDULE_H
+#define TACCLC_IR_SCHEDULE_H
+
+#include "ir/Ids.h"
+
+#include <vector>
+
+namespace tacclc::ir {
+
+/// One chunk crossing one link.
+struct Transfer {
+  ChunkId Chunk;
+  LinkId Link;
+  double StartUs = 0, EndUs = 0;
+};
+
+/// All transfers, sorted by (StartUs, Link, Chunk).
+struct Schedule {
+  std::vector<Transfer> Transfers;
+  double MakespanUs = 0; ///< Predicted time of the whole collective.
+};
+
+} // namespace tacclc::ir
+
+#endif // TACCLC_IR_SCHEDULE_H

@@ -1,0 +1,39 @@
+//===- ir/Sketch.h - A resolved communication sketch ------------*- C++ -*-===//
+//
+// What Sema produces from the AST and every later stage consumes: the
+// topology, the collective and the sketch's choices, with all names resolved
+// and all units converted. Source locations are kept only where a later stage
+// may need to point a diagnostic at the sketch.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLC_IR_SKETCH_H
+#define TACCLC_IR_SKETCH_H
+
+#include "ir/Collective.h"
+#include "ir/Topology.h"
+
+#include "llvm/Support/SMLoc.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tacclc::ir {
+
+/// A fully resolved sketch.
+struct Sketch {
+  std::string Name;
+  Topology Topo;
+  Collective Coll;
+  /// Buffer size the algorithm is built for, in bytes, counted as
+  /// nccl-tests counts it (the whole gathered buffer for allgather).
+  uint64_t SizeBytes = 0;
+  llvm::SMRange Loc;           ///< The sketch's name.
+  llvm::SMRange CollectiveLoc; ///< The `collective` item.
+
+  /// Bytes of one chunk at SizeBytes.
+  double chunkBytes() const { return Coll.chunkBytes(double(SizeBytes)); }
+};
+
+} // namespace tacclc::ir
+
+#endif // TACCLC_IR_SKETCH_H

@@ -1,0 +1,99 @@
+//===- passes/ListSchedule.cpp - Greedy list scheduling -------------------===//
+//
+// Algorithm:
+//   1. every route link (c, l) is a job; it becomes ready when chunk c has
+//      arrived at l's source (time 0 at pre ranks);
+//   2. repeatedly start the ready job with the earliest possible start time
+//      max(ready, link free); ties go to the job with the longest remaining
+//      path below it (critical path first), then lower chunk, then lower link;
+//   3. its end time is start + alpha + beta * chunk bytes; the chunk's arrival
+//      at the link's destination releases the jobs leaving that rank.
+// Deterministic by construction: no hashing, total order on ties.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/ListSchedule.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <tuple>
+
+using namespace tacclc;
+using namespace tacclc::ir;
+
+namespace {
+struct Job {
+  ChunkId Chunk;
+  LinkId Link;
+  double Ready = std::numeric_limits<double>::infinity();
+  double Remaining = 0; ///< Longest cost from this link to a leaf, inclusive.
+  bool Done = false;
+};
+} // namespace
+
+Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R) {
+  const Topology &Topo = S.Topo;
+  const double Bytes = S.chunkBytes();
+  std::vector<Job> Jobs;
+  // Children of each job: jobs of the same chunk leaving its destination.
+  std::vector<std::vector<size_t>> Children;
+  for (const ChunkRoute &CR : R.Chunks) {
+    size_t First = Jobs.size();
+    for (LinkId L : CR.Links)
+      Jobs.push_back({CR.Chunk, L});
+    Children.resize(Jobs.size());
+    for (size_t I = First; I < Jobs.size(); ++I) {
+      RankId Src = Topo.link(Jobs[I].Link).Src;
+      if (S.Coll.isPre(CR.Chunk, Src))
+        Jobs[I].Ready = 0;
+      for (size_t J = First; J < Jobs.size(); ++J)
+        if (Topo.link(Jobs[J].Link).Src == Topo.link(Jobs[I].Link).Dst)
+          Children[I].push_back(J);
+    }
+    // Remaining path lengths, leaves first (links are parent-first).
+    for (size_t I = Jobs.size(); I-- > First;) {
+      double Below = 0;
+      for (size_t C : Children[I])
+        Below = std::max(Below, Jobs[C].Remaining);
+      Jobs[I].Remaining = Topo.link(Jobs[I].Link).costUs(Bytes) + Below;
+    }
+  }
+
+  std::vector<double> LinkFree(Topo.links().size(), 0.0);
+  Schedule Out;
+  for (size_t Left = Jobs.size(); Left > 0; --Left) {
+    size_t Best = Jobs.size();
+    double BestStart = 0;
+    for (size_t I = 0; I < Jobs.size(); ++I) {
+      const Job &J = Jobs[I];
+      if (J.Done || J.Ready == std::numeric_limits<double>::infinity())
+        continue;
+      double Start = std::max(J.Ready, LinkFree[J.Link.index()]);
+      if (Best == Jobs.size() || Start < BestStart - 1e-12 ||
+          (Start <= BestStart + 1e-12 &&
+           std::make_tuple(-J.Remaining, J.Chunk.index(), J.Link.index()) <
+               std::make_tuple(-Jobs[Best].Remaining,
+                               Jobs[Best].Chunk.index(),
+                               Jobs[Best].Link.index()))) {
+        Best = I;
+        BestStart = Start;
+      }
+    }
+    Job &J = Jobs[Best];
+    J.Done = true;
+    double End = BestStart + Topo.link(J.Link).costUs(Bytes);
+    LinkFree[J.Link.index()] = End;
+    for (size_t C : Children[Best])
+      Jobs[C].Ready = End;
+    Out.Transfers.push_back({J.Chunk, J.Link, BestStart, End});
+    Out.MakespanUs = std::max(Out.MakespanUs, End);
+  }
+  std::stable_sort(Out.Transfers.begin(), Out.Transfers.end(),
+                   [](const Transfer &A, const Transfer &B) {
+                     return std::make_tuple(A.StartUs, A.Link.index(),
+                                            A.Chunk.index()) <
+                            std::make_tuple(B.StartUs, B.Link.index(),
+                                            B.Chunk.index());
+                   });
+  return Out;
+}

@@ -1,0 +1,105 @@
+//===- passes/Routing.cpp - Stage 1 driver: solve and extract routes ------===//
+//
+// Algorithm:
+//   1. reachability: every post rank of every chunk must be reachable from a
+//      pre rank, else the sketch is infeasible (a user error);
+//   2. build the model (RoutingModel.cpp) and solve it with CBC, warm-started;
+//   3. map the status: optimal or feasible-at-time-limit gives routes;
+//      infeasible, no incumbent or solver error gives a diagnostic;
+//   4. extract routes and check they deliver every chunk everywhere it must
+//      go (a failure there is a compiler bug, not a user error).
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Routing.h"
+#include "passes/RoutingModel.h"
+#include "solver/Solver.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+using namespace tacclc;
+using namespace tacclc::ir;
+
+bool tacclc::checkRoutable(const Sketch &S, DiagnosticEngine &Diags) {
+  const Collective &Coll = S.Coll;
+  for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
+    const Chunk &Ch = Coll.chunk(ChunkId(C));
+    std::vector<double> Dist(S.Topo.getNumRanks(), INFINITY);
+    for (RankId Pre : Ch.Pre) {
+      std::vector<double> D = S.Topo.distancesFrom(Pre, 1.0);
+      for (size_t R = 0; R < D.size(); ++R)
+        Dist[R] = std::min(Dist[R], D[R]);
+    }
+    for (RankId Post : Ch.Post)
+      if (!std::isfinite(Dist[Post.index()])) {
+        Diags.report(DiagId::Unreachable, S.Loc,
+                     fmt::format("chunk {} (input chunk {} of rank {})", C,
+                                 Ch.InputIndex, Ch.Source.index()),
+                     Post.index(), S.Topo.getName().str());
+        return false;
+      }
+  }
+  return true;
+}
+
+std::optional<Routes> tacclc::routeChunks(const Sketch &S,
+                                          const SynthesisOptions &Opts,
+                                          DiagnosticEngine &Diags,
+                                          SolveStats *Stats) {
+  if (!checkRoutable(S, Diags))
+    return std::nullopt;
+  RoutingModel RM = buildRoutingModel(S);
+
+  solver::SolveOptions SO;
+  SO.TimeLimitSeconds = Opts.TimeLimitSeconds;
+  SO.RelativeGap = Opts.RelativeGap;
+  SO.Threads = Opts.Threads;
+  SO.Log = Opts.SolverLog;
+  SO.WarmStart = RM.WarmStart;
+  solver::Solution Sol = solver::solveWithCbc(RM.Model, SO);
+
+  if (Stats) {
+    Stats->Variables = RM.Model.variables().size();
+    Stats->IntegerVariables = RM.Model.numIntegerVariables();
+    Stats->Constraints = RM.Model.constraints().size();
+    Stats->Nonzeros = RM.Model.numNonzeros();
+    Stats->Seconds = Sol.Seconds;
+    Stats->Objective = Sol.Objective;
+    Stats->BestBound = Sol.BestBound;
+  }
+
+  switch (Sol.Status) {
+  case solver::SolveStatus::Optimal:
+  case solver::SolveStatus::Feasible:
+    break;
+  case solver::SolveStatus::NoSolution:
+    Diags.report(DiagId::SolverTimeout, S.Loc,
+                 fmt::format("{:g}", Opts.TimeLimitSeconds));
+    return std::nullopt;
+  case solver::SolveStatus::Infeasible:
+  case solver::SolveStatus::Unbounded:
+  case solver::SolveStatus::Error:
+    Diags.report(DiagId::SolverFailed, S.Loc,
+                 fmt::format("{}{}{}", solver::statusName(Sol.Status).str(),
+                             Sol.Message.empty() ? "" : ": ", Sol.Message));
+    return std::nullopt;
+  }
+
+  Routes R = extractRoutes(S, RM, Sol.Values);
+  R.RelaxedMakespanUs = Sol.Values[RM.Makespan.Index];
+  R.SolverStatus = solver::statusName(Sol.Status).str();
+  for (const ChunkRoute &CR : R.Chunks) {
+    std::vector<bool> Has(S.Topo.getNumRanks(), false);
+    for (RankId Pre : S.Coll.chunk(CR.Chunk).Pre)
+      Has[Pre.index()] = true;
+    for (LinkId L : CR.Links)
+      Has[S.Topo.link(L).Dst.index()] = true;
+    for (RankId Post : S.Coll.chunk(CR.Chunk).Post)
+      if (!Has[Post.index()])
+        reportInternalError(fmt::format(
+            "routing solution does not deliver chunk {} to rank {}",
+            CR.Chunk.index(), Post.index()));
+  }
+  return R;
+}

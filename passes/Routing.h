@@ -1,0 +1,41 @@
+//===- passes/Routing.h - Stage 1: route every chunk ------------*- C++ -*-===//
+//
+// Checks that the sketch can be routed at all, builds the routing MILP,
+// solves it with CBC (warm-started from shortest-path trees) and reads the
+// chosen links back as ir::Routes. Infeasible sketches and solver failures
+// become diagnostics, never crashes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLC_PASSES_ROUTING_H
+#define TACCLC_PASSES_ROUTING_H
+
+#include "ir/Routes.h"
+#include "ir/Sketch.h"
+#include "passes/Options.h"
+#include "support/Diagnostics.h"
+
+#include <cstddef>
+#include <optional>
+
+namespace tacclc {
+
+/// Size and effort of one MILP solve, for `--stats`.
+struct SolveStats {
+  size_t Variables = 0, IntegerVariables = 0, Constraints = 0, Nonzeros = 0;
+  double Seconds = 0;
+  double Objective = 0, BestBound = 0;
+};
+
+/// Reports an error and returns false if some chunk cannot reach some rank of
+/// its postcondition over the sketch's links.
+bool checkRoutable(const ir::Sketch &S, DiagnosticEngine &Diags);
+
+/// Routes every chunk of \p S. Returns nothing after a diagnostic.
+std::optional<ir::Routes> routeChunks(const ir::Sketch &S,
+                                      const SynthesisOptions &Opts,
+                                      DiagnosticEngine &Diags,
+                                      SolveStats *Stats = nullptr);
+
+} // namespace tacclc
+
+#endif // TACCLC_PASSES_ROUTING_H

@@ -1,0 +1,235 @@
+//===- passes/RoutingModel.cpp - Stage 1 routing MILP formulation ---------===//
+//
+// The compact formulation measured in shared/reference/cbc-calibration.md:
+//
+//   x[c,l]  binary   chunk c crosses link l = (s -> r)
+//   t[c,r]  >= 0     arrival time of chunk c at rank r (0 where c starts)
+//   T       >= 0     makespan
+//
+//   sum_{l into r} x[c,l] = 1          r in post(c) \ pre(c)
+//   sum_{l into r} x[c,l] <= 1         any other rank (relays)
+//   x[c,s->r] <= sum_{l into s} x[c,l] s not in pre(c): forward only what
+//                                       arrived
+//   t[c,r] >= t[c,s] + cost(l) - M_l (1 - x[c,l])
+//   t[c,r] >= sum_{l=(s->r)} (dist_c(s) + cost(l)) x[c,l]   (valid cut)
+//   T >= t[c,r]                        r in post(c)
+//   T >= sum_c cost(l) x[c,l]          per link: bandwidth relaxed to load
+//
+//   minimise T + eps * sum t   (eps prefers early arrivals among ties)
+//
+// Algorithm:
+//   1. per chunk, Dijkstra from its source gives dist_c and a shortest-path
+//      tree; the trees are the warm start and their makespan H bounds T;
+//   2. links that cannot deliver c before H are left out of the model, and
+//      M_l = H + cost(l) is the tightest valid big-M;
+//   3. rows are emitted chunk by chunk in a fixed order (determinism).
+//
+//===----------------------------------------------------------------------===//
+#include "passes/RoutingModel.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+
+using namespace tacclc;
+using namespace tacclc::ir;
+using solver::Term;
+using solver::VarId;
+
+namespace {
+/// Per-chunk shortest-path data.
+struct ChunkPaths {
+  std::vector<double> Dist;    ///< From the chunk's pre ranks.
+  std::vector<LinkId> Parent;  ///< Tree link into each rank (invalid at pre).
+};
+
+ChunkPaths shortestPaths(const Sketch &S, ChunkId C, double Bytes) {
+  const Topology &T = S.Topo;
+  ChunkPaths P;
+  P.Dist.assign(T.getNumRanks(), std::numeric_limits<double>::infinity());
+  for (RankId Pre : S.Coll.chunk(C).Pre) {
+    std::vector<double> D = T.distancesFrom(Pre, Bytes);
+    for (unsigned R = 0; R < D.size(); ++R)
+      P.Dist[R] = std::min(P.Dist[R], D[R]);
+  }
+  P.Parent.assign(T.getNumRanks(), LinkId());
+  for (unsigned R = 0; R < T.getNumRanks(); ++R) {
+    if (S.Coll.isPre(C, RankId(R)) || !std::isfinite(P.Dist[R]))
+      continue;
+    // The first incoming link (declaration order) on a shortest path.
+    for (LinkId L : T.inLinks(RankId(R))) {
+      const Link &Lk = T.link(L);
+      double Via = P.Dist[Lk.Src.index()] + Lk.costUs(Bytes);
+      if (std::abs(Via - P.Dist[R]) <= 1e-9 * std::max(1.0, P.Dist[R])) {
+        P.Parent[R] = L;
+        break;
+      }
+    }
+  }
+  return P;
+}
+} // namespace
+
+RoutingModel tacclc::buildRoutingModel(const Sketch &S) {
+  const Topology &Topo = S.Topo;
+  const Collective &Coll = S.Coll;
+  const double Bytes = S.chunkBytes();
+  const unsigned NumRanks = Topo.getNumRanks();
+  const unsigned NumLinks = Topo.links().size();
+
+  // 1. Shortest-path trees: warm start and the horizon H.
+  std::vector<ChunkPaths> Paths;
+  std::vector<double> Load(NumLinks, 0.0);
+  double H = 0, LowerBound = 0;
+  for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
+    Paths.push_back(shortestPaths(S, ChunkId(C), Bytes));
+    for (RankId R : Coll.chunk(ChunkId(C)).Post) {
+      H = std::max(H, Paths.back().Dist[R.index()]);
+      LowerBound = std::max(LowerBound, Paths.back().Dist[R.index()]);
+    }
+    for (unsigned R = 0; R < NumRanks; ++R)
+      if (Paths.back().Parent[R].isValid() &&
+          Coll.isPost(ChunkId(C), RankId(R)))
+        Load[Paths.back().Parent[R].index()] +=
+            Topo.link(Paths.back().Parent[R]).costUs(Bytes);
+  }
+  for (double L : Load)
+    H = std::max(H, L);
+
+  RoutingModel RM;
+  solver::Model &M = RM.Model;
+  M.setSense(solver::Sense::Minimize);
+  RM.Makespan =
+      M.addVariable("T", LowerBound, H, solver::VarKind::Continuous, 1.0);
+  RM.UseVar.assign(Coll.getNumChunks(),
+                   std::vector<std::optional<VarId>>(NumLinks));
+  std::vector<double> Start; // warm start values in variable order
+  Start.push_back(H);
+  const double Eps =
+      1e-3 / std::max<double>(1.0, Coll.getNumChunks() * NumRanks);
+
+  for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
+    const ChunkId Ch(C);
+    const ChunkPaths &P = Paths[C];
+    // Arrival-time variables (absent, i.e. 0, at pre ranks).
+    std::vector<std::optional<VarId>> Arrive(NumRanks);
+    for (unsigned R = 0; R < NumRanks; ++R) {
+      if (Coll.isPre(Ch, RankId(R)) || !std::isfinite(P.Dist[R]))
+        continue;
+      Arrive[R] = M.addVariable(fmt::format("t_c{}_r{}", C, R), 0, H,
+                                solver::VarKind::Continuous, Eps);
+      Start.push_back(P.Dist[R]);
+    }
+    // 2. Usable links.
+    for (unsigned L = 0; L < NumLinks; ++L) {
+      const Link &Lk = Topo.link(LinkId(L));
+      if (Coll.isPre(Ch, Lk.Dst) || !std::isfinite(P.Dist[Lk.Src.index()]))
+        continue;
+      if (P.Dist[Lk.Src.index()] + Lk.costUs(Bytes) > H * (1 + 1e-9) + 1e-9)
+        continue;
+      RM.UseVar[C][L] = M.addBinary(
+          fmt::format("x_c{}_l{}_{}", C, Lk.Src.index(), Lk.Dst.index()));
+      bool InTree = P.Parent[Lk.Dst.index()] == LinkId(L);
+      Start.push_back(InTree ? 1.0 : 0.0);
+    }
+    // 3. Rows.
+    for (unsigned R = 0; R < NumRanks; ++R) {
+      if (Coll.isPre(Ch, RankId(R)))
+        continue;
+      std::vector<Term> In, Cut;
+      for (LinkId L : Topo.inLinks(RankId(R)))
+        if (auto X = RM.UseVar[C][L.index()]) {
+          In.push_back({*X, 1.0});
+          const Link &Lk = Topo.link(L);
+          Cut.push_back({*X, -(P.Dist[Lk.Src.index()] + Lk.costUs(Bytes))});
+        }
+      bool Post = Coll.isPost(Ch, RankId(R));
+      std::string Name = fmt::format("recv_c{}_r{}", C, R);
+      if (Post)
+        M.addEqual(Name, In, 1.0);
+      else if (!In.empty())
+        M.addLessEqual(Name, In, 1.0);
+      if (!Arrive[R])
+        continue;
+      if (!Cut.empty()) {
+        Cut.push_back({*Arrive[R], 1.0});
+        M.addGreaterEqual(fmt::format("cut_c{}_r{}", C, R), Cut, 0.0);
+      }
+      if (Post)
+        M.addGreaterEqual(fmt::format("done_c{}_r{}", C, R),
+                          {{RM.Makespan, 1.0}, {*Arrive[R], -1.0}}, 0.0);
+    }
+    for (unsigned L = 0; L < NumLinks; ++L) {
+      auto X = RM.UseVar[C][L];
+      if (!X)
+        continue;
+      const Link &Lk = Topo.link(LinkId(L));
+      unsigned Src = Lk.Src.index(), Dst = Lk.Dst.index();
+      double Cost = Lk.costUs(Bytes), BigM = H + Cost;
+      // t[c,dst] - t[c,src] - M x >= cost - M
+      std::vector<Term> Row = {{*Arrive[Dst], 1.0}, {*X, -BigM}};
+      if (Arrive[Src])
+        Row.push_back({*Arrive[Src], -1.0});
+      M.addGreaterEqual(fmt::format("time_c{}_l{}_{}", C, Src, Dst), Row,
+                        Cost - BigM);
+      if (!Coll.isPre(Ch, Lk.Src)) {
+        std::vector<Term> Fwd = {{*X, 1.0}};
+        for (LinkId In : Topo.inLinks(Lk.Src))
+          if (auto Y = RM.UseVar[C][In.index()])
+            Fwd.push_back({*Y, -1.0});
+        M.addLessEqual(fmt::format("fwd_c{}_l{}_{}", C, Src, Dst), Fwd, 0.0);
+      }
+    }
+  }
+  // Relaxed bandwidth: each link's total load bounds the makespan.
+  for (unsigned L = 0; L < NumLinks; ++L) {
+    std::vector<Term> Row = {{RM.Makespan, 1.0}};
+    const Link &Lk = Topo.link(LinkId(L));
+    for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
+      if (auto X = RM.UseVar[C][L])
+        Row.push_back({*X, -Lk.costUs(Bytes)});
+    if (Row.size() > 1)
+      M.addGreaterEqual(
+          fmt::format("load_l{}_{}", Lk.Src.index(), Lk.Dst.index()), Row,
+          0.0);
+  }
+  RM.WarmStart = std::move(Start);
+  RM.WarmStartMakespanUs = H;
+  return RM;
+}
+
+Routes tacclc::extractRoutes(const Sketch &S, const RoutingModel &RM,
+                             const std::vector<double> &Values) {
+  const Topology &Topo = S.Topo;
+  Routes Out;
+  for (unsigned C = 0; C < S.Coll.getNumChunks(); ++C) {
+    ChunkRoute CR;
+    CR.Chunk = ChunkId(C);
+    // Breadth-first from the pre ranks so parents precede children.
+    std::deque<RankId> Queue(S.Coll.chunk(ChunkId(C)).Pre.begin(),
+                             S.Coll.chunk(ChunkId(C)).Pre.end());
+    std::vector<bool> Seen(Topo.getNumRanks(), false);
+    for (RankId R : Queue)
+      Seen[R.index()] = true;
+    while (!Queue.empty()) {
+      RankId R = Queue.front();
+      Queue.pop_front();
+      for (LinkId L : Topo.outLinks(R)) {
+        auto X = RM.UseVar[C][L.index()];
+        if (!X || Values[X->Index] < 0.5)
+          continue;
+        RankId Dst = Topo.link(L).Dst;
+        if (Seen[Dst.index()])
+          continue;
+        Seen[Dst.index()] = true;
+        CR.Links.push_back(L);
+        Queue.push_back(Dst);
+      }
+    }
+    Out.Chunks.push_back(std::move(CR));
+  }
+  return Out;
+}

@@ -1,0 +1,45 @@
+//===- passes/RoutingModel.h - Stage 1: the routing MILP --------*- C++ -*-===//
+//
+// Builds TACCL's stage-1 routing model for a sketch: which links each chunk
+// uses, with bandwidth relaxed (link load only bounds the makespan, chunks on
+// a link are not serialised). The model is solver-neutral (solver::Model), so
+// `--emit=milp` can print it and any backend can solve it. A shortest-path
+// routing is provided as a warm start and as the source of the big-M bound.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLC_PASSES_ROUTINGMODEL_H
+#define TACCLC_PASSES_ROUTINGMODEL_H
+
+#include "ir/Routes.h"
+#include "ir/Sketch.h"
+#include "solver/Model.h"
+
+#include <optional>
+#include <vector>
+
+namespace tacclc {
+
+/// The routing model plus the maps from IR entities to its variables.
+struct RoutingModel {
+  solver::Model Model;
+  /// UseVar[c][l]: binary "chunk c crosses link l", or nothing when the link
+  /// is excluded for that chunk.
+  std::vector<std::vector<std::optional<solver::VarId>>> UseVar;
+  solver::VarId Makespan;
+  /// A feasible assignment (shortest-path trees), one value per variable.
+  std::vector<double> WarmStart;
+  /// Objective value of the warm start.
+  double WarmStartMakespanUs = 0;
+};
+
+/// Builds the routing model of \p S. Every post rank of every chunk must be
+/// reachable (checked by the caller).
+RoutingModel buildRoutingModel(const ir::Sketch &S);
+
+/// Reads routes back from a solution of \p RM (values per variable).
+ir::Routes extractRoutes(const ir::Sketch &S, const RoutingModel &RM,
+                         const std::vector<double> &Values);
+
+} // namespace tacclc
+
+#endif // TACCLC_PASSES_ROUTINGMODEL_H

@@ -1,0 +1,89 @@
+//===- solver/Solver.h - Solving a Model ------------------------*- C++ -*-===//
+//
+// The solver-facing interface of the solver layer: options, the outcome of a
+// solve, and solveWithCbc, which runs COIN-OR CBC on a solver::Model. Only
+// CbcSolver.cpp sees CBC's headers; everything else in tacclc goes through
+// this file.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLC_SOLVER_SOLVER_H
+#define TACCLC_SOLVER_SOLVER_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace tacclc::solver {
+
+class Model;
+
+/// Settings for one solve.
+struct SolveOptions {
+  /// Wall-clock limit in seconds; <= 0 or +inf means no limit.
+  double TimeLimitSeconds = 60;
+  /// Stop when (incumbent - bound) / |incumbent| is at most this (CBC's
+  /// `ratioGap`); such a solution is reported as Optimal.
+  double RelativeGap = 1e-4;
+  /// Search threads; 0 and 1 both mean CBC's serial search, which is the only
+  /// reproducible one.
+  unsigned Threads = 1;
+  /// Seed for CBC's heuristics and CLP's tie-breaking; <= 0 keeps CBC's
+  /// built-in (also deterministic) seeds.
+  int Seed = 1;
+  /// Let CBC print its log. The log goes to stderr, never stdout.
+  bool Log = false;
+  /// A starting solution, one value per variable index; empty means none.
+  /// CBC fixes the integer variables to these values and derives the
+  /// continuous ones; an infeasible start is ignored. If CBC stops without
+  /// an incumbent at least as good as a feasible start (e.g. the time limit
+  /// expires before CBC reads it), the start itself is returned as Feasible.
+  std::vector<double> WarmStart;
+};
+
+/// How a solve ended.
+enum class SolveStatus {
+  Optimal,    ///< Proven optimal within SolveOptions::RelativeGap.
+  Feasible,   ///< Stopped early (time limit) with an incumbent.
+  Infeasible, ///< Proven infeasible.
+  Unbounded,  ///< The LP relaxation is unbounded.
+  NoSolution, ///< Stopped early (time limit) without an incumbent.
+  Error,      ///< Bad input or solver failure; see Solution::Message.
+};
+
+/// The outcome of a solve.
+struct Solution {
+  /// How the solve ended.
+  SolveStatus Status = SolveStatus::Error;
+  /// Objective of Values, including the model's offset; NaN without values.
+  double Objective = std::numeric_limits<double>::quiet_NaN();
+  /// Best proven bound on the optimum, including the offset; NaN if unknown.
+  double BestBound = std::numeric_limits<double>::quiet_NaN();
+  /// One value per variable index when hasValues(); integer and binary
+  /// values within 1e-6 of an integer are rounded to it.
+  std::vector<double> Values;
+  /// Wall-clock seconds spent in the solve.
+  double Seconds = 0.0;
+  /// Why the status was chosen, for logs and errors; may be empty.
+  std::string Message;
+
+  /// True for Optimal and Feasible, the statuses that carry Values.
+  bool hasValues() const;
+};
+
+/// A short lower-case name: "optimal", "feasible", "infeasible", "unbounded",
+/// "no-solution" or "error".
+llvm::StringRef statusName(SolveStatus Status);
+
+/// Solves \p M with CBC's own driver (presolve, cuts, heuristics). With
+/// Threads <= 1 the result depends only on the model and the options (and on
+/// the time limit, if it is reached). Calls are serialised process-wide.
+/// While CBC runs, file descriptor 1 is redirected (to /dev/null, or to
+/// stderr when Log is set), so nothing the solver prints reaches stdout.
+/// Never aborts: solver failures come back as SolveStatus::Error.
+Solution solveWithCbc(const Model &M, const SolveOptions &Options);
+
+} // namespace tacclc::solver
+
+#endif // TACCLC_SOLVER_SOLVER_H

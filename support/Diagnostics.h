@@ -1,0 +1,108 @@
+//===- support/Diagnostics.h - One diagnostic engine for tacclc -*- C++ -*-===//
+//
+// Every user-facing error, warning and note goes through DiagnosticEngine. It
+// sits on an llvm::SourceMgr, so each message renders as
+// `file:line:col: error: ...` followed by the source line and a caret line.
+// Diagnostics are collected, sorted by location and printed once, like wabt's
+// Errors and Carbon's sorting consumer. Diagnostic kinds live in
+// Diagnostics.def so that the set of messages is one greppable list.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLC_SUPPORT_DIAGNOSTICS_H
+#define TACCLC_SUPPORT_DIAGNOSTICS_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/SMLoc.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+namespace tacclc {
+
+/// Identifies one entry of Diagnostics.def.
+enum class DiagId {
+#define DIAG(Name, Severity, Format) Name,
+#include "support/Diagnostics.def"
+};
+
+/// Severity of a diagnostic.
+enum class Severity { Error, Warning, Note };
+
+/// Returns the registered severity of \p Id.
+Severity severityOf(DiagId Id);
+/// Returns the registered name of \p Id (e.g. "UnknownRank").
+llvm::StringRef nameOf(DiagId Id);
+/// Returns the registered fmt format string of \p Id.
+const char *formatOf(DiagId Id);
+
+/// One rendered-but-not-yet-printed diagnostic.
+struct Diagnostic {
+  DiagId Id;
+  Severity Sev;
+  llvm::SMRange Range; ///< Invalid for location-less diagnostics.
+  std::string Message;
+  /// Notes attached to this diagnostic; printed right after it.
+  std::vector<Diagnostic> Notes;
+};
+
+/// Collects diagnostics against the buffers of one SourceMgr and prints them.
+class DiagnosticEngine {
+public:
+  explicit DiagnosticEngine(llvm::SourceMgr &SM) : SM(SM) {}
+
+  /// Reports \p Id at \p Range, formatting the registered message with Args.
+  template <typename... Args>
+  Diagnostic &report(DiagId Id, llvm::SMRange Range, const Args &...As) {
+    return add(Id, Range, fmt::format(fmt::runtime(formatOf(Id)), As...));
+  }
+  /// Reports \p Id at a single location.
+  template <typename... Args>
+  Diagnostic &report(DiagId Id, llvm::SMLoc Loc, const Args &...As) {
+    return report(Id, llvm::SMRange(Loc, Loc), As...);
+  }
+  /// Attaches a note to \p Parent.
+  template <typename... Args>
+  void note(Diagnostic &Parent, DiagId Id, llvm::SMRange Range,
+            const Args &...As) {
+    Parent.Notes.push_back({Id, severityOf(Id), Range,
+                            fmt::format(fmt::runtime(formatOf(Id)), As...),
+                            {}});
+  }
+
+  /// Number of errors reported so far.
+  unsigned errorCount() const { return NumErrors; }
+  /// True if any error was reported.
+  bool hasErrors() const { return NumErrors != 0; }
+
+  /// When set, each message ends with `[Name]` (used by golden tests).
+  void setShowNames(bool Show) { ShowNames = Show; }
+
+  /// Prints every collected diagnostic sorted by location (location-less
+  /// ones first, in report order) and forgets them.
+  void flush(llvm::raw_ostream &OS);
+
+  /// The source manager diagnostics refer to.
+  llvm::SourceMgr &getSourceMgr() { return SM; }
+
+private:
+  Diagnostic &add(DiagId Id, llvm::SMRange Range, std::string Message);
+  void print(llvm::raw_ostream &OS, const Diagnostic &D);
+
+  llvm::SourceMgr &SM;
+  std::vector<Diagnostic> Pending;
+  unsigned NumErrors = 0;
+  bool ShowNames = false;
+};
+
+/// Prints an internal compiler error (a tacclc bug, never a user error) and
+/// exits with status 2.
+[[noreturn]] void reportInternalError(llvm::StringRef Message);
+
+} // namespace tacclc
+
+#endif // TACCLC_SUPPORT_DIAGNOSTICS_H

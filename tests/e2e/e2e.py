@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the tacclc driver (compile -> check -> run).
+
+Subcommands (each exits 0 on success and prints what failed otherwise):
+  roundtrip SKETCH     compile (twice: byte-identical), check, run at 2 sizes
+  delete-steps SKETCH  deleting any single <step> makes check and run fail
+                       with a message naming rank, threadblock and step
+  atomic-output        a failed compile leaves an existing -o file untouched
+                       and no temporary files behind
+  exit-codes           usage errors exit 2, unknown backends exit 2
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+TACCLC = None
+NAMES = re.compile(r"rank \d+ tb \d+ step \d+")
+
+
+def run(*args, expect=None):
+    proc = subprocess.run([TACCLC, *args], capture_output=True, text=True,
+                          timeout=120)
+    if expect is not None and proc.returncode != expect:
+        sys.exit(f"FAIL: tacclc {' '.join(args)} exited {proc.returncode}, "
+                 f"expected {expect}\nstdout:\n{proc.stdout}\n"
+                 f"stderr:\n{proc.stderr}")
+    return proc
+
+
+def roundtrip(sketch):
+    with tempfile.TemporaryDirectory() as tmp:
+        a, b = os.path.join(tmp, "a.xml"), os.path.join(tmp, "b.xml")
+        run(sketch, "-o", a, expect=0)
+        run(sketch, "-o", b, expect=0)
+        if open(a, "rb").read() != open(b, "rb").read():
+            sys.exit("FAIL: two compiles of the same sketch differ")
+        run("check", a, expect=0)
+        run("run", a, "--backend", "cpu", expect=0)
+        # A size that needs several loop iterations of the executor.
+        text = open(a).read()
+        n = int(re.search(r'nchunksperloop="(\d+)"', text).group(1))
+        g = int(re.search(r'ngpus="(\d+)"', text).group(1))
+        unit = n * g * 4
+        big = unit * ((5 * 1024 * 1024) // unit + 1)
+        run("run", a, "--backend", "cpu", "--bytes", str(big), expect=0)
+    print(f"roundtrip {os.path.basename(sketch)}: ok")
+
+
+def delete_steps(sketch):
+    with tempfile.TemporaryDirectory() as tmp:
+        xml = os.path.join(tmp, "algo.xml")
+        run(sketch, "-o", xml, expect=0)
+        lines = open(xml).read().splitlines(True)
+        steps = [i for i, l in enumerate(lines) if l.lstrip().startswith("<step")]
+        if not steps:
+            sys.exit("FAIL: no steps in the generated XML")
+        broken = os.path.join(tmp, "broken.xml")
+        for i in steps:
+            with open(broken, "w") as f:
+                f.writelines(lines[:i] + lines[i + 1:])
+            for cmd in (["check", broken],
+                        ["run", broken, "--backend", "cpu", "--watchdog", "5"]):
+                proc = run(*cmd)
+                if proc.returncode != 1:
+                    sys.exit(f"FAIL: deleting line {i + 1} ({lines[i].strip()})"
+                             f": tacclc {cmd[0]} exited {proc.returncode}\n"
+                             f"{proc.stderr}")
+                if not NAMES.search(proc.stderr):
+                    sys.exit(f"FAIL: deleting line {i + 1}: tacclc {cmd[0]} did "
+                             f"not name rank, tb and step:\n{proc.stderr}")
+    print(f"delete-steps: all {len(steps)} single-step deletions detected")
+
+
+def atomic_output():
+    with tempfile.TemporaryDirectory() as tmp:
+        bad = os.path.join(tmp, "bad.sketch")
+        with open(bad, "w") as f:
+            f.write("topology t { ranks 2 link 0 -> 5 alpha 1 us beta 1 us/MB }\n"
+                    "sketch s on t { collective allgather }\n")
+        out = os.path.join(tmp, "out.xml")
+        with open(out, "w") as f:
+            f.write("previous contents\n")
+        run(bad, "-o", out, expect=1)
+        if open(out).read() != "previous contents\n":
+            sys.exit("FAIL: a failed compile modified the output file")
+        if sorted(os.listdir(tmp)) != ["bad.sketch", "out.xml"]:
+            sys.exit(f"FAIL: files left behind: {os.listdir(tmp)}")
+    print("atomic-output: ok")
+
+
+def exit_codes():
+    run("--no-such-option", "x.sketch", expect=2)
+    run(expect=2)  # no input
+    run("run", "x.xml", "--backend", "tpu", expect=2)
+    run("check", "does-not-exist.xml", expect=1)
+    proc = run("--help", expect=0)
+    for word in ("check", "run", "--emit"):
+        if word not in proc.stdout:
+            sys.exit(f"FAIL: --help does not mention {word}")
+    print("exit-codes: ok")
+
+
+def main():
+    global TACCLC
+    TACCLC = sys.argv[1]
+    cmd, rest = sys.argv[2], sys.argv[3:]
+    {"roundtrip": lambda: roundtrip(rest[0]),
+     "delete-steps": lambda: delete_steps(rest[0]),
+     "atomic-output": atomic_output,
+     "exit-codes": exit_codes}[cmd]()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+//===- tools/tacclc/Commands.h - The driver's subcommands -------*- C++ -*-===//
+//
+// Each subcommand of `tacclc` is one function taking its parsed options and
+// returning the process exit status: 0 success, 1 user error (diagnostics
+// printed), 2 usage or internal error.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLC_TOOLS_COMMANDS_H
+#define TACCLC_TOOLS_COMMANDS_H
+
+#include "passes/Options.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tacclc {
+
+/// Process exit statuses.
+enum ExitCode { ExitSuccess = 0, ExitUserError = 1, ExitInternal = 2 };
+
+/// How far `tacclc FILE.sketch` runs and what it prints.
+enum class EmitKind { Ast, Ir, Milp, Routes, Schedule, Xml };
+
+/// Options of the compile command.
+struct CompileOptions {
+  std::string Input;
+  std::string Output; ///< Empty: stdout.
+  std::string SketchName;
+  EmitKind Emit = EmitKind::Xml;
+  bool LegacyDialect = false;
+  bool DiagNames = false;
+  bool Summary = false;
+  bool Stats = false;
+  SynthesisOptions Synthesis;
+};
+
+/// Options of `tacclc check`.
+struct CheckOptions {
+  std::string Input;
+  bool LegacyDialect = false;
+};
+
+/// Options of `tacclc run`.
+struct RunOptions {
+  std::string Input;
+  std::string Backend = "cpu";
+  uint64_t Bytes = 0; ///< 0: pick a size the algorithm divides.
+  bool InPlace = false;
+  double WatchdogSeconds = 10;
+  bool LegacyDialect = false;
+};
+
+/// `tacclc FILE.sketch`: compile, verify, write the XML atomically.
+int runCompile(const CompileOptions &Opts);
+/// `tacclc check FILE.xml`: validate and symbolically execute.
+int runCheck(const CheckOptions &Opts);
+/// `tacclc run FILE.xml`: execute on a backend and check every element.
+int runRun(const RunOptions &Opts);
+
+} // namespace tacclc
+
+#endif // TACCLC_TOOLS_COMMANDS_H

@@ -1,0 +1,191 @@
+//===- tools/tacclc/Compile.cpp - The compile command ---------------------===//
+//
+// The stage chain of `tacclc FILE.sketch`, as one readable function:
+//
+//   read -> parse (AST) -> Sema (ir::Sketch) -> route (MILP on CBC)
+//        -> list schedule -> lower (ir::Program) -> XML -> verify -> write
+//
+// `--emit=` stops after a stage and prints it. The XML is verified by the
+// runtime's own loader and symbolic checker before anything is written, and
+// the output file is replaced atomically, so a failed compile never leaves a
+// half-written or unverified file behind.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Codegen.h"
+#include "frontend/Frontend.h"
+#include "ir/Printer.h"
+#include "passes/ListSchedule.h"
+#include "passes/Routing.h"
+#include "passes/RoutingModel.h"
+#include "solver/LpWriter.h"
+#include "tools/tacclc/Commands.h"
+
+#include "tacclrt/Checker.h"
+#include "tacclrt/Loader.h"
+
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <fmt/format.h>
+
+using namespace tacclc;
+
+namespace {
+/// Writes \p Text to the output (stdout when none), atomically for files.
+int emitText(const CompileOptions &Opts, DiagnosticEngine &Diags,
+             const std::string &Text) {
+  if (Opts.Output.empty() || Opts.Output == "-") {
+    llvm::outs() << Text;
+    llvm::outs().flush();
+    return ExitSuccess;
+  }
+  llvm::SmallString<256> Model(Opts.Output);
+  Model += ".tmp-%%%%%%";
+  if (llvm::Error E = llvm::writeFileAtomically(Model, Opts.Output, Text)) {
+    Diags.report(DiagId::CannotWriteFile, llvm::SMRange(), Opts.Output,
+                 llvm::toString(std::move(E)));
+    Diags.flush(llvm::errs());
+    return ExitUserError;
+  }
+  return ExitSuccess;
+}
+
+std::string toText(llvm::function_ref<void(llvm::raw_ostream &)> Print) {
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  Print(OS);
+  OS.flush();
+  return Text;
+}
+
+/// Loads the generated XML with the runtime's loader and proves it correct
+/// with the symbolic checker; any failure is a compiler bug.
+void verifyOrDie(const std::string &Xml, bool Legacy) {
+  tacclrt::LoadOptions LO;
+  LO.D = Legacy ? tacclrt::Dialect::Legacy : tacclrt::Dialect::Executor;
+  tacclrt::Report Rep;
+  auto Algo = tacclrt::loadPlan(Xml, "<generated>", LO, Rep);
+  if (Algo && !Rep.hasErrors())
+    Rep.append(tacclrt::checkPlan(*Algo, "<generated>"));
+  if (Algo && !Rep.hasErrors())
+    return;
+  reportInternalError("the generated algorithm failed verification:\n" +
+                      Rep.str());
+}
+
+void printSummary(const ir::Sketch &S, const ir::Routes &R,
+                  const ir::Schedule &Sch, const ir::Program &P,
+                  const SolveStats &Stats, const CompileOptions &Opts) {
+  unsigned MaxTbs = 0, Steps = 0;
+  for (const ir::GpuProgram &G : P.Gpus) {
+    MaxTbs = std::max<unsigned>(MaxTbs, G.Tbs.size());
+    for (const ir::ThreadBlock &Tb : G.Tbs)
+      Steps += Tb.Steps.size();
+  }
+  unsigned N = S.Topo.getNumRanks();
+  double AlgBw = double(S.SizeBytes) / (Sch.MakespanUs * 1e3); // GB/s
+  double BusBw = AlgBw * (N - 1) / N;
+  auto &OS = llvm::errs();
+  OS << fmt::format("sketch      {} (topology {})\n", S.Name,
+                    S.Topo.getName().str());
+  OS << fmt::format("collective  {} on {} ranks, {} chunks ({} per rank), "
+                    "size {}\n",
+                    ir::collectiveName(S.Coll.getKind()).str(), N,
+                    S.Coll.getNumChunks(), S.Coll.getChunksPerRank(),
+                    ir::formatBytes(S.SizeBytes));
+  OS << fmt::format("routing     {} in {:.2f} s ({} variables, {} rows)\n",
+                    R.SolverStatus, Stats.Seconds, Stats.Variables,
+                    Stats.Constraints);
+  OS << fmt::format("predicted   {} (algbw {:.2f} GB/s, busbw {:.2f} GB/s)\n",
+                    ir::formatUs(Sch.MakespanUs), AlgBw, BusBw);
+  OS << fmt::format("program     {} steps, up to {} threadblocks per rank, "
+                    "{} channel(s)\n",
+                    Steps, MaxTbs, P.NumChannels);
+  OS << fmt::format("verified    OK{}\n",
+                    Opts.Output.empty() ? std::string()
+                                        : " -> " + Opts.Output);
+  OS.flush();
+}
+} // namespace
+
+int tacclc::runCompile(const CompileOptions &Opts) {
+  llvm::SourceMgr SM;
+  DiagnosticEngine Diags(SM);
+  Diags.setShowNames(Opts.DiagNames);
+  auto Fail = [&] {
+    Diags.flush(llvm::errs());
+    return ExitUserError;
+  };
+
+  auto Buf = llvm::MemoryBuffer::getFileOrSTDIN(Opts.Input);
+  if (!Buf) {
+    Diags.report(DiagId::CannotOpenFile, llvm::SMRange(), Opts.Input,
+                 Buf.getError().message());
+    return Fail();
+  }
+  unsigned Id = SM.AddNewSourceBuffer(std::move(*Buf), llvm::SMLoc());
+
+  auto Module = parseSketch(SM, Id, Diags);
+  if (!Module)
+    return Fail();
+  if (Opts.Emit == EmitKind::Ast)
+    return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
+                      ast::dumpAst(*Module, SM, OS);
+                    }));
+
+  auto Sketch = analyzeSketch(*Module, Opts.SketchName, Diags);
+  if (!Sketch)
+    return Fail();
+  if (Opts.Emit == EmitKind::Ir)
+    return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
+                      ir::printSketch(*Sketch, OS);
+                    }));
+  if (Opts.Emit == EmitKind::Milp) {
+    if (!checkRoutable(*Sketch, Diags))
+      return Fail();
+    RoutingModel RM = buildRoutingModel(*Sketch);
+    return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
+                      solver::writeLp(RM.Model, OS);
+                    }));
+  }
+
+  SolveStats Stats;
+  auto Routes = routeChunks(*Sketch, Opts.Synthesis, Diags, &Stats);
+  if (!Routes)
+    return Fail();
+  if (Opts.Stats)
+    llvm::errs() << fmt::format(
+        "stats: routing model {} variables ({} integer), {} rows, {} "
+        "nonzeros; {} in {:.3f} s, objective {:.6g}, bound {:.6g}\n",
+        Stats.Variables, Stats.IntegerVariables, Stats.Constraints,
+        Stats.Nonzeros, Routes->SolverStatus, Stats.Seconds, Stats.Objective,
+        Stats.BestBound);
+  if (Opts.Emit == EmitKind::Routes)
+    return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
+                      ir::printRoutes(*Sketch, *Routes, OS);
+                    }));
+
+  ir::Schedule Sched = scheduleTransfers(*Sketch, *Routes);
+  if (Opts.Emit == EmitKind::Schedule)
+    return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
+                      ir::printSchedule(*Sketch, Sched, OS);
+                    }));
+
+  CodegenOptions CG;
+  if (Opts.LegacyDialect)
+    CG.MaxStepsPerTb = 256;
+  auto Program = lowerToProgram(*Sketch, Sched, CG, Diags);
+  if (!Program)
+    return Fail();
+  if (Opts.LegacyDialect)
+    Program->MaxBytes = uint64_t(1) << 40; // legacy: exclusive, 0 = never
+  std::string Xml =
+      toText([&](llvm::raw_ostream &OS) { writeXml(*Program, OS); });
+  verifyOrDie(Xml, Opts.LegacyDialect);
+  int Rc = emitText(Opts, Diags, Xml);
+  if (Rc == ExitSuccess && Opts.Summary)
+    printSummary(*Sketch, *Routes, Sched, *Program, Stats, Opts);
+  return Rc;
+}

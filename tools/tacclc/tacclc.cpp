@@ -1,0 +1,162 @@
+//===- tools/tacclc/tacclc.cpp - The tacclc command-line driver -----------===//
+//
+// Declares every command-line option (llvm::cl), selects the subcommand and
+// hands over to Compile.cpp or Execute.cpp:
+//
+//   tacclc FILE.sketch [-o OUT.xml] [--emit=ast|ir|milp|routes|schedule|xml]
+//   tacclc check FILE.xml
+//   tacclc run FILE.xml --backend cpu [--bytes N]
+//
+// Usage errors exit with 2 (llvm::cl is asked to return instead of exiting).
+//
+//===----------------------------------------------------------------------===//
+#include "tools/tacclc/Commands.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace tacclc;
+
+namespace {
+cl::OptionCategory CompileCat("Compile options");
+cl::OptionCategory ExecCat("Check and run options");
+
+cl::SubCommand CheckCmd("check",
+                        "Validate a TACCL-EF XML file and prove its result "
+                        "by symbolic execution");
+cl::SubCommand RunCmd("run", "Execute a TACCL-EF XML file and check every "
+                             "output element");
+
+// Compile (top level).
+cl::opt<std::string> Input(cl::Positional, cl::desc("<file.sketch>"),
+                           cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
+cl::opt<std::string> Output("o", cl::desc("Write the output here (atomically; "
+                                          "default: stdout)"),
+                            cl::value_desc("file"),
+                            cl::sub(*cl::TopLevelSubCommand),
+                            cl::cat(CompileCat));
+cl::opt<std::string> SketchName("sketch",
+                                cl::desc("Compile this sketch of the file"),
+                                cl::value_desc("name"),
+                                cl::sub(*cl::TopLevelSubCommand),
+                                cl::cat(CompileCat));
+cl::opt<EmitKind> Emit(
+    "emit", cl::desc("Stop after a stage and print its output"),
+    cl::values(clEnumValN(EmitKind::Ast, "ast", "the syntax tree"),
+               clEnumValN(EmitKind::Ir, "ir", "the resolved sketch"),
+               clEnumValN(EmitKind::Milp, "milp",
+                          "the routing MILP in CPLEX LP format"),
+               clEnumValN(EmitKind::Routes, "routes", "each chunk's links"),
+               clEnumValN(EmitKind::Schedule, "schedule",
+                          "timed transfers per link"),
+               clEnumValN(EmitKind::Xml, "xml",
+                          "verified TACCL-EF XML (default)")),
+    cl::init(EmitKind::Xml), cl::sub(*cl::TopLevelSubCommand),
+    cl::cat(CompileCat));
+cl::opt<double> TimeLimit("time-limit",
+                          cl::desc("Seconds allowed per MILP solve (default 60)"),
+                          cl::init(60.0), cl::sub(*cl::TopLevelSubCommand),
+                          cl::cat(CompileCat));
+cl::opt<double> Gap("gap", cl::desc("Accepted relative MILP gap (default 1e-4)"),
+                    cl::init(1e-4), cl::sub(*cl::TopLevelSubCommand),
+                    cl::cat(CompileCat));
+cl::opt<unsigned> Threads("threads",
+                          cl::desc("Solver threads (default 1: reproducible)"),
+                          cl::init(1), cl::sub(*cl::TopLevelSubCommand),
+                          cl::cat(CompileCat));
+cl::opt<bool> SolverLog("solver-log", cl::desc("Show the MILP solver's log"),
+                        cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
+cl::opt<bool> Summary("summary",
+                      cl::desc("Print a summary of the compiled algorithm"),
+                      cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
+cl::opt<bool> Stats("stats", cl::desc("Print model sizes and solve times"),
+                    cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
+cl::opt<bool> DiagNames("diag-names",
+                        cl::desc("Append [DiagnosticName] to each message"),
+                        cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
+
+// Shared by all commands.
+enum class Dialect { Executor, Legacy };
+cl::opt<Dialect> TargetDialect(
+    "dialect", cl::desc("Target MSCCL runtime"),
+    cl::values(clEnumValN(Dialect::Executor, "msccl-executor",
+                          "Azure msccl-executor-nccl / RCCL (default)"),
+               clEnumValN(Dialect::Legacy, "msccl-legacy",
+                          "the original microsoft/msccl runtime")),
+    cl::init(Dialect::Executor), cl::sub(*cl::TopLevelSubCommand),
+    cl::sub(CheckCmd), cl::sub(RunCmd), cl::cat(ExecCat));
+
+// check / run.
+cl::opt<std::string> CheckInput(cl::Positional, cl::Required,
+                                cl::desc("<file.xml>"), cl::sub(CheckCmd),
+                                cl::cat(ExecCat));
+cl::opt<std::string> RunInput(cl::Positional, cl::Required,
+                              cl::desc("<file.xml>"), cl::sub(RunCmd),
+                              cl::cat(ExecCat));
+cl::opt<std::string> Backend("backend",
+                             cl::desc("Where to execute: cpu (default)"),
+                             cl::init("cpu"), cl::sub(RunCmd), cl::cat(ExecCat));
+cl::opt<uint64_t> Bytes("bytes",
+                        cl::desc("Buffer size in bytes as nccl-tests counts it "
+                                 "(default: about 1 MiB)"),
+                        cl::init(0), cl::sub(RunCmd), cl::cat(ExecCat));
+cl::opt<bool> InPlace("inplace", cl::desc("Run an in-place call"),
+                      cl::sub(RunCmd), cl::cat(ExecCat));
+cl::opt<double> Watchdog("watchdog",
+                         cl::desc("Seconds without progress before a run is "
+                                  "declared hung (default 10)"),
+                         cl::init(10.0), cl::sub(RunCmd), cl::cat(ExecCat));
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM X(argc, argv);
+  cl::HideUnrelatedOptions({&CompileCat, &ExecCat});
+  if (!cl::ParseCommandLineOptions(
+          argc, argv,
+          "tacclc: compile communication sketches to TACCL-EF (MSCCL XML)\n\n"
+          "  tacclc FILE.sketch -o OUT.xml   compile, verify, write\n"
+          "  tacclc check FILE.xml           validate and prove correct\n"
+          "  tacclc run FILE.xml --backend cpu [--bytes N]   execute\n\n"
+          "Exit status: 0 success, 1 error in the input, 2 usage or "
+          "internal error.\n",
+          &errs()))
+    return ExitInternal;
+  bool Legacy = TargetDialect == Dialect::Legacy;
+
+  if (CheckCmd) {
+    CheckOptions O;
+    O.Input = CheckInput;
+    O.LegacyDialect = Legacy;
+    return runCheck(O);
+  }
+  if (RunCmd) {
+    RunOptions O;
+    O.Input = RunInput;
+    O.Backend = Backend;
+    O.Bytes = Bytes;
+    O.InPlace = InPlace;
+    O.WatchdogSeconds = Watchdog;
+    O.LegacyDialect = Legacy;
+    return runRun(O);
+  }
+  if (Input.empty()) {
+    errs() << "tacclc: error: no input file (see tacclc --help)\n";
+    return ExitInternal;
+  }
+  CompileOptions O;
+  O.Input = Input;
+  O.Output = Output;
+  O.SketchName = SketchName;
+  O.Emit = Emit;
+  O.LegacyDialect = Legacy;
+  O.DiagNames = DiagNames;
+  O.Summary = Summary;
+  O.Stats = Stats;
+  O.Synthesis.TimeLimitSeconds = TimeLimit;
+  O.Synthesis.RelativeGap = Gap;
+  O.Synthesis.Threads = Threads;
+  O.Synthesis.SolverLog = SolverLog;
+  return runCompile(O);
+}
