@@ -87,7 +87,8 @@ int tacclc::runRun(const RunOptions &Opts) {
   }
   tacclrt::RunOptions RO;
   RO.Bytes = Opts.Bytes ? Opts.Bytes : defaultBytes(*A);
-  RO.InPlace = Opts.InPlace;
+  // An algorithm that serves only in-place calls runs in place by default.
+  RO.InPlace = Opts.InPlace || (!A->OutOfPlace && A->InPlace);
   RO.WatchdogSeconds = Opts.WatchdogSeconds;
   tacclrt::RunResult R = tacclrt::runOnCpu(*A, RO, Opts.Input);
   Rep.append(R.Issues);

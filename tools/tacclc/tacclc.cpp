@@ -71,8 +71,6 @@ cl::opt<bool> SolverLog("solver-log", cl::desc("Show the MILP solver's log"),
 cl::opt<bool> Summary("summary",
                       cl::desc("Print a summary of the compiled algorithm"),
                       cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
-cl::opt<bool> Stats("stats", cl::desc("Print model sizes and solve times"),
-                    cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
 cl::opt<bool> DiagNames("diag-names",
                         cl::desc("Append [DiagnosticName] to each message"),
                         cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
@@ -112,6 +110,12 @@ cl::opt<double> Watchdog("watchdog",
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
+  // LLVM registers its own `-stats` (LLVM statistics, meaningless here);
+  // replace it with ours before parsing.
+  if (cl::Option *LLVMStats = cl::getRegisteredOptions().lookup("stats"))
+    LLVMStats->removeArgument();
+  cl::opt<bool> Stats("stats", cl::desc("Print model sizes and solve times"),
+                      cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
   cl::HideUnrelatedOptions({&CompileCat, &ExecCat});
   if (!cl::ParseCommandLineOptions(
           argc, argv,

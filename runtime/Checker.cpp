@@ -1,0 +1,123 @@
+//===- runtime/Checker.cpp - Symbolic plan checker ------------------------===//
+//
+// checkPlan(): builds the executable Program, picks the chunk-level buffer
+// model of each call kind the plan serves (in-place and/or out-of-place),
+// runs a SymbolicMachine per kind and merges the two reports, tagging issues
+// that only one kind of call exhibits.
+//
+//===----------------------------------------------------------------------===//
+#include "tacclrt/Checker.h"
+
+#include "IssueSink.h"
+#include "Program.h"
+#include "SymbolicMachine.h"
+#include "tacclrt/Collective.h"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+namespace tacclrt {
+
+namespace {
+
+/// Checks one call kind; returns its issues (without call-kind tags).
+Report checkCall(const Algo &A, const Program &P, bool InPlace,
+                 const CheckOptions &Opts, std::string_view FileName) {
+  Report Out;
+  IssueSink Sink(Out, FileName);
+  ChunkModel Model;
+  Where AlgoW;
+  AlgoW.Line = A.Line;
+  AlgoW.Col = A.Col;
+  if (isSupportedCollective(A.Coll)) {
+    std::uint64_t Mult = sizeMultiplier(A.Coll, static_cast<unsigned>(A.NGpus));
+    std::uint64_t Chunks = static_cast<std::uint64_t>(A.NChunksPerLoop);
+    if (Chunks % Mult != 0) {
+      Sink.error(AlgoW,
+                 fmt::format("nchunksperloop={} is not a multiple of ngpus={}: "
+                             "chunks would straddle the ranks' parts of a {} "
+                             "buffer, which chunk-level checking cannot model",
+                             A.NChunksPerLoop, A.NGpus, nameOf(A.Coll)));
+      return Out;
+    }
+    Report Ignored;
+    Model.Layout =
+        describeCollective(A.Coll, static_cast<unsigned>(A.NGpus),
+                           Chunks / Mult, InPlace, Ignored, FileName);
+  } else {
+    Sink.warning(AlgoW, fmt::format("collective '{}' is not supported yet: "
+                                    "only deadlocks and message matching are "
+                                    "checked, with buffers sized by "
+                                    "i_chunks/o_chunks",
+                                    nameOf(A.Coll)));
+  }
+  SymbolicMachine(A, P, Model, Opts.FifoCapacity, Sink).run();
+  return Out;
+}
+
+bool sameIssue(const Issue &L, const Issue &R) {
+  return L.Sev == R.Sev && L.Line == R.Line && L.Col == R.Col &&
+         L.Rank == R.Rank && L.Tb == R.Tb && L.Step == R.Step &&
+         L.Message == R.Message;
+}
+
+bool contains(const Report &R, const Issue &I) {
+  for (const Issue &J : R)
+    if (sameIssue(I, J))
+      return true;
+  return false;
+}
+
+} // namespace
+
+Report checkPlan(const Algo &A, std::string_view FileName) {
+  return checkPlan(A, FileName, CheckOptions());
+}
+
+Report checkPlan(const Algo &A, std::string_view FileName,
+                 const CheckOptions &Opts) {
+  Report Out;
+  IssueSink Sink(Out, FileName);
+  std::optional<Program> P = buildProgram(A, Sink);
+  if (!P)
+    return Out;
+
+  std::vector<bool> Calls;
+  if (A.OutOfPlace && Opts.CheckOutOfPlace)
+    Calls.push_back(false);
+  if (A.InPlace && Opts.CheckInPlace)
+    Calls.push_back(true);
+  if (Calls.empty()) {
+    Where W;
+    W.Line = A.Line;
+    W.Col = A.Col;
+    Sink.note(W, "no call kind selected (the plan serves neither in-place "
+                 "nor out-of-place calls, or both checks are disabled); "
+                 "checking an out-of-place call");
+    Calls.push_back(false);
+  }
+  if (Calls.size() == 1) {
+    Out.append(checkCall(A, *P, Calls.front(), Opts, FileName));
+    return Out;
+  }
+
+  Report OutOfPlace = checkCall(A, *P, false, Opts, FileName);
+  Report InPlace = checkCall(A, *P, true, Opts, FileName);
+  for (const Issue &I : OutOfPlace) {
+    Issue Copy = I;
+    if (!contains(InPlace, I))
+      Copy.Message += " (out-of-place call)";
+    Out.add(std::move(Copy));
+  }
+  for (const Issue &I : InPlace) {
+    if (contains(OutOfPlace, I))
+      continue;
+    Issue Copy = I;
+    Copy.Message += " (in-place call)";
+    Out.add(std::move(Copy));
+  }
+  return Out;
+}
+
+} // namespace tacclrt

@@ -1,0 +1,135 @@
+//===- runtime/Collective.cpp - Collective semantics ----------------------===//
+//
+// Buffer shapes, NCCL in-place aliasing and the element-wise definition of
+// allgather, alltoall, allreduce and reducescatter, following NCCL and the
+// MSCCL runtime's sizeMultiplier rule. Nothing here looks at a plan.
+//
+//===----------------------------------------------------------------------===//
+#include "tacclrt/Collective.h"
+
+#include "IssueSink.h"
+
+#include <fmt/format.h>
+
+namespace tacclrt {
+
+std::string_view nameOf(ReduceOp Op) {
+  switch (Op) {
+  case ReduceOp::Sum:
+    return "sum";
+  case ReduceOp::Prod:
+    return "prod";
+  case ReduceOp::Min:
+    return "min";
+  case ReduceOp::Max:
+    return "max";
+  case ReduceOp::Avg:
+    return "avg";
+  }
+  return "?";
+}
+
+std::uint64_t sizeMultiplier(CollKind C, unsigned NRanks) {
+  switch (C) {
+  case CollKind::AllGather:
+  case CollKind::ReduceScatter:
+  case CollKind::AllToAll:
+    return NRanks;
+  default:
+    return 1;
+  }
+}
+
+bool isReduction(CollKind C) {
+  return C == CollKind::AllReduce || C == CollKind::ReduceScatter ||
+         C == CollKind::Reduce;
+}
+
+bool isSupportedCollective(CollKind C) {
+  return C == CollKind::AllGather || C == CollKind::AllToAll ||
+         C == CollKind::AllReduce || C == CollKind::ReduceScatter;
+}
+
+std::uint64_t CollectiveLayout::aliasOffset(unsigned Rank) const {
+  if (Alias == Aliasing::InputInOutput || Alias == Aliasing::OutputInInput)
+    return static_cast<std::uint64_t>(Rank) * Count;
+  return 0;
+}
+
+std::optional<CollectiveLayout> describeCollective(CollKind C, unsigned NRanks,
+                                                   std::uint64_t Count,
+                                                   bool InPlace, Report &Out,
+                                                   std::string_view FileName) {
+  IssueSink Sink(Out, FileName);
+  if (!isSupportedCollective(C)) {
+    Sink.error(Where(), fmt::format("collective '{}' is not supported yet "
+                                    "(supported: allgather, alltoall, "
+                                    "allreduce, reducescatter)",
+                                    nameOf(C)));
+    return std::nullopt;
+  }
+  if (NRanks == 0 || Count == 0) {
+    Sink.error(Where(), fmt::format("a {} call needs at least one rank and a "
+                                    "non-zero count (got {} ranks, count {})",
+                                    nameOf(C), NRanks, Count));
+    return std::nullopt;
+  }
+  CollectiveLayout L;
+  L.Coll = C;
+  L.NRanks = NRanks;
+  L.Count = Count;
+  L.InPlace = InPlace;
+  L.SizeMultiplier = sizeMultiplier(C, NRanks);
+  L.TotalCount = Count * L.SizeMultiplier;
+  switch (C) {
+  case CollKind::AllGather:
+    L.InputCount = Count;
+    L.OutputCount = Count * NRanks;
+    L.Alias = InPlace ? Aliasing::InputInOutput : Aliasing::None;
+    break;
+  case CollKind::ReduceScatter:
+    L.InputCount = Count * NRanks;
+    L.OutputCount = Count;
+    L.Alias = InPlace ? Aliasing::OutputInInput : Aliasing::None;
+    break;
+  case CollKind::AllToAll:
+    L.InputCount = Count * NRanks;
+    L.OutputCount = Count * NRanks;
+    L.Alias = InPlace ? Aliasing::SameBuffer : Aliasing::None;
+    break;
+  default: // AllReduce
+    L.InputCount = Count;
+    L.OutputCount = Count;
+    L.Alias = InPlace ? Aliasing::SameBuffer : Aliasing::None;
+    break;
+  }
+  return L;
+}
+
+ElementSource expectedSource(const CollectiveLayout &L, unsigned Rank,
+                             std::uint64_t OutIndex) {
+  ElementSource S;
+  switch (L.Coll) {
+  case CollKind::AllGather:
+    // recvbuff[q*count + e] = sendbuff of rank q [e].
+    S.Rank = static_cast<unsigned>(OutIndex / L.Count);
+    S.Index = OutIndex % L.Count;
+    break;
+  case CollKind::AllToAll:
+    // recvbuff[q*count + e] = sendbuff of rank q [Rank*count + e].
+    S.Rank = static_cast<unsigned>(OutIndex / L.Count);
+    S.Index = static_cast<std::uint64_t>(Rank) * L.Count + OutIndex % L.Count;
+    break;
+  case CollKind::ReduceScatter:
+    S.Reduced = true;
+    S.Index = static_cast<std::uint64_t>(Rank) * L.Count + OutIndex;
+    break;
+  default: // AllReduce
+    S.Reduced = true;
+    S.Index = OutIndex;
+    break;
+  }
+  return S;
+}
+
+} // namespace tacclrt

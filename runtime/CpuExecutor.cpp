@@ -1,0 +1,347 @@
+//===- runtime/CpuExecutor.cpp - Run a plan on CPUs -----------------------===//
+//
+// runOnCpu(): checks the call against the plan (call kind, size divisibility,
+// byte range, iteration limit), allocates every rank's buffers with NCCL's
+// in-place aliasing, fills inputs with the deterministic pattern and the
+// rest with a sentinel, runs one thread per threadblock under a CpuSync
+// monitor and a watchdog, and finally compares every output element with
+// the reference computed from Collective.h and the pattern alone.
+//
+//===----------------------------------------------------------------------===//
+#include "tacclrt/CpuExecutor.h"
+
+#include "CpuSync.h"
+#include "CpuWorker.h"
+#include "DataTypes.h"
+#include "IssueSink.h"
+#include "Program.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <functional>
+#include <new>
+#include <system_error>
+#include <thread>
+
+namespace tacclrt {
+
+namespace {
+
+/// Host memory the executor refuses to exceed.
+constexpr std::uint64_t MaxHostBytes = std::uint64_t(16) << 30;
+/// Wrong elements listed individually.
+constexpr unsigned MaxListedWrong = 5;
+/// Iterations per call the runtime's flag encoding allows.
+constexpr std::uint64_t MaxIterations = 65535;
+
+std::size_t defaultSliceBytes(Protocol P) {
+  switch (P) {
+  case Protocol::Simple:
+    return 2u << 20;
+  case Protocol::LL:
+    return 32u << 10;
+  case Protocol::LL128:
+    return 576000;
+  }
+  return 2u << 20;
+}
+
+/// Everything derived from the options before memory is touched.
+struct CallSetup {
+  CollectiveLayout L;
+  CpuRunConfig Cfg;
+};
+
+bool prepareCall(const Algo &A, const RunOptions &O, IssueSink &Sink,
+                 Report &Out, std::string_view FileName, CallSetup &S) {
+  const TypeOps *Ty = typeOps(O.Type);
+  if (!Ty) {
+    Sink.error(Where(), fmt::format("data type {} is not supported by the CPU "
+                                    "executor yet (supported: float32, "
+                                    "float64, int32)",
+                                    nameOf(O.Type)));
+    return false;
+  }
+  if (isReduction(A.Coll) && O.Op == ReduceOp::Avg) {
+    Sink.error(Where(), "reduction 'avg' is not scheduled by the MSCCL "
+                        "runtimes (sum, prod, min and max only)");
+    return false;
+  }
+  if (O.InPlace && !A.InPlace) {
+    Sink.error(Where(), "the plan does not serve in-place calls (inplace=0)");
+    return false;
+  }
+  if (!O.InPlace && !A.OutOfPlace) {
+    Sink.error(Where(), "the plan does not serve out-of-place calls "
+                        "(outofplace=0)");
+    return false;
+  }
+  unsigned N = static_cast<unsigned>(A.NGpus);
+  std::uint64_t Mult = sizeMultiplier(A.Coll, N);
+  if (O.Bytes == 0 || O.Bytes % (Ty->Size * Mult) != 0) {
+    Sink.error(Where(), fmt::format("size {} B is not a positive multiple of "
+                                    "{} B ({} element{} of {} B per rank)",
+                                    O.Bytes, Ty->Size * Mult, Mult,
+                                    Mult == 1 ? "" : "s", Ty->Size));
+    return false;
+  }
+  std::uint64_t Total = O.Bytes / Ty->Size;
+  std::optional<CollectiveLayout> L =
+      describeCollective(A.Coll, N, Total / Mult, O.InPlace, Out, FileName);
+  if (!L)
+    return false;
+  std::uint64_t Chunks = static_cast<std::uint64_t>(A.NChunksPerLoop);
+  if (Total % Chunks != 0) {
+    Sink.error(Where(), fmt::format("count_total={} elements is not a multiple "
+                                    "of nchunksperloop={}: the runtime would "
+                                    "not select this algorithm for a {} B "
+                                    "call",
+                                    Total, Chunks, O.Bytes));
+    return false;
+  }
+  if (O.Bytes < A.MinBytes || (A.MaxBytes != 0 && O.Bytes > A.MaxBytes))
+    Sink.warning(Where(), fmt::format("{} B is outside the algorithm's range "
+                                      "minBytes={} maxBytes={}: the runtime "
+                                      "would not select it",
+                                      O.Bytes, A.MinBytes, A.MaxBytes));
+  S.L = *L;
+  S.Cfg.Ty = Ty;
+  S.Cfg.Op = O.Op;
+  S.Cfg.SizePerChunk = Total / Chunks;
+  std::size_t SliceBytes =
+      O.SliceBytes ? O.SliceBytes : defaultSliceBytes(A.Proto);
+  S.Cfg.SliceElems = std::max<std::uint64_t>(1, SliceBytes / Ty->Size);
+  std::uint64_t Iters =
+      (S.Cfg.SizePerChunk + S.Cfg.SliceElems - 1) / S.Cfg.SliceElems;
+  if (Iters > MaxIterations) {
+    Sink.error(Where(), fmt::format("the call needs {} loop iterations; the "
+                                    "runtime supports at most {} "
+                                    "(MSCCL_MAX_ITER): use a larger slice",
+                                    Iters, MaxIterations));
+    return false;
+  }
+  S.Cfg.Iterations = static_cast<long>(Iters);
+  return true;
+}
+
+/// Allocates and fills the buffers of every rank.
+bool allocate(const Algo &A, CallSetup &S, std::vector<CpuRankMemory> &Mem,
+              IssueSink &Sink) {
+  const CollectiveLayout &L = S.L;
+  const TypeOps &Ty = *S.Cfg.Ty;
+  std::uint64_t Spc = S.Cfg.SizePerChunk;
+  std::uint64_t Need = 0;
+  for (const Gpu &G : A.Gpus)
+    Need += (L.InputCount + L.OutputCount +
+             static_cast<std::uint64_t>(G.SChunks) * Spc) *
+            Ty.Size;
+  if (Need > MaxHostBytes) {
+    Sink.error(Where(), fmt::format("the run needs {} B of host memory; the "
+                                    "CPU executor allows at most {} B",
+                                    Need, MaxHostBytes));
+    return false;
+  }
+  S.Cfg.Tracking = true;
+  try {
+    Mem.resize(A.Gpus.size());
+    for (std::size_t R = 0; R < A.Gpus.size(); ++R) {
+      CpuRankMemory &M = Mem[R];
+      std::uint64_t In = L.InputCount, Out = L.OutputCount;
+      std::uint64_t Off = L.aliasOffset(static_cast<unsigned>(R));
+      CpuView &I = M.Views[0], &O = M.Views[1], &Sc = M.Views[2];
+      switch (L.Alias) {
+      case Aliasing::None:
+        M.Storages.resize(2);
+        M.Storages[0].resize(In * Ty.Size);
+        M.Storages[1].resize(Out * Ty.Size);
+        I = {0, 0, In};
+        O = {1, 0, Out};
+        break;
+      case Aliasing::SameBuffer:
+        M.Storages.resize(1);
+        M.Storages[0].resize(std::max(In, Out) * Ty.Size);
+        I = {0, 0, In};
+        O = {0, 0, Out};
+        break;
+      case Aliasing::InputInOutput:
+        M.Storages.resize(1);
+        M.Storages[0].resize(Out * Ty.Size);
+        I = {0, Off, In};
+        O = {0, 0, Out};
+        break;
+      case Aliasing::OutputInInput:
+        M.Storages.resize(1);
+        M.Storages[0].resize(In * Ty.Size);
+        I = {0, 0, In};
+        O = {0, Off, Out};
+        break;
+      }
+      std::uint64_t Scratch =
+          static_cast<std::uint64_t>(A.Gpus[R].SChunks) * Spc;
+      M.Storages.emplace_back(Scratch * Ty.Size);
+      Sc = {M.Storages.size() - 1, 0, Scratch};
+      if (Off % Spc != 0)
+        S.Cfg.Tracking = false;
+      for (auto &St : M.Storages)
+        Ty.FillSentinel(St.data(), St.size() / Ty.Size);
+      Ty.FillInput(S.Cfg.Op, static_cast<unsigned>(R), 0,
+                   M.Storages[I.Storage].data() + I.Base * Ty.Size, In);
+    }
+    for (std::size_t R = 0; R < Mem.size(); ++R) {
+      CpuRankMemory &M = Mem[R];
+      for (auto &St : M.Storages) {
+        std::size_t Slots = (St.size() / Ty.Size + Spc - 1) / Spc;
+        M.Written.emplace_back(new std::atomic<std::int64_t>[Slots]);
+        M.Writer.emplace_back(new std::atomic<std::uint64_t>[Slots]);
+        for (std::size_t K = 0; K < Slots; ++K) {
+          M.Written.back()[K].store(NeverWritten);
+          M.Writer.back()[K].store(0);
+        }
+      }
+      const CpuView &I = M.Views[0];
+      if (S.Cfg.Tracking)
+        for (std::uint64_t E = I.Base; E < I.Base + I.Len; E += Spc)
+          M.Written[I.Storage][E / Spc].store(HoldsInput);
+    }
+  } catch (const std::bad_alloc &) {
+    Sink.error(Where(), fmt::format("out of host memory allocating {} B of "
+                                    "buffers",
+                                    Need));
+    return false;
+  }
+  return true;
+}
+
+/// Compares every output element with the reference.
+void verify(const Algo &A, const CallSetup &S,
+            const std::vector<CpuRankMemory> &Mem, IssueSink &Sink,
+            RunResult &R) {
+  const CollectiveLayout &L = S.L;
+  const TypeOps &Ty = *S.Cfg.Ty;
+  std::uint64_t Spc = S.Cfg.SizePerChunk;
+  std::vector<std::byte> Reduced;
+  if (isReduction(L.Coll)) {
+    Reduced.resize(L.InputCount * Ty.Size);
+    for (std::uint64_t K = 0; K < L.InputCount; ++K)
+      Ty.Reference(S.Cfg.Op, ElementSource{true, 0, K}, L.NRanks,
+                   Reduced.data() + K * Ty.Size);
+  }
+  std::vector<std::byte> Exp(Ty.Size);
+  unsigned Listed = 0;
+  for (std::size_t Rank = 0; Rank < Mem.size(); ++Rank) {
+    const CpuRankMemory &M = Mem[Rank];
+    const CpuView &O = M.Views[1];
+    const std::byte *Data = M.Storages[O.Storage].data() + O.Base * Ty.Size;
+    for (std::uint64_t E = 0; E < L.OutputCount; ++E) {
+      ++R.ElementsChecked;
+      ElementSource Src = expectedSource(L, static_cast<unsigned>(Rank), E);
+      const std::byte *Want = Exp.data();
+      if (Src.Reduced)
+        Want = Reduced.data() + Src.Index * Ty.Size;
+      else
+        Ty.Reference(S.Cfg.Op, Src, L.NRanks, Exp.data());
+      const std::byte *Got = Data + E * Ty.Size;
+      if (Ty.Equal(Got, Want))
+        continue;
+      ++R.WrongElements;
+      if (Listed == MaxListedWrong)
+        continue;
+      ++Listed;
+      std::string Writer;
+      int WR, WT, WP;
+      long WI;
+      if (S.Cfg.Tracking &&
+          unpackWriter(M.Writer[O.Storage][(O.Base + E) / Spc].load(), WR, WT,
+                       WP, WI))
+        Writer = fmt::format("; chunk last written by rank {} tb {} step {} "
+                             "(iteration {})",
+                             WR, WT, WP, WI);
+      Where W;
+      W.Rank = static_cast<int>(Rank);
+      W.Line = A.Gpus[Rank].Line;
+      W.Col = A.Gpus[Rank].Col;
+      Sink.error(
+          W, fmt::format("output element {} (chunk {}, offset {}): "
+                         "expected {}, got {}{}{}",
+                         E, E / Spc, E % Spc, Ty.Print(Want), Ty.Print(Got),
+                         Ty.IsSentinel(Got) ? " (never written)" : "", Writer));
+    }
+  }
+  if (R.WrongElements != 0)
+    Sink.error(Where(), fmt::format("{} of {} output elements are wrong",
+                                    R.WrongElements, R.ElementsChecked));
+}
+
+std::string firstError(const Report &R) {
+  for (const Issue &I : R)
+    if (I.Sev == Issue::Error)
+      return I.Message;
+  return "unknown error";
+}
+
+} // namespace
+
+RunResult runOnCpu(const Algo &A, const RunOptions &O,
+                   std::string_view FileName) {
+  RunResult R;
+  IssueSink Sink(R.Issues, FileName);
+  std::optional<Program> P = buildProgram(A, Sink);
+  CallSetup S;
+  std::vector<CpuRankMemory> Mem;
+  if (!P || !prepareCall(A, O, Sink, R.Issues, FileName, S) ||
+      !allocate(A, S, Mem, Sink)) {
+    R.Summary = "not run: " + firstError(R.Issues);
+    return R;
+  }
+
+  CpuSync Sync(A, *P, O.FifoSlots, Sink);
+  std::vector<std::thread> Threads;
+  std::size_t NThreads = 0;
+  for (const auto &Rank : P->Ranks)
+    NThreads += Rank.size();
+  auto T0 = std::chrono::steady_clock::now();
+  try {
+    Threads.reserve(NThreads);
+    for (const auto &Rank : P->Ranks)
+      for (const TbProgram &T : Rank)
+        Threads.emplace_back(runThreadblock, std::cref(A), std::cref(T),
+                             Sync.threadIndex(T.Rank, T.Id), std::cref(S.Cfg),
+                             std::ref(Mem), std::ref(Sync));
+  } catch (const std::system_error &E) {
+    Sync.abort(fmt::format("cannot start {} threadblock threads: {}", NThreads,
+                           E.what()));
+  } catch (const std::bad_alloc &) {
+    Sync.abort("out of memory starting threadblock threads");
+  }
+  Sync.start();
+  Sync.supervise(O.WatchdogSeconds);
+  for (std::thread &Th : Threads)
+    Th.join();
+  R.Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
+          .count();
+  Sync.reportOutcome();
+  bool Completed = Sync.stopReason() == CpuSync::Stop::None;
+  if (Completed)
+    verify(A, S, Mem, Sink, R);
+  R.Ok = Completed && !R.Issues.hasErrors() && R.WrongElements == 0;
+
+  std::string Op =
+      isReduction(A.Coll) ? fmt::format(" ({})", nameOf(O.Op)) : std::string();
+  R.Summary = fmt::format(
+      "{} on {} ranks, {} B of {}{}, {}, {}: {} iteration{} of {} element{} "
+      "per chunk, {} threadblock threads; {} elements checked, {} wrong; "
+      "{:.3f} s: {}",
+      nameOf(A.Coll), A.NGpus, O.Bytes, nameOf(O.Type), Op,
+      O.InPlace ? "in-place" : "out-of-place", nameOf(A.Proto),
+      S.Cfg.Iterations, S.Cfg.Iterations == 1 ? "" : "s",
+      std::min(S.Cfg.SliceElems, S.Cfg.SizePerChunk),
+      S.Cfg.SliceElems == 1 ? "" : "s", NThreads, R.ElementsChecked,
+      R.WrongElements, R.Seconds,
+      R.Ok ? "ok"
+           : (Completed ? "FAILED" : "FAILED (" + firstError(R.Issues) + ")"));
+  return R;
+}
+
+} // namespace tacclrt

@@ -1,0 +1,134 @@
+//===- runtime/Loader.cpp - TACCL-EF XML loader ---------------------------===//
+//
+// loadPlan(): lexical rules first (XmlLexer), then pugixml for the tree, then
+// attribute reading into a Plan (TreeReader), then the semantic rules
+// (Validator). Attribute errors stop before the semantic rules so that a
+// missing value does not cascade into misleading follow-up errors. The
+// dialect tables (collective names, step limits) live here too.
+//
+//===----------------------------------------------------------------------===//
+#include "tacclrt/Loader.h"
+
+#include "IssueSink.h"
+#include "TreeReader.h"
+#include "Validator.h"
+#include "XmlLexer.h"
+
+#include <fmt/format.h>
+#include <pugixml.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace tacclrt {
+
+unsigned maxStepsPerTb(Dialect D) { return D == Dialect::Executor ? 64 : 256; }
+
+std::string_view collName(CollKind C, Dialect D) {
+  if (D == Dialect::Executor)
+    return C == CollKind::Custom ? std::string_view() : nameOf(C);
+  switch (C) {
+  case CollKind::ReduceScatter:
+    return "reduce_scatter";
+  case CollKind::AllGather:
+  case CollKind::AllToAll:
+  case CollKind::AllReduce:
+  case CollKind::Broadcast:
+  case CollKind::Reduce:
+  case CollKind::Custom:
+    return nameOf(C);
+  default:
+    return {};
+  }
+}
+
+std::optional<CollKind> parseCollName(std::string_view Name, Dialect D) {
+  for (int I = 0; I <= static_cast<int>(CollKind::Custom); ++I) {
+    auto C = static_cast<CollKind>(I);
+    std::string_view N = collName(C, D);
+    if (!N.empty() && N == Name)
+      return C;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+std::string lowerFirst(std::string S) {
+  if (!S.empty())
+    S[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(S[0])));
+  return S;
+}
+
+} // namespace
+
+std::optional<Algo> loadPlan(std::string_view Text, std::string_view FileName,
+                             const LoadOptions &Opts, Report &Out) {
+  IssueSink Sink(Out, FileName, MaxReportedErrors);
+  LineTable Lines(Text);
+  checkLexicalRules(Text, Lines, Sink);
+
+  std::string Buffer(Text);
+  pugi::xml_document Doc;
+  pugi::xml_parse_result Parsed = Doc.load_buffer_inplace(
+      Buffer.data(), Buffer.size(), pugi::parse_default, pugi::encoding_utf8);
+  if (!Parsed) {
+    Sink.error(
+        Lines.at(static_cast<std::size_t>(Parsed.offset)),
+        fmt::format("malformed xml: {}", lowerFirst(Parsed.description())));
+    return std::nullopt;
+  }
+
+  bool AttrErrors = false;
+  std::optional<Algo> A =
+      readPlanTree(Doc, Buffer.data(), Lines, Opts, Sink, AttrErrors);
+  if (!A || AttrErrors)
+    return std::nullopt;
+  validateAlgo(*A, Opts, Sink);
+  if (Sink.errors() != 0)
+    return std::nullopt;
+
+  std::sort(A->Gpus.begin(), A->Gpus.end(),
+            [](const Gpu &L, const Gpu &R) { return L.Id < R.Id; });
+  for (Gpu &G : A->Gpus)
+    std::sort(G.Tbs.begin(), G.Tbs.end(),
+              [](const Tb &L, const Tb &R) { return L.Id < R.Id; });
+  return A;
+}
+
+std::optional<Algo> loadPlanFile(const std::string &Path,
+                                 const LoadOptions &Opts, Report &Out) {
+  std::error_code Ec;
+  if (std::filesystem::is_directory(Path, Ec)) {
+    IssueSink Sink(Out, Path);
+    Sink.error(Where(), "is a directory, not a TACCL-EF file");
+    return std::nullopt;
+  }
+  std::ifstream In(Path, std::ios::binary);
+  if (!In) {
+    IssueSink Sink(Out, Path);
+    Sink.error(Where(), "cannot open the file (missing or unreadable)");
+    return std::nullopt;
+  }
+  std::ostringstream Text;
+  Text << In.rdbuf();
+  if (In.bad()) {
+    IssueSink Sink(Out, Path);
+    Sink.error(Where(), "cannot read the file");
+    return std::nullopt;
+  }
+  return loadPlan(Text.str(), Path, Opts, Out);
+}
+
+Report validatePlan(const Algo &A, const LoadOptions &Opts,
+                    std::string_view FileName) {
+  Report Out;
+  IssueSink Sink(Out, FileName, MaxReportedErrors);
+  validateAlgo(A, Opts, Sink);
+  return Out;
+}
+
+} // namespace tacclrt

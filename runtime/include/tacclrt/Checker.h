@@ -1,0 +1,47 @@
+//===- runtime/include/tacclrt/Checker.h - Symbolic checker -----*- C++ -*-===//
+//
+// Proves a loaded plan correct for one loop iteration by symbolic execution
+// at chunk granularity: every chunk slot of i/o/s on every rank holds a
+// symbolic value (a copy of "input chunk j of rank r", a multiset of such
+// contributions for reductions, or "uninitialised"); every threadblock runs
+// its steps as the MSCCL runtime would, with one capacity-1 FIFO per
+// (sender, receiver, channel) and monotone dependency flags. It reports
+// deadlocks (every blocked threadblock and what it waits for), unmatched or
+// mismatched messages, double-counted contributions, uninitialised reads and
+// finally each output chunk that differs from the collective's definition.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLRT_CHECKER_H
+#define TACCLRT_CHECKER_H
+
+#include "tacclrt/Diagnostic.h"
+#include "tacclrt/Plan.h"
+
+#include <string_view>
+
+namespace tacclrt {
+
+/// Knobs of checkPlan(); the defaults are what `tacclc check` uses.
+struct CheckOptions {
+  /// Messages one FIFO holds before the sender blocks. 1 is conservative: a
+  /// plan free of deadlock with 1 slot is free of it with NCCL's 8.
+  unsigned FifoCapacity = 1;
+  /// Check in-place calls when the plan declares inplace="1".
+  bool CheckInPlace = true;
+  /// Check out-of-place calls when the plan declares outofplace="1".
+  bool CheckOutOfPlace = true;
+};
+
+/// Symbolically executes \p A for every call kind it serves (in-place and/or
+/// out-of-place) and returns every problem found. When both kinds are checked
+/// and an issue affects only one, its message ends in "(in-place call)" or
+/// "(out-of-place call)". \p FileName labels the issues.
+Report checkPlan(const Algo &A, std::string_view FileName);
+
+/// Same as checkPlan(A, FileName) with explicit options.
+Report checkPlan(const Algo &A, std::string_view FileName,
+                 const CheckOptions &Opts);
+
+} // namespace tacclrt
+
+#endif // TACCLRT_CHECKER_H

@@ -1,0 +1,103 @@
+//===- runtime/include/tacclrt/Collective.h - Collective semantics -*- C++ -*-//
+//
+// The reference semantics of each NCCL collective, independent of any XML:
+// given the collective, the number of ranks, the in-place flag and NCCL's
+// `count`, describe every rank's input (sendbuff) and output (recvbuff)
+// buffer, how the two alias for in-place calls, and where each output
+// element must come from. The checker uses it at chunk granularity, the CPU
+// executor at element granularity.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLRT_COLLECTIVE_H
+#define TACCLRT_COLLECTIVE_H
+
+#include "tacclrt/Diagnostic.h"
+#include "tacclrt/Plan.h"
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace tacclrt {
+
+/// The reduction operator of an NCCL call.
+enum class ReduceOp {
+  Sum,
+  Prod,
+  Min,
+  Max,
+  Avg ///< Not scheduled by any MSCCL runtime; always rejected.
+};
+
+/// "sum", "prod", "min", "max" or "avg".
+std::string_view nameOf(ReduceOp Op);
+
+/// How `i` and `o` share memory in a call.
+enum class Aliasing {
+  None,          ///< Out-of-place: two separate buffers.
+  SameBuffer,    ///< In-place allreduce / alltoall: sendbuff == recvbuff.
+  InputInOutput, ///< In-place allgather: sendbuff == recvbuff + rank*count.
+  OutputInInput  ///< In-place reducescatter: recvbuff == sendbuff + rank*count.
+};
+
+/// The buffers of one call of a collective, per rank, in elements.
+struct CollectiveLayout {
+  /// The collective.
+  CollKind Coll = CollKind::AllReduce;
+  /// Number of ranks.
+  unsigned NRanks = 1;
+  /// NCCL's `count` argument (per rank / per peer as NCCL defines it).
+  std::uint64_t Count = 0;
+  /// True for an in-place call.
+  bool InPlace = false;
+  /// nRanks for allgather, reducescatter and alltoall, else 1.
+  std::uint64_t SizeMultiplier = 1;
+  /// Count * SizeMultiplier: the runtime's count_total.
+  std::uint64_t TotalCount = 0;
+  /// Elements of each rank's input buffer (`i`).
+  std::uint64_t InputCount = 0;
+  /// Elements of each rank's output buffer (`o`).
+  std::uint64_t OutputCount = 0;
+  /// How `i` and `o` alias.
+  Aliasing Alias = Aliasing::None;
+
+  /// For InputInOutput and OutputInInput: the element offset of the inner
+  /// buffer inside the outer one on \p Rank (rank * count); 0 otherwise.
+  std::uint64_t aliasOffset(unsigned Rank) const;
+};
+
+/// Where one output element comes from.
+struct ElementSource {
+  /// True: the reduction over all ranks of input element Index. False: a
+  /// copy of input element Index of rank Rank.
+  bool Reduced = false;
+  /// The source rank (copies only).
+  unsigned Rank = 0;
+  /// The input element index.
+  std::uint64_t Index = 0;
+};
+
+/// nRanks for allgather, reducescatter and alltoall; 1 for the others.
+std::uint64_t sizeMultiplier(CollKind C, unsigned NRanks);
+
+/// True when the collective reduces (allreduce, reducescatter, reduce).
+bool isReduction(CollKind C);
+
+/// True when describeCollective() supports \p C (allgather, alltoall,
+/// allreduce, reducescatter).
+bool isSupportedCollective(CollKind C);
+
+/// Describes one call. For an unsupported collective, NRanks == 0 or
+/// Count == 0, appends an error to \p Out (labelled with \p FileName) and
+/// returns std::nullopt.
+std::optional<CollectiveLayout>
+describeCollective(CollKind C, unsigned NRanks, std::uint64_t Count,
+                   bool InPlace, Report &Out, std::string_view FileName = {});
+
+/// The source of output element \p OutIndex (< L.OutputCount) of \p Rank.
+ElementSource expectedSource(const CollectiveLayout &L, unsigned Rank,
+                             std::uint64_t OutIndex);
+
+} // namespace tacclrt
+
+#endif // TACCLRT_COLLECTIVE_H

@@ -1,0 +1,77 @@
+//===- runtime/include/tacclrt/Loader.h - TACCL-EF XML loader ---*- C++ -*-===//
+//
+// Reads a TACCL-EF / MSCCL XML file into a Plan (Plan.h) and validates
+// everything the MSCCL runtimes require or silently rely on: the lexical
+// rules of NCCL's hand-written XML lexer, required and integer attributes,
+// the rank / threadblock / step structure, peers, channels, buffer bounds,
+// dependencies and the limits of the chosen runtime dialect. Every problem
+// becomes an Issue with its XML line; errors are collected (at most 50)
+// rather than stopping at the first one.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLRT_LOADER_H
+#define TACCLRT_LOADER_H
+
+#include "tacclrt/Diagnostic.h"
+#include "tacclrt/Plan.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tacclrt {
+
+/// Which MSCCL runtime the file must satisfy.
+enum class Dialect {
+  /// Azure/msccl-executor-nccl (and RCCL): 64 steps per tb, coll
+  /// "reducescatter", outofplace/minBytes/maxBytes required, maxBytes
+  /// inclusive with 0 meaning unlimited.
+  Executor,
+  /// microsoft/msccl (NCCL 2.12 fork): 256 steps per tb, coll
+  /// "reduce_scatter", name required, maxBytes exclusive and non-zero,
+  /// outofplace ignored (an algo serves only calls matching `inplace`).
+  Legacy
+};
+
+/// Options of loadPlan() and validatePlan().
+struct LoadOptions {
+  /// The runtime whose rules apply.
+  Dialect D = Dialect::Executor;
+};
+
+/// Maximum number of errors collected before the loader stops reporting.
+constexpr unsigned MaxReportedErrors = 50;
+
+/// Parses and validates the XML text \p Text. \p FileName only labels the
+/// issues. Returns the plan when no error was found (warnings allowed), with
+/// Gpus sorted by rank and Tbs sorted by id; otherwise std::nullopt. All
+/// issues are appended to \p Out.
+std::optional<Algo> loadPlan(std::string_view Text, std::string_view FileName,
+                             const LoadOptions &Opts, Report &Out);
+
+/// Reads the file at \p Path and calls loadPlan(). A missing or unreadable
+/// file is reported as an Issue (never thrown).
+std::optional<Algo> loadPlanFile(const std::string &Path,
+                                 const LoadOptions &Opts, Report &Out);
+
+/// Runs the semantic rules of the loader (ranks, threadblocks, peers,
+/// channels, steps, bounds, dependencies, limits) on an already built plan,
+/// e.g. one constructed in memory. Lexical and attribute-syntax rules are not
+/// part of it. Gpus and Tbs may be in any order.
+Report validatePlan(const Algo &A, const LoadOptions &Opts,
+                    std::string_view FileName);
+
+/// Steps allowed per threadblock: 64 (Executor) or 256 (Legacy).
+unsigned maxStepsPerTb(Dialect D);
+
+/// The spelling of \p C in \p D's `coll` attribute ("reducescatter" or
+/// "reduce_scatter", ...).
+std::string_view collName(CollKind C, Dialect D);
+
+/// Parses a `coll` value accepted by \p D; std::nullopt for names that
+/// dialect rejects.
+std::optional<CollKind> parseCollName(std::string_view Name, Dialect D);
+
+} // namespace tacclrt
+
+#endif // TACCLRT_LOADER_H

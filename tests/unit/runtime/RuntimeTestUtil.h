@@ -1,0 +1,97 @@
+//===- tests/unit/runtime/RuntimeTestUtil.h - Runtime test helpers -*- C++ -*-//
+//
+// Helpers shared by the runtime unit tests: reading the XML fixtures of
+// tests/runtime/, loading text with a report, searching reports for a
+// message, and small text and plan mutations.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLRT_TESTS_RUNTIMETESTUTIL_H
+#define TACCLRT_TESTS_RUNTIMETESTUTIL_H
+
+#include "tacclrt/Diagnostic.h"
+#include "tacclrt/Loader.h"
+#include "tacclrt/Plan.h"
+
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+
+namespace tacclrt::test {
+
+/// Path of fixture \p Name in tests/runtime/.
+inline std::string fixturePath(const std::string &Name) {
+  return std::string(TACCLRT_FIXTURE_DIR) + "/" + Name;
+}
+
+/// The text of fixture \p Name (empty when missing).
+inline std::string readFixture(const std::string &Name) {
+  std::ifstream In(fixturePath(Name));
+  std::ostringstream S;
+  S << In.rdbuf();
+  return S.str();
+}
+
+/// Result of loading a text.
+struct Loaded {
+  std::optional<Algo> A;
+  Report R;
+};
+
+/// Loads \p Text under \p D.
+inline Loaded load(const std::string &Text, Dialect D = Dialect::Executor) {
+  Loaded L;
+  LoadOptions O;
+  O.D = D;
+  L.A = loadPlan(Text, "test.xml", O, L.R);
+  return L;
+}
+
+/// Loads fixture \p Name; the plan must load.
+inline Algo loadFixture(const std::string &Name) {
+  Report R;
+  std::optional<Algo> A = loadPlanFile(fixturePath(Name), LoadOptions(), R);
+  return A ? *A : Algo();
+}
+
+/// The first issue of severity \p Sev whose message contains \p Needle.
+inline const Issue *findIssue(const Report &R, const std::string &Needle,
+                              Issue::Severity Sev = Issue::Error) {
+  for (const Issue &I : R)
+    if (I.Sev == Sev && I.Message.find(Needle) != std::string::npos)
+      return &I;
+  return nullptr;
+}
+
+/// True when some error names a rank, a threadblock and a step.
+inline bool namesRankTbStep(const Report &R) {
+  for (const Issue &I : R)
+    if (I.Sev == Issue::Error && I.Rank >= 0 && I.Tb >= 0 && I.Step >= 0)
+      return true;
+  return false;
+}
+
+/// \p Text with the \p N-th occurrence (0-based) of \p From replaced.
+inline std::string replaceNth(std::string Text, const std::string &From,
+                              const std::string &To, int N = 0) {
+  std::size_t Pos = Text.find(From);
+  for (int K = 0; K < N && Pos != std::string::npos; ++K)
+    Pos = Text.find(From, Pos + 1);
+  if (Pos != std::string::npos)
+    Text.replace(Pos, From.size(), To);
+  return Text;
+}
+
+/// Removes step \p Pos of tb \p TbId on rank \p Rank and renumbers `s`.
+inline void eraseStep(Algo &A, int Rank, int TbId, int Pos) {
+  auto &Steps = A.Gpus[static_cast<std::size_t>(Rank)]
+                    .Tbs[static_cast<std::size_t>(TbId)]
+                    .Steps;
+  Steps.erase(Steps.begin() + Pos);
+  for (std::size_t K = 0; K < Steps.size(); ++K)
+    Steps[K].S = static_cast<int>(K);
+}
+
+} // namespace tacclrt::test
+
+#endif // TACCLRT_TESTS_RUNTIMETESTUTIL_H
