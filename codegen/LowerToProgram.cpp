@@ -85,8 +85,12 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
     RankBuilder &RB = Ranks[Ch.Source.index()];
     if (RB.Tbs.empty())
       reportInternalError("a rank that owns a chunk has no threadblock");
-    Step Cpy{OpType::Copy, Buffer::Input, static_cast<int>(Ch.InputIndex),
-             Buffer::Output, static_cast<int>(Ch.OutputIndex), 1};
+    Step Cpy{OpType::Copy,
+             Buffer::Input,
+             static_cast<int>(Ch.InputIndex),
+             Buffer::Output,
+             static_cast<int>(Ch.OutputIndex),
+             1};
     RB.Steps[0].push_back({Cpy, {}});
   }
 
@@ -108,17 +112,21 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
     if (!AtSource) {
       auto It = ArrivedAt.find({T.Chunk.index(), Src});
       if (It == ArrivedAt.end())
-        reportInternalError(fmt::format(
-            "chunk {} is sent from rank {} before it arrives there",
-            T.Chunk.index(), Src));
+        reportInternalError(
+            fmt::format("chunk {} is sent from rank {} before it arrives there",
+                        T.Chunk.index(), Src));
       Send.Deps.push_back(It->second);
     }
     int STb = Ranks[Src].SendTb.at(Dst);
     Ranks[Src].Steps[STb].push_back(Send);
 
     PendingStep Recv;
-    Recv.S = {OpType::Recv, Buffer::Output, static_cast<int>(Ch.OutputIndex),
-              Buffer::Output, static_cast<int>(Ch.OutputIndex), 1};
+    Recv.S = {OpType::Recv,
+              Buffer::Output,
+              static_cast<int>(Ch.OutputIndex),
+              Buffer::Output,
+              static_cast<int>(Ch.OutputIndex),
+              1};
     int RTb = Ranks[Dst].RecvTb.at(Src);
     ArrivedAt[{T.Chunk.index(), Dst}] = {
         RTb, static_cast<int>(Ranks[Dst].Steps[RTb].size())};

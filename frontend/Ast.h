@@ -101,8 +101,8 @@ public:
 class CollectiveItem : public Node {
 public:
   CollectiveItem(llvm::SMRange R, std::string Name, llvm::SMRange NameRange)
-      : Node(K_CollectiveItem, R), Name(std::move(Name)),
-        NameRange(NameRange) {}
+      : Node(K_CollectiveItem, R), Name(std::move(Name)), NameRange(NameRange) {
+  }
   std::string Name;
   llvm::SMRange NameRange;
   static bool classof(const Node *N) {
@@ -146,9 +146,7 @@ class TopologyDecl : public Decl {
 public:
   TopologyDecl(llvm::SMRange R, std::string Name, llvm::SMRange NameRange)
       : Decl(K_TopologyDecl, R, std::move(Name), NameRange) {}
-  static bool classof(const Node *N) {
-    return N->getKind() == K_TopologyDecl;
-  }
+  static bool classof(const Node *N) { return N->getKind() == K_TopologyDecl; }
 };
 
 /// `sketch NAME on TOPOLOGY { ... }`.

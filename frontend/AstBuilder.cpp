@@ -94,9 +94,9 @@ private:
   }
 
   std::unique_ptr<Decl> buildSketch(P::SketchDeclContext *Ctx) {
-    auto S = std::make_unique<SketchDecl>(range(Ctx), Ctx->name->getText(),
-                                          range(Ctx->name), Ctx->topo->getText(),
-                                          range(Ctx->topo));
+    auto S = std::make_unique<SketchDecl>(
+        range(Ctx), Ctx->name->getText(), range(Ctx->name),
+        Ctx->topo->getText(), range(Ctx->topo));
     for (P::SketchItemContext *Item : Ctx->sketchItem()) {
       if (auto *C = dynamic_cast<P::CollectiveItemContext *>(Item))
         S->Items.push_back(std::make_unique<CollectiveItem>(

@@ -74,9 +74,9 @@ private:
 };
 } // namespace
 
-std::unique_ptr<ast::Module>
-tacclc::parseSketch(llvm::SourceMgr &SM, unsigned BufferId,
-                    DiagnosticEngine &Diags) {
+std::unique_ptr<ast::Module> tacclc::parseSketch(llvm::SourceMgr &SM,
+                                                 unsigned BufferId,
+                                                 DiagnosticEngine &Diags) {
   llvm::StringRef Text = SM.getMemoryBuffer(BufferId)->getBuffer();
   SourceMap Map(Text);
   ErrorListener Listener(Diags, Map);
@@ -95,8 +95,7 @@ tacclc::parseSketch(llvm::SourceMgr &SM, unsigned BufferId,
     return buildAst(Tree, Map, BufferId);
   } catch (const std::exception &E) {
     // Invalid UTF-8 and ANTLR internal failures end up here.
-    Diags.report(DiagId::SyntaxError,
-                 llvm::SMRange(Map.loc(0), Map.loc(0)),
+    Diags.report(DiagId::SyntaxError, llvm::SMRange(Map.loc(0), Map.loc(0)),
                  std::string("cannot parse file: ") + E.what());
     return nullptr;
   }

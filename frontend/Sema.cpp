@@ -25,7 +25,7 @@ using namespace tacclc;
 using namespace tacclc::ast;
 
 namespace {
-constexpr unsigned MaxRanks = 1024;    // MSCCL's tb/peer encodings
+constexpr unsigned MaxRanks = 1024; // MSCCL's tb/peer encodings
 constexpr unsigned MaxChunksPerRank = 64;
 
 class Sema {
@@ -93,8 +93,8 @@ const SketchDecl *Sema::pickSketch(const Module &M, llvm::StringRef Wanted) {
   if (!Wanted.empty()) {
     auto It = Sketches.find(Wanted);
     if (It == Sketches.end()) {
-      Diagnostic &D = Diags.report(DiagId::UnknownSketch, llvm::SMRange(),
-                                   Wanted.str());
+      Diagnostic &D =
+          Diags.report(DiagId::UnknownSketch, llvm::SMRange(), Wanted.str());
       suggest(D, Wanted, Sketches);
       return nullptr;
     }
@@ -124,8 +124,8 @@ const TopologyDecl *Sema::resolveTopology(const SketchDecl &S) {
   auto It = Topologies.find(S.Topology);
   if (It != Topologies.end())
     return llvm::cast<TopologyDecl>(It->second);
-  Diagnostic &D = Diags.report(DiagId::UnknownTopology, S.TopologyRange,
-                               S.Topology);
+  Diagnostic &D =
+      Diags.report(DiagId::UnknownTopology, S.TopologyRange, S.Topology);
   suggest(D, S.Topology, Topologies);
   return nullptr;
 }
@@ -203,8 +203,8 @@ bool Sema::checkLink(const LinkItem &L, const TopologyDecl &T,
     if (!(A.Kind == LinkAttr::Alpha ? Alpha : Beta))
       Ok = false;
   }
-  std::string LinkName = L.Src.Spelling + (L.Bidirectional ? " <-> " : " -> ") +
-                         L.Dst.Spelling;
+  std::string LinkName =
+      L.Src.Spelling + (L.Bidirectional ? " <-> " : " -> ") + L.Dst.Spelling;
   for (int K = 0; K < 2; ++K)
     if (!Seen[K]) {
       Diags.report(DiagId::MissingItem, L.getRange(), "link", LinkName,
@@ -312,8 +312,8 @@ bool Sema::checkSketchItems(const SketchDecl &S, ir::Sketch &Out) {
   }
   auto Kind = ir::parseCollectiveName(Coll->Name);
   if (!Kind) {
-    static const char *Later[] = {"alltoall", "allreduce",   "reducescatter",
-                                  "broadcast", "reduce",     "gather",
+    static const char *Later[] = {"alltoall",  "allreduce", "reducescatter",
+                                  "broadcast", "reduce",    "gather",
                                   "scatter"};
     bool Known = false;
     for (const char *L : Later)

@@ -1,4 +1,5 @@
-//===- ir/Collective.h - Collectives as chunk pre/postconditions -*- C++ -*-===//
+//===- ir/Collective.h - Collectives as chunk pre/postconditions -*- C++
+//-*-===//
 //
 // A collective is specified, as in TACCL and SCCL, by its chunks: for each
 // chunk, the ranks that hold it before the call (precondition), the ranks

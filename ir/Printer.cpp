@@ -45,7 +45,8 @@ void tacclc::ir::printSketch(const Sketch &S, llvm::raw_ostream &OS) {
   const Collective &C = S.Coll;
   OS << fmt::format("  collective {} chunks/rank {} size {} ({} bytes/chunk)\n",
                     collectiveName(C.getKind()).str(), C.getChunksPerRank(),
-                    formatBytes(S.SizeBytes), fmt::format("{:.6g}", S.chunkBytes()));
+                    formatBytes(S.SizeBytes),
+                    fmt::format("{:.6g}", S.chunkBytes()));
   OS << fmt::format("  buffers: input {} chunks, output {} chunks per rank\n",
                     C.getInputChunks(), C.getOutputChunks());
   for (unsigned I = 0; I < C.getNumChunks(); ++I) {
@@ -77,10 +78,9 @@ void tacclc::ir::printSchedule(const Sketch &S, const Schedule &Sch,
   std::vector<const Transfer *> Sorted;
   for (const Transfer &T : Sch.Transfers)
     Sorted.push_back(&T);
-  std::stable_sort(Sorted.begin(), Sorted.end(),
-                   [](const Transfer *A, const Transfer *B) {
-                     return A->Link < B->Link;
-                   });
+  std::stable_sort(
+      Sorted.begin(), Sorted.end(),
+      [](const Transfer *A, const Transfer *B) { return A->Link < B->Link; });
   LinkId Current;
   for (const Transfer *T : Sorted) {
     if (T->Link != Current) {

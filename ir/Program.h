@@ -46,8 +46,8 @@ struct Step {
   Buffer DstBuf = Buffer::Output;
   int DstOff = -1;
   unsigned Count = 0;
-  int DepTb = -1;   ///< Threadblock this step waits for, or -1.
-  int DepStep = -1; ///< Step of DepTb this step waits for, or -1.
+  int DepTb = -1;      ///< Threadblock this step waits for, or -1.
+  int DepStep = -1;    ///< Step of DepTb this step waits for, or -1.
   bool HasDep = false; ///< Another step waits for this one.
 };
 

@@ -23,8 +23,8 @@ namespace tacclc::ir {
 /// A directed link Src -> Dst.
 struct Link {
   RankId Src, Dst;
-  double AlphaUs = 0;     ///< Latency per transfer, microseconds.
-  double BetaUsPerB = 0;  ///< Inverse bandwidth, microseconds per byte.
+  double AlphaUs = 0;    ///< Latency per transfer, microseconds.
+  double BetaUsPerB = 0; ///< Inverse bandwidth, microseconds per byte.
 
   /// Time to move \p Bytes over this link alone.
   double costUs(double Bytes) const { return AlphaUs + BetaUsPerB * Bytes; }
@@ -35,7 +35,8 @@ class Topology {
 public:
   Topology() = default;
   Topology(std::string Name, unsigned NumRanks)
-      : Name(std::move(Name)), NumRanks(NumRanks), Out(NumRanks), In(NumRanks) {}
+      : Name(std::move(Name)), NumRanks(NumRanks), Out(NumRanks), In(NumRanks) {
+  }
 
   /// Adds a link; the caller has checked ranks and duplicates.
   LinkId addLink(const Link &L);

@@ -72,8 +72,7 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R) {
       if (Best == Jobs.size() || Start < BestStart - 1e-12 ||
           (Start <= BestStart + 1e-12 &&
            std::make_tuple(-J.Remaining, J.Chunk.index(), J.Link.index()) <
-               std::make_tuple(-Jobs[Best].Remaining,
-                               Jobs[Best].Chunk.index(),
+               std::make_tuple(-Jobs[Best].Remaining, Jobs[Best].Chunk.index(),
                                Jobs[Best].Link.index()))) {
         Best = I;
         BestStart = Start;
@@ -88,12 +87,11 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R) {
     Out.Transfers.push_back({J.Chunk, J.Link, BestStart, End});
     Out.MakespanUs = std::max(Out.MakespanUs, End);
   }
-  std::stable_sort(Out.Transfers.begin(), Out.Transfers.end(),
-                   [](const Transfer &A, const Transfer &B) {
-                     return std::make_tuple(A.StartUs, A.Link.index(),
-                                            A.Chunk.index()) <
-                            std::make_tuple(B.StartUs, B.Link.index(),
-                                            B.Chunk.index());
-                   });
+  std::stable_sort(
+      Out.Transfers.begin(), Out.Transfers.end(),
+      [](const Transfer &A, const Transfer &B) {
+        return std::make_tuple(A.StartUs, A.Link.index(), A.Chunk.index()) <
+               std::make_tuple(B.StartUs, B.Link.index(), B.Chunk.index());
+      });
   return Out;
 }

@@ -1,4 +1,5 @@
-//===- passes/Options.h - Options shared by the synthesis stages -*- C++ -*-===//
+//===- passes/Options.h - Options shared by the synthesis stages -*- C++
+//-*-===//
 //
 // Knobs the driver passes down to the stages. Defaults give deterministic
 // output: one solver thread, a fixed seed.

@@ -97,9 +97,9 @@ std::optional<Routes> tacclc::routeChunks(const Sketch &S,
       Has[S.Topo.link(L).Dst.index()] = true;
     for (RankId Post : S.Coll.chunk(CR.Chunk).Post)
       if (!Has[Post.index()])
-        reportInternalError(fmt::format(
-            "routing solution does not deliver chunk {} to rank {}",
-            CR.Chunk.index(), Post.index()));
+        reportInternalError(
+            fmt::format("routing solution does not deliver chunk {} to rank {}",
+                        CR.Chunk.index(), Post.index()));
   }
   return R;
 }

@@ -42,8 +42,8 @@ using solver::VarId;
 namespace {
 /// Per-chunk shortest-path data.
 struct ChunkPaths {
-  std::vector<double> Dist;    ///< From the chunk's pre ranks.
-  std::vector<LinkId> Parent;  ///< Tree link into each rank (invalid at pre).
+  std::vector<double> Dist;   ///< From the chunk's pre ranks.
+  std::vector<LinkId> Parent; ///< Tree link into each rank (invalid at pre).
 };
 
 ChunkPaths shortestPaths(const Sketch &S, ChunkId C, double Bytes) {
@@ -193,8 +193,7 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S) {
         Row.push_back({*X, -Lk.costUs(Bytes)});
     if (Row.size() > 1)
       M.addGreaterEqual(
-          fmt::format("load_l{}_{}", Lk.Src.index(), Lk.Dst.index()), Row,
-          0.0);
+          fmt::format("load_l{}_{}", Lk.Src.index(), Lk.Dst.index()), Row, 0.0);
   }
   RM.WarmStart = std::move(Start);
   RM.WarmStartMakespanUs = H;

@@ -68,8 +68,8 @@ void DiagnosticEngine::print(llvm::raw_ostream &OS, const Diagnostic &D) {
     return;
   }
   llvm::SmallVector<llvm::SMRange, 1> Ranges;
-  if (D.Range.End.isValid() && D.Range.End.getPointer() >
-                                   D.Range.Start.getPointer() + 1)
+  if (D.Range.End.isValid() &&
+      D.Range.End.getPointer() > D.Range.Start.getPointer() + 1)
     Ranges.push_back(D.Range);
   SM.PrintMessage(OS, D.Range.Start, toKind(D.Sev), Msg, Ranges);
 }

@@ -69,7 +69,9 @@ public:
   template <typename... Args>
   void note(Diagnostic &Parent, DiagId Id, llvm::SMRange Range,
             const Args &...As) {
-    Parent.Notes.push_back({Id, severityOf(Id), Range,
+    Parent.Notes.push_back({Id,
+                            severityOf(Id),
+                            Range,
                             fmt::format(fmt::runtime(formatOf(Id)), As...),
                             {}});
   }

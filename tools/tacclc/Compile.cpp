@@ -104,8 +104,7 @@ void printSummary(const ir::Sketch &S, const ir::Routes &R,
                     "{} channel(s)\n",
                     Steps, MaxTbs, P.NumChannels);
   OS << fmt::format("verified    OK{}\n",
-                    Opts.Output.empty() ? std::string()
-                                        : " -> " + Opts.Output);
+                    Opts.Output.empty() ? std::string() : " -> " + Opts.Output);
   OS.flush();
 }
 } // namespace

@@ -31,9 +31,11 @@ cl::SubCommand RunCmd("run", "Execute a TACCL-EF XML file and check every "
 
 // Compile (top level).
 cl::opt<std::string> Input(cl::Positional, cl::desc("<file.sketch>"),
-                           cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
-cl::opt<std::string> Output("o", cl::desc("Write the output here (atomically; "
-                                          "default: stdout)"),
+                           cl::sub(*cl::TopLevelSubCommand),
+                           cl::cat(CompileCat));
+cl::opt<std::string> Output("o",
+                            cl::desc("Write the output here (atomically; "
+                                     "default: stdout)"),
                             cl::value_desc("file"),
                             cl::sub(*cl::TopLevelSubCommand),
                             cl::cat(CompileCat));
@@ -44,22 +46,21 @@ cl::opt<std::string> SketchName("sketch",
                                 cl::cat(CompileCat));
 cl::opt<EmitKind> Emit(
     "emit", cl::desc("Stop after a stage and print its output"),
-    cl::values(clEnumValN(EmitKind::Ast, "ast", "the syntax tree"),
-               clEnumValN(EmitKind::Ir, "ir", "the resolved sketch"),
-               clEnumValN(EmitKind::Milp, "milp",
-                          "the routing MILP in CPLEX LP format"),
-               clEnumValN(EmitKind::Routes, "routes", "each chunk's links"),
-               clEnumValN(EmitKind::Schedule, "schedule",
-                          "timed transfers per link"),
-               clEnumValN(EmitKind::Xml, "xml",
-                          "verified TACCL-EF XML (default)")),
+    cl::values(
+        clEnumValN(EmitKind::Ast, "ast", "the syntax tree"),
+        clEnumValN(EmitKind::Ir, "ir", "the resolved sketch"),
+        clEnumValN(EmitKind::Milp, "milp",
+                   "the routing MILP in CPLEX LP format"),
+        clEnumValN(EmitKind::Routes, "routes", "each chunk's links"),
+        clEnumValN(EmitKind::Schedule, "schedule", "timed transfers per link"),
+        clEnumValN(EmitKind::Xml, "xml", "verified TACCL-EF XML (default)")),
     cl::init(EmitKind::Xml), cl::sub(*cl::TopLevelSubCommand),
     cl::cat(CompileCat));
-cl::opt<double> TimeLimit("time-limit",
-                          cl::desc("Seconds allowed per MILP solve (default 60)"),
-                          cl::init(60.0), cl::sub(*cl::TopLevelSubCommand),
-                          cl::cat(CompileCat));
-cl::opt<double> Gap("gap", cl::desc("Accepted relative MILP gap (default 1e-4)"),
+cl::opt<double> TimeLimit(
+    "time-limit", cl::desc("Seconds allowed per MILP solve (default 60)"),
+    cl::init(60.0), cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
+cl::opt<double> Gap("gap",
+                    cl::desc("Accepted relative MILP gap (default 1e-4)"),
                     cl::init(1e-4), cl::sub(*cl::TopLevelSubCommand),
                     cl::cat(CompileCat));
 cl::opt<unsigned> Threads("threads",
@@ -95,7 +96,8 @@ cl::opt<std::string> RunInput(cl::Positional, cl::Required,
                               cl::cat(ExecCat));
 cl::opt<std::string> Backend("backend",
                              cl::desc("Where to execute: cpu (default)"),
-                             cl::init("cpu"), cl::sub(RunCmd), cl::cat(ExecCat));
+                             cl::init("cpu"), cl::sub(RunCmd),
+                             cl::cat(ExecCat));
 cl::opt<uint64_t> Bytes("bytes",
                         cl::desc("Buffer size in bytes as nccl-tests counts it "
                                  "(default: about 1 MiB)"),
@@ -116,6 +118,8 @@ int main(int argc, char **argv) {
     LLVMStats->removeArgument();
   cl::opt<bool> Stats("stats", cl::desc("Print model sizes and solve times"),
                       cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
+  cl::SetVersionPrinter(
+      [](raw_ostream &OS) { OS << "tacclc " << TACCLC_VERSION << "\n"; });
   cl::HideUnrelatedOptions({&CompileCat, &ExecCat});
   if (!cl::ParseCommandLineOptions(
           argc, argv,

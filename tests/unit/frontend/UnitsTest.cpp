@@ -22,9 +22,9 @@ TEST_CASE("decimal and binary sizes are never confused") {
   struct Row {
     const char *Unit;
     double Bytes;
-  } Rows[] = {{"B", 1},          {"KB", 1e3},          {"MB", 1e6},
-              {"GB", 1e9},       {"KiB", 1024},        {"MiB", 1048576},
-              {"GiB", 1073741824.0}};
+  } Rows[] = {
+      {"B", 1},      {"KB", 1e3},      {"MB", 1e6},          {"GB", 1e9},
+      {"KiB", 1024}, {"MiB", 1048576}, {"GiB", 1073741824.0}};
   for (const Row &R : Rows) {
     CAPTURE(R.Unit);
     CHECK(*sizeUnitInBytes(R.Unit) == R.Bytes);
@@ -39,10 +39,8 @@ TEST_CASE("beta accepts inverse bandwidths and bandwidths") {
     const char *Unit;
     double UsPerByte;
   } Rows[] = {
-      {46, "us/MB", 46e-6},
-      {1, "us/KiB", 1.0 / 1024},
-      {1000, "ns/MB", 1e-6},
-      {25, "GB/s", 1e6 / 25e9},
+      {46, "us/MB", 46e-6},         {1, "us/KiB", 1.0 / 1024},
+      {1000, "ns/MB", 1e-6},        {25, "GB/s", 1e6 / 25e9},
       {1, "MiB/ms", 1e3 / 1048576},
   };
   for (const Row &R : Rows) {
