@@ -37,6 +37,7 @@ struct CompileOptions {
 /// Options of `tacclc check`.
 struct CheckOptions {
   std::string Input;
+  unsigned FifoCapacity = 1; ///< Messages per connection before sends block.
   bool LegacyDialect = false;
 };
 

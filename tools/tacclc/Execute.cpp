@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <numeric>
 
 using namespace tacclc;
@@ -57,8 +58,11 @@ uint64_t defaultBytes(const tacclrt::Algo &A) {
 int tacclc::runCheck(const CheckOptions &Opts) {
   tacclrt::Report Rep;
   auto A = load(Opts.Input, Opts.LegacyDialect, Rep);
-  if (A)
-    Rep.append(tacclrt::checkPlan(*A, Opts.Input));
+  if (A) {
+    tacclrt::CheckOptions CO;
+    CO.FifoCapacity = std::max(1u, Opts.FifoCapacity);
+    Rep.append(tacclrt::checkPlan(*A, Opts.Input, CO));
+  }
   printReport(Rep);
   if (!A || Rep.hasErrors())
     return ExitUserError;

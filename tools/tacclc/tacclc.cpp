@@ -91,6 +91,11 @@ cl::opt<Dialect> TargetDialect(
 cl::opt<std::string> CheckInput(cl::Positional, cl::Required,
                                 cl::desc("<file.xml>"), cl::sub(CheckCmd),
                                 cl::cat(ExecCat));
+cl::opt<unsigned> FifoCapacity(
+    "fifo-capacity",
+    cl::desc("Messages a connection holds before a send blocks, for deadlock "
+             "checking (default 1: safe for any message size)"),
+    cl::init(1), cl::sub(CheckCmd), cl::cat(ExecCat));
 cl::opt<std::string> RunInput(cl::Positional, cl::Required,
                               cl::desc("<file.xml>"), cl::sub(RunCmd),
                               cl::cat(ExecCat));
@@ -136,6 +141,7 @@ int main(int argc, char **argv) {
   if (CheckCmd) {
     CheckOptions O;
     O.Input = CheckInput;
+    O.FifoCapacity = FifoCapacity;
     O.LegacyDialect = Legacy;
     return runCheck(O);
   }

@@ -74,7 +74,7 @@ TEST_CASE("location-less diagnostics print with the tool name") {
 
 TEST_CASE("every registered diagnostic has a name and a format") {
   for (DiagId Id : {DiagId::CannotOpenFile, DiagId::SyntaxError,
-                    DiagId::VerifyFailed, DiagId::DidYouMean}) {
+                    DiagId::LimitExceeded, DiagId::DidYouMean}) {
     CHECK(!nameOf(Id).empty());
     CHECK(std::string(formatOf(Id)).size() > 0);
   }
