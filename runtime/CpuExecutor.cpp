@@ -331,14 +331,13 @@ RunResult runOnCpu(const Algo &A, const RunOptions &O,
       isReduction(A.Coll) ? fmt::format(" ({})", nameOf(O.Op)) : std::string();
   R.Summary = fmt::format(
       "{} on {} ranks, {} B of {}{}, {}, {}: {} iteration{} of {} element{} "
-      "per chunk, {} threadblock threads; {} elements checked, {} wrong; "
-      "{:.3f} s: {}",
+      "per chunk, {} threadblock threads; {} elements checked, {} wrong: {}",
       nameOf(A.Coll), A.NGpus, O.Bytes, nameOf(O.Type), Op,
       O.InPlace ? "in-place" : "out-of-place", nameOf(A.Proto),
       S.Cfg.Iterations, S.Cfg.Iterations == 1 ? "" : "s",
       std::min(S.Cfg.SliceElems, S.Cfg.SizePerChunk),
       S.Cfg.SliceElems == 1 ? "" : "s", NThreads, R.ElementsChecked,
-      R.WrongElements, R.Seconds,
+      R.WrongElements,
       R.Ok ? "ok"
            : (Completed ? "FAILED" : "FAILED (" + firstError(R.Issues) + ")"));
   return R;
