@@ -2,7 +2,8 @@
 //
 // Prints the AST deterministically, one node per line, indented by depth,
 // each with its `@line:col`, in the style of the MLIR Toy tutorial's dumper.
-// Golden tests compare this text.
+// Expressions print fully parenthesised so precedence is visible. Golden
+// tests compare this text.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Ast.h"
@@ -13,7 +14,24 @@
 using namespace tacclc;
 using namespace tacclc::ast;
 
+std::string ast::printExpr(const Expr &E) {
+  if (const auto *I = llvm::dyn_cast<IntExpr>(&E))
+    return I->Value.Spelling;
+  if (const auto *N = llvm::dyn_cast<NameExpr>(&E))
+    return N->Name;
+  if (const auto *Ng = llvm::dyn_cast<NegExpr>(&E))
+    return "(-" + printExpr(*Ng->Operand) + ")";
+  const auto &B = llvm::cast<BinaryExpr>(E);
+  return "(" + printExpr(*B.Lhs) + " " + B.Op + " " + printExpr(*B.Rhs) + ")";
+}
+
 namespace {
+std::string printAddress(const Address &A) {
+  if (!A.NodeIndex)
+    return printExpr(*A.Gpu);
+  return printExpr(*A.NodeIndex) + ":" + printExpr(*A.Gpu);
+}
+
 class Dumper {
 public:
   Dumper(const llvm::SourceMgr &SM, llvm::raw_ostream &OS) : SM(SM), OS(OS) {}
@@ -22,6 +40,11 @@ public:
     llvm::StringRef Path =
         SM.getMemoryBuffer(M.BufferId)->getBufferIdentifier();
     OS << "Module " << llvm::sys::path::filename(Path) << "\n";
+    for (const auto &I : M.Imports) {
+      indent(1);
+      OS << "Import \"" << I->Path << "\"";
+      loc(I->getLoc());
+    }
     for (const auto &D : M.Decls)
       dumpDecl(*D);
   }
@@ -37,40 +60,105 @@ private:
     if (!Q.Unit.empty())
       OS << " " << Q.Unit;
   }
+  void attrs(const std::vector<LinkAttr> &Attrs, unsigned Depth) {
+    for (const LinkAttr &A : Attrs) {
+      indent(Depth);
+      OS << (A.Kind == LinkAttr::Alpha ? "alpha " : "beta ");
+      quantity(A.Value);
+      loc(A.KeywordRange.Start);
+    }
+  }
+  void pairs(const std::vector<EndpointPair> &Pairs, unsigned Depth) {
+    for (const EndpointPair &P : Pairs) {
+      indent(Depth);
+      OS << printAddress(P.Src) << (P.Bidirectional ? " <-> " : " -> ")
+         << printAddress(P.Dst);
+      loc(P.Range.Start);
+    }
+  }
 
   void dumpDecl(const Decl &D) {
     indent(1);
-    if (const auto *S = llvm::dyn_cast<SketchDecl>(&D))
-      OS << "Sketch '" << S->Name << "' on '" << S->Topology << "'";
-    else
+    if (const auto *S = llvm::dyn_cast<SketchDecl>(&D)) {
+      OS << "Sketch '" << S->Name << "'";
+      if (S->Target) {
+        OS << " on '" << S->Target->str() << "'";
+        if (!S->Args.empty()) {
+          OS << "(";
+          for (size_t I = 0; I < S->Args.size(); ++I)
+            OS << (I ? ", " : "")
+               << (S->Args[I].Name.empty() ? "" : S->Args[I].Name + ": ")
+               << printExpr(*S->Args[I].Value);
+          OS << ")";
+        }
+      } else {
+        OS << " from '" << S->Base->str() << "'";
+      }
+    } else if (const auto *M = llvm::dyn_cast<MachineDecl>(&D)) {
+      OS << "Machine '" << M->Name << "'(";
+      for (size_t I = 0; I < M->Params.size(); ++I)
+        OS << (I ? ", " : "") << M->Params[I].Name
+           << (M->Params[I].Default
+                   ? " = " + printExpr(*M->Params[I].Default)
+                   : std::string());
+      OS << ")";
+    } else {
       OS << "Topology '" << D.Name << "'";
+    }
     loc(D.getLoc());
     for (const auto &I : D.Items)
-      dumpItem(*I);
+      dumpItem(*I, 2);
   }
 
-  void dumpItem(const Node &N) {
-    indent(2);
+  void dumpItem(const Node &N, unsigned Depth) {
+    indent(Depth);
     if (const auto *R = llvm::dyn_cast<RanksItem>(&N)) {
       OS << "Ranks " << R->Count.Spelling;
     } else if (const auto *L = llvm::dyn_cast<LinkItem>(&N)) {
       OS << "Link " << L->Src.Spelling << (L->Bidirectional ? " <-> " : " -> ")
          << L->Dst.Spelling;
       loc(N.getLoc());
-      for (const LinkAttr &A : L->Attrs) {
-        indent(3);
-        OS << (A.Kind == LinkAttr::Alpha ? "alpha " : "beta ");
-        quantity(A.Value);
-        loc(A.KeywordRange.Start);
-      }
+      attrs(L->Attrs, Depth + 1);
       return;
-    } else if (const auto *C = llvm::dyn_cast<CollectiveItem>(&N)) {
-      OS << "Collective " << C->Name;
+    } else if (const auto *G = llvm::dyn_cast<GpusPerNodeStmt>(&N)) {
+      OS << "GpusPerNode " << printExpr(*G->Value);
+    } else if (const auto *Le = llvm::dyn_cast<LetStmt>(&N)) {
+      OS << "Let " << Le->Name << " = " << printExpr(*Le->Value);
+    } else if (const auto *C = llvm::dyn_cast<ClassStmt>(&N)) {
+      OS << "Class '" << C->Name << "'";
+      loc(N.getLoc());
+      attrs(C->Attrs, Depth + 1);
+      return;
+    } else if (const auto *CL = llvm::dyn_cast<ClassLinkStmt>(&N)) {
+      OS << "Links of class '" << CL->Class << "'";
+      loc(N.getLoc());
+      pairs(CL->Pairs, Depth + 1);
+      return;
+    } else if (const auto *Ni = llvm::dyn_cast<NicStmt>(&N)) {
+      OS << "Nic '" << Ni->Class << "'";
+    } else if (const auto *F = llvm::dyn_cast<ForStmt>(&N)) {
+      OS << "For " << F->Var << " in " << printExpr(*F->Lo) << ".."
+         << printExpr(*F->Hi);
+      loc(N.getLoc());
+      for (const auto &B : F->Body)
+        dumpItem(*B, Depth + 1);
+      return;
+    } else if (const auto *Co = llvm::dyn_cast<CollectiveItem>(&N)) {
+      OS << "Collective " << Co->Name;
     } else if (const auto *K = llvm::dyn_cast<ChunksItem>(&N)) {
       OS << "Chunks " << K->Count.Spelling;
     } else if (const auto *Z = llvm::dyn_cast<SizeItem>(&N)) {
       OS << "Size ";
       quantity(Z->Size);
+    } else if (const auto *Li = llvm::dyn_cast<LinksItem>(&N)) {
+      OS << "Links";
+      for (const auto &Name : Li->Classes)
+        OS << " " << Name.Text;
+    } else if (const auto *P = llvm::dyn_cast<PairsItem>(&N)) {
+      OS << (N.getKind() == Node::K_RelayItem ? "Relay" : "Exclude");
+      loc(N.getLoc());
+      pairs(P->Pairs, Depth + 1);
+      return;
     }
     loc(N.getLoc());
   }

@@ -46,13 +46,33 @@ struct Quantity {
 class Node {
 public:
   enum Kind {
+    // Declarations.
+    K_ImportDecl,
     K_TopologyDecl,
+    K_MachineDecl,
     K_SketchDecl,
+    // Flat topology items.
     K_RanksItem,
     K_LinkItem,
+    // Machine statements.
+    K_GpusPerNodeStmt,
+    K_LetStmt,
+    K_ClassStmt,
+    K_ClassLinkStmt,
+    K_NicStmt,
+    K_ForStmt,
+    // Sketch items.
     K_CollectiveItem,
     K_ChunksItem,
     K_SizeItem,
+    K_LinksItem,
+    K_RelayItem,
+    K_ExcludeItem,
+    // Expressions.
+    K_IntExpr,
+    K_NameExpr,
+    K_NegExpr,
+    K_BinaryExpr,
   };
   Node(Kind K, llvm::SMRange Range) : TheKind(K), Range(Range) {}
   virtual ~Node() = default;
@@ -128,6 +148,171 @@ public:
   static bool classof(const Node *N) { return N->getKind() == K_SizeItem; }
 };
 
+/// Base of integer expressions (machine parameters, ranks, loop bounds).
+class Expr : public Node {
+public:
+  using Node::Node;
+  static bool classof(const Node *N) {
+    return N->getKind() >= K_IntExpr && N->getKind() <= K_BinaryExpr;
+  }
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+/// An integer literal in an expression.
+class IntExpr : public Expr {
+public:
+  IntExpr(IntLit Value) : Expr(K_IntExpr, Value.Range), Value(std::move(Value)) {}
+  IntLit Value;
+  static bool classof(const Node *N) { return N->getKind() == K_IntExpr; }
+};
+
+/// A reference to a parameter, loop variable or local definition.
+class NameExpr : public Expr {
+public:
+  NameExpr(llvm::SMRange R, std::string Name)
+      : Expr(K_NameExpr, R), Name(std::move(Name)) {}
+  std::string Name;
+  static bool classof(const Node *N) { return N->getKind() == K_NameExpr; }
+};
+
+/// `-e`.
+class NegExpr : public Expr {
+public:
+  NegExpr(llvm::SMRange R, ExprPtr Operand)
+      : Expr(K_NegExpr, R), Operand(std::move(Operand)) {}
+  ExprPtr Operand;
+  static bool classof(const Node *N) { return N->getKind() == K_NegExpr; }
+};
+
+/// `a op b` with op one of + - * / %.
+class BinaryExpr : public Expr {
+public:
+  BinaryExpr(llvm::SMRange R, char Op, llvm::SMRange OpRange, ExprPtr Lhs,
+             ExprPtr Rhs)
+      : Expr(K_BinaryExpr, R), Op(Op), OpRange(OpRange), Lhs(std::move(Lhs)),
+        Rhs(std::move(Rhs)) {}
+  char Op;
+  llvm::SMRange OpRange;
+  ExprPtr Lhs, Rhs;
+  static bool classof(const Node *N) { return N->getKind() == K_BinaryExpr; }
+};
+
+/// A GPU: `node:gpu`, or a flat rank number when Node is null.
+struct Address {
+  ExprPtr NodeIndex; ///< Null for a flat rank.
+  ExprPtr Gpu;
+  llvm::SMRange Range;
+};
+
+/// `a -> b` or `a <-> b`.
+struct EndpointPair {
+  Address Src, Dst;
+  bool Bidirectional = false;
+  llvm::SMRange Range;
+};
+
+/// `gpus per node = e` in a machine.
+class GpusPerNodeStmt : public Node {
+public:
+  GpusPerNodeStmt(llvm::SMRange R, ExprPtr Value)
+      : Node(K_GpusPerNodeStmt, R), Value(std::move(Value)) {}
+  ExprPtr Value;
+  static bool classof(const Node *N) {
+    return N->getKind() == K_GpusPerNodeStmt;
+  }
+};
+
+/// `name = e` in a machine (a local definition; `nodes = e` sets the node
+/// count).
+class LetStmt : public Node {
+public:
+  LetStmt(llvm::SMRange R, std::string Name, llvm::SMRange NameRange,
+          ExprPtr Value)
+      : Node(K_LetStmt, R), Name(std::move(Name)), NameRange(NameRange),
+        Value(std::move(Value)) {}
+  std::string Name;
+  llvm::SMRange NameRange;
+  ExprPtr Value;
+  static bool classof(const Node *N) { return N->getKind() == K_LetStmt; }
+};
+
+/// `class NAME { alpha Q beta Q }`: a kind of link with its cost.
+class ClassStmt : public Node {
+public:
+  ClassStmt(llvm::SMRange R, std::string Name, llvm::SMRange NameRange,
+            std::vector<LinkAttr> Attrs)
+      : Node(K_ClassStmt, R), Name(std::move(Name)), NameRange(NameRange),
+        Attrs(std::move(Attrs)) {}
+  std::string Name;
+  llvm::SMRange NameRange;
+  std::vector<LinkAttr> Attrs;
+  static bool classof(const Node *N) { return N->getKind() == K_ClassStmt; }
+};
+
+/// `link CLASS a -> b, c <-> d, ...` in a machine.
+class ClassLinkStmt : public Node {
+public:
+  ClassLinkStmt(llvm::SMRange R, std::string Class, llvm::SMRange ClassRange,
+                std::vector<EndpointPair> Pairs)
+      : Node(K_ClassLinkStmt, R), Class(std::move(Class)),
+        ClassRange(ClassRange), Pairs(std::move(Pairs)) {}
+  std::string Class;
+  llvm::SMRange ClassRange;
+  std::vector<EndpointPair> Pairs;
+  static bool classof(const Node *N) {
+    return N->getKind() == K_ClassLinkStmt;
+  }
+};
+
+/// `nic CLASS`: the class of links between nodes.
+class NicStmt : public Node {
+public:
+  NicStmt(llvm::SMRange R, std::string Class, llvm::SMRange ClassRange)
+      : Node(K_NicStmt, R), Class(std::move(Class)), ClassRange(ClassRange) {}
+  std::string Class;
+  llvm::SMRange ClassRange;
+  static bool classof(const Node *N) { return N->getKind() == K_NicStmt; }
+};
+
+/// `for VAR in LO..HI { ... }` (HI excluded), in machines and sketches.
+class ForStmt : public Node {
+public:
+  ForStmt(llvm::SMRange R, std::string Var, llvm::SMRange VarRange, ExprPtr Lo,
+          ExprPtr Hi)
+      : Node(K_ForStmt, R), Var(std::move(Var)), VarRange(VarRange),
+        Lo(std::move(Lo)), Hi(std::move(Hi)) {}
+  std::string Var;
+  llvm::SMRange VarRange;
+  ExprPtr Lo, Hi;
+  std::vector<std::unique_ptr<Node>> Body;
+  static bool classof(const Node *N) { return N->getKind() == K_ForStmt; }
+};
+
+/// `links CLASS, ...` in a sketch: the link classes of the logical topology.
+class LinksItem : public Node {
+public:
+  struct Name {
+    std::string Text;
+    llvm::SMRange Range;
+  };
+  LinksItem(llvm::SMRange R, std::vector<Name> Classes)
+      : Node(K_LinksItem, R), Classes(std::move(Classes)) {}
+  std::vector<Name> Classes;
+  static bool classof(const Node *N) { return N->getKind() == K_LinksItem; }
+};
+
+/// `relay a -> b, ...` (inter-node links of the sketch) or
+/// `exclude a -> b, ...` (links left out of the logical topology).
+class PairsItem : public Node {
+public:
+  PairsItem(Kind K, llvm::SMRange R, std::vector<EndpointPair> Pairs)
+      : Node(K, R), Pairs(std::move(Pairs)) {}
+  std::vector<EndpointPair> Pairs;
+  static bool classof(const Node *N) {
+    return N->getKind() == K_RelayItem || N->getKind() == K_ExcludeItem;
+  }
+};
+
 /// A named declaration holding items.
 class Decl : public Node {
 public:
@@ -137,8 +322,18 @@ public:
   llvm::SMRange NameRange;
   std::vector<std::unique_ptr<Node>> Items;
   static bool classof(const Node *N) {
-    return N->getKind() == K_TopologyDecl || N->getKind() == K_SketchDecl;
+    return N->getKind() >= K_TopologyDecl && N->getKind() <= K_SketchDecl;
   }
+};
+
+/// `import "path"`.
+class ImportDecl : public Node {
+public:
+  ImportDecl(llvm::SMRange R, std::string Path, llvm::SMRange PathRange)
+      : Node(K_ImportDecl, R), Path(std::move(Path)), PathRange(PathRange) {}
+  std::string Path; ///< Without the quotes.
+  llvm::SMRange PathRange;
+  static bool classof(const Node *N) { return N->getKind() == K_ImportDecl; }
 };
 
 /// `topology NAME { ... }`.
@@ -149,23 +344,62 @@ public:
   static bool classof(const Node *N) { return N->getKind() == K_TopologyDecl; }
 };
 
-/// `sketch NAME on TOPOLOGY { ... }`.
+/// One machine parameter: `name (: int)? (= default)?`.
+struct Param {
+  std::string Name;
+  llvm::SMRange NameRange;
+  ExprPtr Default; ///< Null when the parameter is required.
+};
+
+/// `machine NAME(params) { statements }`.
+class MachineDecl : public Decl {
+public:
+  MachineDecl(llvm::SMRange R, std::string Name, llvm::SMRange NameRange)
+      : Decl(K_MachineDecl, R, std::move(Name), NameRange) {}
+  std::vector<Param> Params;
+  static bool classof(const Node *N) {
+    return N->getKind() == K_MachineDecl;
+  }
+};
+
+/// A possibly qualified name: `name` or `module.name`.
+struct QualifiedName {
+  std::string Module; ///< Empty when unqualified.
+  std::string Name;
+  llvm::SMRange Range;
+  /// The name as written.
+  std::string str() const { return Module.empty() ? Name : Module + "." + Name; }
+};
+
+/// One argument of a machine reference: `value` or `name: value`.
+struct Arg {
+  std::string Name; ///< Empty for a positional argument.
+  llvm::SMRange NameRange;
+  ExprPtr Value;
+};
+
+/// `sketch NAME on TARGET(args) { ... }` or `sketch NAME from BASE { ... }`.
 class SketchDecl : public Decl {
 public:
-  SketchDecl(llvm::SMRange R, std::string Name, llvm::SMRange NameRange,
-             std::string Topology, llvm::SMRange TopologyRange)
-      : Decl(K_SketchDecl, R, std::move(Name), NameRange),
-        Topology(std::move(Topology)), TopologyRange(TopologyRange) {}
-  std::string Topology;
-  llvm::SMRange TopologyRange;
+  SketchDecl(llvm::SMRange R, std::string Name, llvm::SMRange NameRange)
+      : Decl(K_SketchDecl, R, std::move(Name), NameRange) {}
+  /// `on TARGET(args)`: the topology or machine (empty with `from`).
+  std::optional<QualifiedName> Target;
+  std::vector<Arg> Args;
+  /// `from BASE`: the sketch this one starts from.
+  std::optional<QualifiedName> Base;
   static bool classof(const Node *N) { return N->getKind() == K_SketchDecl; }
 };
 
 /// One parsed file.
 struct Module {
   unsigned BufferId = 0;
+  std::vector<std::unique_ptr<ImportDecl>> Imports;
   std::vector<std::unique_ptr<Decl>> Decls;
 };
+
+/// Prints \p E fully parenthesised, e.g. `((n + 1) % nodes)`.
+std::string printExpr(const Expr &E);
 
 /// Prints \p M as an indented tree with `@line:col` on every node.
 void dumpAst(const Module &M, const llvm::SourceMgr &SM, llvm::raw_ostream &OS);

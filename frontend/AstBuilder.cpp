@@ -25,10 +25,17 @@ public:
     auto M = std::make_unique<Module>();
     M->BufferId = BufferId;
     for (P::DeclContext *D : Tree->decl()) {
-      if (auto *T = D->topologyDecl())
+      if (auto *I = D->importDecl()) {
+        std::string Text = I->path->getText();
+        M->Imports.push_back(std::make_unique<ImportDecl>(
+            range(I), Text.substr(1, Text.size() - 2), range(I->path)));
+      } else if (auto *T = D->topologyDecl()) {
         M->Decls.push_back(buildTopology(T));
-      else if (auto *S = D->sketchDecl())
+      } else if (auto *Mc = D->machineDecl()) {
+        M->Decls.push_back(buildMachine(Mc));
+      } else if (auto *S = D->sketchDecl()) {
         M->Decls.push_back(buildSketch(S));
+      }
     }
     return M;
   }
@@ -68,6 +75,76 @@ private:
     return Q;
   }
 
+  ExprPtr expr(P::ExprContext *Ctx) const {
+    if (auto *I = dynamic_cast<P::IntExprContext *>(Ctx))
+      return std::make_unique<IntExpr>(intLit(I->INT()->getSymbol()));
+    if (auto *N = dynamic_cast<P::NameExprContext *>(Ctx))
+      return std::make_unique<NameExpr>(range(N), N->getText());
+    if (auto *Pa = dynamic_cast<P::ParenExprContext *>(Ctx))
+      return expr(Pa->inner);
+    if (auto *Ng = dynamic_cast<P::NegExprContext *>(Ctx))
+      return std::make_unique<NegExpr>(range(Ng), expr(Ng->operand));
+    if (auto *Mu = dynamic_cast<P::MulExprContext *>(Ctx))
+      return std::make_unique<BinaryExpr>(range(Mu), Mu->op->getText()[0],
+                                          range(Mu->op), expr(Mu->lhs),
+                                          expr(Mu->rhs));
+    auto *Ad = dynamic_cast<P::AddExprContext *>(Ctx);
+    return std::make_unique<BinaryExpr>(range(Ad), Ad->op->getText()[0],
+                                        range(Ad->op), expr(Ad->lhs),
+                                        expr(Ad->rhs));
+  }
+
+  Address address(P::AddressContext *Ctx) const {
+    Address A;
+    A.Range = range(Ctx);
+    if (auto *NG = dynamic_cast<P::NodeGpuAddressContext *>(Ctx)) {
+      A.NodeIndex = expr(NG->node);
+      A.Gpu = expr(NG->gpu);
+    } else {
+      A.Gpu = expr(dynamic_cast<P::RankAddressContext *>(Ctx)->rank);
+    }
+    return A;
+  }
+
+  std::vector<EndpointPair>
+  pairs(const std::vector<P::EndpointPairContext *> &Ctxs) const {
+    std::vector<EndpointPair> Out;
+    for (P::EndpointPairContext *C : Ctxs) {
+      EndpointPair E;
+      E.Src = address(C->src);
+      E.Dst = address(C->dst);
+      E.Bidirectional = C->arrow->getType() == P::BIARROW;
+      E.Range = range(C);
+      Out.push_back(std::move(E));
+    }
+    return Out;
+  }
+
+  std::vector<LinkAttr> attrs(const std::vector<P::LinkAttrContext *> &Ctxs) {
+    std::vector<LinkAttr> Attrs;
+    for (P::LinkAttrContext *A : Ctxs) {
+      if (auto *Al = dynamic_cast<P::AlphaAttrContext *>(A))
+        Attrs.push_back({LinkAttr::Alpha, range(Al->ALPHA()->getSymbol()),
+                         quantity(Al->quantity())});
+      else if (auto *Be = dynamic_cast<P::BetaAttrContext *>(A))
+        Attrs.push_back({LinkAttr::Beta, range(Be->BETA()->getSymbol()),
+                         quantity(Be->quantity())});
+    }
+    return Attrs;
+  }
+
+  QualifiedName qualifiedName(P::QualifiedNameContext *Ctx) const {
+    QualifiedName Q;
+    Q.Range = range(Ctx);
+    if (Ctx->second) {
+      Q.Module = Ctx->first->getText();
+      Q.Name = Ctx->second->getText();
+    } else {
+      Q.Name = Ctx->first->getText();
+    }
+    return Q;
+  }
+
   std::unique_ptr<Decl> buildTopology(P::TopologyDeclContext *Ctx) {
     auto T = std::make_unique<TopologyDecl>(range(Ctx), Ctx->name->getText(),
                                             range(Ctx->name));
@@ -76,38 +153,104 @@ private:
         T->Items.push_back(
             std::make_unique<RanksItem>(range(R), intLit(R->count)));
       } else if (auto *L = dynamic_cast<P::LinkItemContext *>(Item)) {
-        std::vector<LinkAttr> Attrs;
-        for (P::LinkAttrContext *A : L->linkAttr()) {
-          if (auto *Al = dynamic_cast<P::AlphaAttrContext *>(A))
-            Attrs.push_back({LinkAttr::Alpha, range(Al->ALPHA()->getSymbol()),
-                             quantity(Al->quantity())});
-          else if (auto *Be = dynamic_cast<P::BetaAttrContext *>(A))
-            Attrs.push_back({LinkAttr::Beta, range(Be->BETA()->getSymbol()),
-                             quantity(Be->quantity())});
-        }
         bool Both = L->arrow->getType() == P::BIARROW;
-        T->Items.push_back(std::make_unique<LinkItem>(
-            range(L), intLit(L->src), intLit(L->dst), Both, std::move(Attrs)));
+        T->Items.push_back(
+            std::make_unique<LinkItem>(range(L), intLit(L->src), intLit(L->dst),
+                                       Both, attrs(L->linkAttr())));
       }
     }
     return T;
   }
 
-  std::unique_ptr<Decl> buildSketch(P::SketchDeclContext *Ctx) {
-    auto S = std::make_unique<SketchDecl>(
-        range(Ctx), Ctx->name->getText(), range(Ctx->name),
-        Ctx->topo->getText(), range(Ctx->topo));
-    for (P::SketchItemContext *Item : Ctx->sketchItem()) {
-      if (auto *C = dynamic_cast<P::CollectiveItemContext *>(Item))
-        S->Items.push_back(std::make_unique<CollectiveItem>(
-            range(C), C->kind->getText(), range(C->kind)));
-      else if (auto *K = dynamic_cast<P::ChunksItemContext *>(Item))
-        S->Items.push_back(
-            std::make_unique<ChunksItem>(range(K), intLit(K->count)));
-      else if (auto *Z = dynamic_cast<P::SizeItemContext *>(Item))
-        S->Items.push_back(
-            std::make_unique<SizeItem>(range(Z), quantity(Z->quantity())));
+  std::unique_ptr<Node> machineStmt(P::MachineStmtContext *Ctx) {
+    if (auto *G = dynamic_cast<P::GpusPerNodeStmtContext *>(Ctx))
+      return std::make_unique<GpusPerNodeStmt>(range(G), expr(G->value));
+    if (auto *L = dynamic_cast<P::LetStmtContext *>(Ctx))
+      return std::make_unique<LetStmt>(range(L), L->name->getText(),
+                                       range(L->name), expr(L->value));
+    if (auto *C = dynamic_cast<P::ClassStmtContext *>(Ctx))
+      return std::make_unique<ClassStmt>(range(C), C->name->getText(),
+                                         range(C->name), attrs(C->linkAttr()));
+    if (auto *CL = dynamic_cast<P::ClassLinkStmtContext *>(Ctx))
+      return std::make_unique<ClassLinkStmt>(range(CL), CL->cls->getText(),
+                                             range(CL->cls),
+                                             pairs(CL->endpointPair()));
+    if (auto *N = dynamic_cast<P::NicStmtContext *>(Ctx))
+      return std::make_unique<NicStmt>(range(N), N->cls->getText(),
+                                       range(N->cls));
+    auto *F = dynamic_cast<P::MachineForStmtContext *>(Ctx);
+    auto Loop = std::make_unique<ForStmt>(range(F), F->var->getText(),
+                                          range(F->var), expr(F->range()->lo),
+                                          expr(F->range()->hi));
+    for (P::MachineStmtContext *S : F->machineStmt())
+      Loop->Body.push_back(machineStmt(S));
+    return Loop;
+  }
+
+  std::unique_ptr<Decl> buildMachine(P::MachineDeclContext *Ctx) {
+    auto M = std::make_unique<MachineDecl>(range(Ctx), Ctx->name->getText(),
+                                           range(Ctx->name));
+    for (P::ParamContext *Pc : Ctx->param()) {
+      Param Pa;
+      Pa.Name = Pc->name->getText();
+      Pa.NameRange = range(Pc->name);
+      if (Pc->value)
+        Pa.Default = expr(Pc->value);
+      M->Params.push_back(std::move(Pa));
     }
+    for (P::MachineStmtContext *S : Ctx->machineStmt())
+      M->Items.push_back(machineStmt(S));
+    return M;
+  }
+
+  std::unique_ptr<Node> sketchItem(P::SketchItemContext *Item) {
+    if (auto *C = dynamic_cast<P::CollectiveItemContext *>(Item))
+      return std::make_unique<CollectiveItem>(range(C), C->kind->getText(),
+                                              range(C->kind));
+    if (auto *K = dynamic_cast<P::ChunksItemContext *>(Item))
+      return std::make_unique<ChunksItem>(range(K), intLit(K->count));
+    if (auto *Z = dynamic_cast<P::SizeItemContext *>(Item))
+      return std::make_unique<SizeItem>(range(Z), quantity(Z->quantity()));
+    if (auto *L = dynamic_cast<P::LinksItemContext *>(Item)) {
+      std::vector<LinksItem::Name> Names;
+      for (antlr4::tree::TerminalNode *Id : L->IDENT())
+        Names.push_back({Id->getText(), range(Id->getSymbol())});
+      return std::make_unique<LinksItem>(range(L), std::move(Names));
+    }
+    if (auto *R = dynamic_cast<P::RelayItemContext *>(Item))
+      return std::make_unique<PairsItem>(Node::K_RelayItem, range(R),
+                                         pairs(R->endpointPair()));
+    if (auto *E = dynamic_cast<P::ExcludeItemContext *>(Item))
+      return std::make_unique<PairsItem>(Node::K_ExcludeItem, range(E),
+                                         pairs(E->endpointPair()));
+    auto *F = dynamic_cast<P::SketchForItemContext *>(Item);
+    auto Loop = std::make_unique<ForStmt>(range(F), F->var->getText(),
+                                          range(F->var), expr(F->range()->lo),
+                                          expr(F->range()->hi));
+    for (P::SketchItemContext *S : F->sketchItem())
+      Loop->Body.push_back(sketchItem(S));
+    return Loop;
+  }
+
+  std::unique_ptr<Decl> buildSketch(P::SketchDeclContext *Ctx) {
+    auto S = std::make_unique<SketchDecl>(range(Ctx), Ctx->name->getText(),
+                                          range(Ctx->name));
+    if (Ctx->target) {
+      S->Target = qualifiedName(Ctx->target->name);
+      for (P::ArgContext *A : Ctx->target->arg()) {
+        Arg Ar;
+        if (A->name) {
+          Ar.Name = A->name->getText();
+          Ar.NameRange = range(A->name);
+        }
+        Ar.Value = expr(A->value);
+        S->Args.push_back(std::move(Ar));
+      }
+    } else {
+      S->Base = qualifiedName(Ctx->base);
+    }
+    for (P::SketchItemContext *Item : Ctx->sketchItem())
+      S->Items.push_back(sketchItem(Item));
     return S;
   }
 

@@ -1,9 +1,11 @@
 //===- frontend/Frontend.h - Public API of the sketch front end -*- C++ -*-===//
 //
-// Two entry points: parse a buffer into an AST (syntax errors reported), and
-// analyse an AST into a resolved ir::Sketch (every error of meaning reported:
-// unknown names, bad ranks, wrong units). Neither throws; both report through
-// the DiagnosticEngine and signal failure by returning nothing.
+// Three steps: parse one buffer into an AST (syntax errors reported); load a
+// main file with everything it imports (search path, cycles); analyse the
+// loaded modules into a resolved ir::Sketch (every error of meaning
+// reported: unknown names, bad ranks, wrong units, machine arguments). None
+// throws; all report through the DiagnosticEngine and signal failure by
+// returning nothing.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_FRONTEND_FRONTEND_H
@@ -15,18 +17,59 @@
 
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace tacclc {
+
+/// Where imports are searched, after the importing file's own folder.
+struct FrontendOptions {
+  std::vector<std::string> IncludeDirs; ///< -I, in order.
+  std::string StdlibDir;                ///< Searched last (after $TACCLC_PATH).
+};
+
+/// One loaded file.
+struct SourceModule {
+  std::unique_ptr<ast::Module> Ast;
+  std::string Name; ///< The qualifier: the file stem.
+  std::string Path;
+  std::vector<unsigned> Imports; ///< Indices of directly imported modules.
+};
+
+/// The main file (index 0) and every file it imports, transitively.
+struct ModuleSet {
+  std::vector<SourceModule> Modules;
+};
+
+/// A sketch of the main file, for `--list`.
+struct SketchSummary {
+  std::string Name;
+  std::string On; ///< `machine(args)` or `from base`, as written.
+  llvm::SMLoc Loc;
+};
 
 /// Parses buffer \p BufferId of \p SM. Returns null after syntax errors.
 std::unique_ptr<ast::Module> parseSketch(llvm::SourceMgr &SM, unsigned BufferId,
                                          DiagnosticEngine &Diags);
 
-/// Resolves the sketch named \p SketchName in \p M (or the only sketch when
-/// the name is empty). Returns nothing after errors.
+/// Parses \p MainBuffer and loads its imports (transitively).
+std::optional<ModuleSet> loadModules(llvm::SourceMgr &SM, unsigned MainBuffer,
+                                     const FrontendOptions &Opts,
+                                     DiagnosticEngine &Diags);
+
+/// Resolves the sketch named \p SketchName (or the only sketch of the main
+/// file when the name is empty). Returns nothing after errors.
+std::optional<ir::Sketch> analyzeSketch(const ModuleSet &Modules,
+                                        llvm::StringRef SketchName,
+                                        DiagnosticEngine &Diags);
+
+/// Analyses a single module that imports nothing (tests, fuzzing).
 std::optional<ir::Sketch> analyzeSketch(const ast::Module &M,
                                         llvm::StringRef SketchName,
                                         DiagnosticEngine &Diags);
+
+/// The sketches declared in the main file, in order.
+std::vector<SketchSummary> listSketches(const ModuleSet &Modules);
 
 } // namespace tacclc
 

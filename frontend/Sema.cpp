@@ -1,313 +1,209 @@
-//===- frontend/Sema.cpp - AST to resolved sketch -------------------------===//
+//===- frontend/Sema.cpp - Names, sketches and their items ----------------===//
 //
-// Semantic analysis of one file:
-//   1. collect topologies and sketches by name (redefinitions are errors);
-//   2. pick the sketch to compile (by name, or the only one);
-//   3. resolve its topology (unknown names get a did-you-mean note);
-//   4. check the topology: rank count, link endpoints, duplicates, and convert
-//      alpha/beta to microseconds and microseconds per byte;
-//   5. check the sketch items (collective, chunks, size) and apply defaults
-//      (chunks 1, size 1 MB; see docs/language.md).
-// Every error points at the offending token. Analysis goes on after an error
-// where it can, so one run reports as much as possible.
+// Semantic analysis of a set of modules:
+//   1. collect each module's declarations (redefinitions are errors, and so is
+//      a name that clashes with one from a directly imported module);
+//   2. pick the sketch to compile (by name, or the only one of the main file);
+//   3. follow its `from` chain (cycles are errors) and merge items: the most
+//      derived sketch wins for each single item, and for relay/exclude items
+//      as a group;
+//   4. resolve the target (`on NAME(args)`, possibly `module.NAME`) to a flat
+//      topology or a machine template and instantiate it (MachineEval.cpp);
+//   5. build the logical topology (SketchEval.cpp) and check the collective,
+//      chunks and size, applying defaults (chunks 1, size 1 MB).
+// Unknown names get a did-you-mean note; every error points at its token.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Frontend.h"
+#include "frontend/SemaInternal.h"
 #include "frontend/Units.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Casting.h"
 
 #include <cmath>
-#include <map>
 
 using namespace tacclc;
 using namespace tacclc::ast;
 
 namespace {
-constexpr unsigned MaxRanks = 1024; // MSCCL's tb/peer encodings
 constexpr unsigned MaxChunksPerRank = 64;
+
+struct ModuleView {
+  const Module *Ast;
+  std::string Name;
+  std::vector<unsigned> Imports;
+};
+
+/// A declaration and the module it belongs to.
+struct Found {
+  const Decl *D = nullptr;
+  unsigned Module = 0;
+};
+
+const char *kindName(const Decl &D) {
+  if (llvm::isa<SketchDecl>(D))
+    return "sketch";
+  if (llvm::isa<MachineDecl>(D))
+    return "machine";
+  return "topology";
+}
 
 class Sema {
 public:
-  explicit Sema(DiagnosticEngine &Diags) : Diags(Diags) {}
+  Sema(std::vector<ModuleView> Views, DiagnosticEngine &Diags)
+      : Views(std::move(Views)), Diags(Diags), Tables(this->Views.size()) {}
 
-  std::optional<ir::Sketch> run(const Module &M, llvm::StringRef Wanted);
+  std::optional<ir::Sketch> run(llvm::StringRef Wanted);
 
 private:
-  void collect(const Module &M);
-  const SketchDecl *pickSketch(const Module &M, llvm::StringRef Wanted);
-  const TopologyDecl *resolveTopology(const SketchDecl &S);
-  std::optional<ir::Topology> checkTopology(const TopologyDecl &T);
-  bool checkLink(const LinkItem &L, const TopologyDecl &T, unsigned NumRanks,
-                 ir::Link &Out);
-  bool checkSketchItems(const SketchDecl &S, ir::Sketch &Out);
-  std::optional<double> checkTime(const Quantity &Q, llvm::StringRef What);
-  std::optional<double> checkBeta(const Quantity &Q);
-  std::optional<unsigned> checkRank(const IntLit &L, const TopologyDecl &T,
-                                    unsigned NumRanks);
-  void suggest(Diagnostic &D, llvm::StringRef Name,
-               const llvm::StringMap<const Decl *> &Candidates);
+  void collect();
+  Found lookup(unsigned From, const QualifiedName &Name);
+  const SketchDecl *pickSketch(llvm::StringRef Wanted);
+  bool checkSketchItems(const std::vector<const Node *> &Items,
+                        llvm::SMRange Loc, llvm::StringRef Name,
+                        ir::Sketch &Out);
 
+  std::vector<ModuleView> Views;
   DiagnosticEngine &Diags;
-  llvm::StringMap<const Decl *> Topologies;
-  llvm::StringMap<const Decl *> Sketches;
-  std::vector<const SketchDecl *> SketchOrder;
+  std::vector<llvm::StringMap<const Decl *>> Tables;
+  llvm::DenseMap<const Decl *, unsigned> ModuleOf;
 };
 } // namespace
 
-void Sema::collect(const Module &M) {
-  for (const auto &D : M.Decls) {
-    bool IsSketch = llvm::isa<SketchDecl>(D.get());
-    auto &Table = IsSketch ? Sketches : Topologies;
-    auto [It, Inserted] = Table.try_emplace(D->Name, D.get());
-    if (!Inserted) {
-      Diagnostic &Err = Diags.report(DiagId::DuplicateDecl, D->NameRange,
-                                     IsSketch ? "sketch" : "topology", D->Name);
-      Diags.note(Err, DiagId::PreviousDecl, It->second->NameRange);
-      continue;
+void Sema::collect() {
+  for (unsigned M = 0; M < Views.size(); ++M)
+    for (const auto &D : Views[M].Ast->Decls) {
+      ModuleOf[D.get()] = M;
+      auto [It, Inserted] = Tables[M].try_emplace(D->Name, D.get());
+      if (!Inserted) {
+        Diagnostic &Err = Diags.report(DiagId::DuplicateDecl, D->NameRange,
+                                       kindName(*D), D->Name);
+        Diags.note(Err, DiagId::PreviousDecl, It->second->NameRange);
+      }
     }
-    if (IsSketch)
-      SketchOrder.push_back(llvm::cast<SketchDecl>(D.get()));
-  }
+  for (unsigned M = 0; M < Views.size(); ++M)
+    for (const auto &D : Views[M].Ast->Decls)
+      for (unsigned Imp : Views[M].Imports) {
+        auto It = Tables[Imp].find(D->Name);
+        if (It == Tables[Imp].end())
+          continue;
+        Diagnostic &Err =
+            Diags.report(DiagId::ImportClash, D->NameRange, D->Name);
+        Diags.note(Err, DiagId::DefinedHere, It->second->NameRange, D->Name);
+      }
 }
 
-void Sema::suggest(Diagnostic &D, llvm::StringRef Name,
-                   const llvm::StringMap<const Decl *> &Candidates) {
-  // The closest name within edit distance 2; ties go to the smaller name.
+Found Sema::lookup(unsigned From, const QualifiedName &Name) {
+  if (!Name.Module.empty()) {
+    unsigned Target = Views.size();
+    if (Name.Module == Views[From].Name)
+      Target = From;
+    for (unsigned Imp : Views[From].Imports)
+      if (Views[Imp].Name == Name.Module)
+        Target = Imp;
+    if (Target == Views.size()) {
+      Diags.report(DiagId::UnknownModule, Name.Range, Name.Module);
+      return {};
+    }
+    if (const Decl *D = Tables[Target].lookup(Name.Name))
+      return {D, Target};
+  } else {
+    if (const Decl *D = Tables[From].lookup(Name.Name))
+      return {D, From};
+    std::vector<Found> Hits;
+    for (unsigned Imp : Views[From].Imports)
+      if (const Decl *D = Tables[Imp].lookup(Name.Name))
+        Hits.push_back({D, Imp});
+    if (Hits.size() == 1)
+      return Hits.front();
+    if (Hits.size() > 1) {
+      Diagnostic &Err = Diags.report(DiagId::AmbiguousName, Name.Range,
+                                     Name.Name, Hits.size());
+      for (const Found &F : Hits)
+        Diags.note(Err, DiagId::DefinedHere, F.D->NameRange,
+                   Views[F.Module].Name + "." + Name.Name);
+      return {};
+    }
+  }
+  // Unknown: suggest the closest visible name.
+  Diagnostic &Err =
+      Diags.report(DiagId::UnknownTopology, Name.Range, Name.str());
   const Decl *Best = nullptr;
   unsigned BestDist = 3;
-  for (const auto &Entry : Candidates) {
-    unsigned Dist = Name.edit_distance(Entry.getKey(), true, BestDist);
-    if (Dist < BestDist ||
-        (Dist == BestDist && Best && Entry.getKey() < Best->Name)) {
-      BestDist = Dist;
-      Best = Entry.second;
+  auto Consider = [&](unsigned M) {
+    for (const auto &E : Tables[M]) {
+      unsigned Dist = llvm::StringRef(Name.Name).edit_distance(E.getKey(), true,
+                                                               BestDist);
+      if (Dist < BestDist ||
+          (Dist == BestDist && Best && E.getKey() < Best->Name)) {
+        BestDist = Dist;
+        Best = E.second;
+      }
     }
-  }
+  };
+  Consider(From);
+  for (unsigned Imp : Views[From].Imports)
+    Consider(Imp);
   if (Best && BestDist < 3)
-    Diags.note(D, DiagId::DidYouMean, Best->NameRange, Best->Name);
+    Diags.note(Err, DiagId::DidYouMean, Best->NameRange, Best->Name);
+  return {};
 }
 
-const SketchDecl *Sema::pickSketch(const Module &M, llvm::StringRef Wanted) {
+const SketchDecl *Sema::pickSketch(llvm::StringRef Wanted) {
+  std::vector<const SketchDecl *> Own;
+  for (const auto &D : Views[0].Ast->Decls)
+    if (const auto *S = llvm::dyn_cast<SketchDecl>(D.get()))
+      Own.push_back(S);
+  llvm::StringRef File = Diags.getSourceMgr()
+                             .getMemoryBuffer(Views[0].Ast->BufferId)
+                             ->getBufferIdentifier();
   if (!Wanted.empty()) {
-    auto It = Sketches.find(Wanted);
-    if (It == Sketches.end()) {
-      Diagnostic &D =
-          Diags.report(DiagId::UnknownSketch, llvm::SMRange(), Wanted.str());
-      suggest(D, Wanted, Sketches);
-      return nullptr;
-    }
-    return llvm::cast<SketchDecl>(It->second);
-  }
-  if (SketchOrder.empty()) {
-    Diags.report(DiagId::NoSketch, llvm::SMRange(),
-                 Diags.getSourceMgr()
-                     .getMemoryBuffer(M.BufferId)
-                     ->getBufferIdentifier()
-                     .str());
+    auto [Module, Name] = Wanted.rsplit('.');
+    QualifiedName Q;
+    Q.Module = Name.empty() ? "" : Module.str();
+    Q.Name = Name.empty() ? Module.str() : Name.str();
+    for (const SketchDecl *S : Own)
+      if (Q.Module.empty() && S->Name == Q.Name)
+        return S;
+    for (unsigned Imp : Views[0].Imports)
+      if (Q.Module.empty() || Views[Imp].Name == Q.Module)
+        if (const auto *S = llvm::dyn_cast_or_null<SketchDecl>(
+                Tables[Imp].lookup(Q.Name)))
+          return S;
+    Diags.report(DiagId::UnknownSketch, llvm::SMRange(), Wanted.str());
     return nullptr;
   }
-  if (SketchOrder.size() > 1) {
-    Diags.report(DiagId::AmbiguousSketch, SketchOrder[1]->NameRange,
-                 Diags.getSourceMgr()
-                     .getMemoryBuffer(M.BufferId)
-                     ->getBufferIdentifier()
-                     .str(),
-                 SketchOrder.size());
+  if (Own.empty()) {
+    Diags.report(DiagId::NoSketch, llvm::SMRange(), File.str());
     return nullptr;
   }
-  return SketchOrder.front();
+  if (Own.size() > 1) {
+    Diags.report(DiagId::AmbiguousSketch, Own[1]->NameRange, File.str(),
+                 Own.size());
+    return nullptr;
+  }
+  return Own.front();
 }
 
-const TopologyDecl *Sema::resolveTopology(const SketchDecl &S) {
-  auto It = Topologies.find(S.Topology);
-  if (It != Topologies.end())
-    return llvm::cast<TopologyDecl>(It->second);
-  Diagnostic &D =
-      Diags.report(DiagId::UnknownTopology, S.TopologyRange, S.Topology);
-  suggest(D, S.Topology, Topologies);
-  return nullptr;
-}
-
-std::optional<double> Sema::checkTime(const Quantity &Q, llvm::StringRef What) {
-  if (Q.Unit.empty()) {
-    Diags.report(DiagId::MissingUnit, Q.NumberRange, What.str(), "0.7 us");
-    return std::nullopt;
-  }
-  auto Scale = timeUnitInUs(Q.Unit);
-  if (!Scale) {
-    Diags.report(DiagId::WrongUnit, Q.UnitRange, Q.Unit, "time", TimeUnits);
-    return std::nullopt;
-  }
-  if (!(Q.Value >= 0) || !std::isfinite(Q.Value)) {
-    Diags.report(DiagId::OutOfRange, Q.NumberRange, What.str(),
-                 "zero or positive", Q.Spelling);
-    return std::nullopt;
-  }
-  return Q.Value * *Scale;
-}
-
-std::optional<double> Sema::checkBeta(const Quantity &Q) {
-  if (Q.Unit.empty()) {
-    Diags.report(DiagId::MissingUnit, Q.NumberRange, "beta", "46 us/MB");
-    return std::nullopt;
-  }
-  if (!(Q.Value > 0) || !std::isfinite(Q.Value)) {
-    Diags.report(DiagId::OutOfRange, Q.NumberRange, "beta", "positive",
-                 Q.Spelling);
-    return std::nullopt;
-  }
-  auto V = toUsPerByte(Q.Value, Q.Unit);
-  if (!V) {
-    Diags.report(DiagId::WrongUnit, Q.UnitRange, Q.Unit,
-                 "inverse bandwidth or bandwidth", BetaUnits);
-    return std::nullopt;
-  }
-  return *V;
-}
-
-std::optional<unsigned> Sema::checkRank(const IntLit &L, const TopologyDecl &T,
-                                        unsigned NumRanks) {
-  if (L.Overflow || L.Value >= NumRanks) {
-    Diags.report(DiagId::UnknownRank, L.Range, L.Spelling, T.Name,
-                 NumRanks - 1);
-    return std::nullopt;
-  }
-  return static_cast<unsigned>(L.Value);
-}
-
-bool Sema::checkLink(const LinkItem &L, const TopologyDecl &T,
-                     unsigned NumRanks, ir::Link &Out) {
-  bool Ok = true;
-  auto Src = checkRank(L.Src, T, NumRanks);
-  auto Dst = checkRank(L.Dst, T, NumRanks);
-  if (Src && Dst && *Src == *Dst) {
-    Diags.report(DiagId::SelfLink, L.getRange(), *Src);
-    Ok = false;
-  }
-  std::optional<double> Alpha, Beta;
-  const LinkAttr *Seen[2] = {nullptr, nullptr};
-  for (const LinkAttr &A : L.Attrs) {
-    const char *Name = A.Kind == LinkAttr::Alpha ? "alpha" : "beta";
-    if (Seen[A.Kind]) {
-      Diags.report(DiagId::DuplicateItem, A.KeywordRange, Name);
-      Ok = false;
-      continue;
-    }
-    Seen[A.Kind] = &A;
-    if (A.Kind == LinkAttr::Alpha)
-      Alpha = checkTime(A.Value, "alpha");
-    else
-      Beta = checkBeta(A.Value);
-    if (!(A.Kind == LinkAttr::Alpha ? Alpha : Beta))
-      Ok = false;
-  }
-  std::string LinkName =
-      L.Src.Spelling + (L.Bidirectional ? " <-> " : " -> ") + L.Dst.Spelling;
-  for (int K = 0; K < 2; ++K)
-    if (!Seen[K]) {
-      Diags.report(DiagId::MissingItem, L.getRange(), "link", LinkName,
-                   K == 0 ? "alpha" : "beta");
-      Ok = false;
-    }
-  if (!Ok || !Src || !Dst)
-    return false;
-  Out.Src = ir::RankId(*Src);
-  Out.Dst = ir::RankId(*Dst);
-  Out.AlphaUs = *Alpha;
-  Out.BetaUsPerB = *Beta;
-  return true;
-}
-
-std::optional<ir::Topology> Sema::checkTopology(const TopologyDecl &T) {
-  const RanksItem *Ranks = nullptr;
-  for (const auto &I : T.Items)
-    if (const auto *R = llvm::dyn_cast<RanksItem>(I.get())) {
-      if (Ranks) {
-        Diags.report(DiagId::DuplicateItem, R->getRange(), "ranks");
-        return std::nullopt;
-      }
-      Ranks = R;
-    }
-  if (!Ranks) {
-    Diags.report(DiagId::MissingItem, T.NameRange, "topology", T.Name, "ranks");
-    return std::nullopt;
-  }
-  if (Ranks->Count.Value < 2) {
-    Diags.report(DiagId::RankCountTooSmall, Ranks->Count.Range,
-                 Ranks->Count.Spelling);
-    return std::nullopt;
-  }
-  if (Ranks->Count.Overflow || Ranks->Count.Value > MaxRanks) {
-    Diags.report(DiagId::RankCountTooLarge, Ranks->Count.Range,
-                 Ranks->Count.Spelling, MaxRanks);
-    return std::nullopt;
-  }
-  unsigned NumRanks = static_cast<unsigned>(Ranks->Count.Value);
-  ir::Topology Topo(T.Name, NumRanks);
-  bool Ok = true;
-  std::map<std::pair<unsigned, unsigned>, const LinkItem *> Seen;
-  for (const auto &I : T.Items) {
-    const auto *L = llvm::dyn_cast<LinkItem>(I.get());
-    if (!L)
-      continue;
-    ir::Link Link;
-    if (!checkLink(*L, T, NumRanks, Link)) {
-      Ok = false;
-      continue;
-    }
-    auto Add = [&](ir::Link Dir) {
-      auto Key = std::make_pair(Dir.Src.index(), Dir.Dst.index());
-      auto [It, Inserted] = Seen.emplace(Key, L);
-      if (!Inserted) {
-        Diagnostic &D = Diags.report(DiagId::DuplicateLink, L->getRange(),
-                                     Key.first, Key.second);
-        Diags.note(D, DiagId::PreviousDecl, It->second->getRange());
-        Ok = false;
-        return;
-      }
-      Topo.addLink(Dir);
-    };
-    Add(Link);
-    if (L->Bidirectional) {
-      std::swap(Link.Src, Link.Dst);
-      Add(Link);
-    }
-  }
-  if (!Ok)
-    return std::nullopt;
-  if (Topo.links().empty()) {
-    Diags.report(DiagId::NoLinks, T.NameRange, T.Name);
-    return std::nullopt;
-  }
-  return Topo;
-}
-
-bool Sema::checkSketchItems(const SketchDecl &S, ir::Sketch &Out) {
+bool Sema::checkSketchItems(const std::vector<const Node *> &Items,
+                            llvm::SMRange Loc, llvm::StringRef Name,
+                            ir::Sketch &Out) {
   const CollectiveItem *Coll = nullptr;
   const ChunksItem *Chunks = nullptr;
   const SizeItem *Size = nullptr;
-  bool Ok = true;
-  auto Once = [&](auto *&Slot, auto *Item, const char *Name) {
-    if (Slot) {
-      Diags.report(DiagId::DuplicateItem, Item->getRange(), Name);
-      Ok = false;
-      return;
-    }
-    Slot = Item;
-  };
-  for (const auto &I : S.Items) {
-    if (auto *C = llvm::dyn_cast<CollectiveItem>(I.get()))
-      Once(Coll, C, "collective");
-    else if (auto *K = llvm::dyn_cast<ChunksItem>(I.get()))
-      Once(Chunks, K, "chunks");
-    else if (auto *Z = llvm::dyn_cast<SizeItem>(I.get()))
-      Once(Size, Z, "size");
+  for (const Node *I : Items) {
+    if (!Coll)
+      Coll = llvm::dyn_cast<CollectiveItem>(I);
+    if (!Chunks)
+      Chunks = llvm::dyn_cast<ChunksItem>(I);
+    if (!Size)
+      Size = llvm::dyn_cast<SizeItem>(I);
   }
   if (!Coll) {
-    Diags.report(DiagId::MissingItem, S.NameRange, "sketch", S.Name,
-                 "collective");
+    Diags.report(DiagId::MissingItem, Loc, "sketch", Name.str(), "collective");
     return false;
   }
   auto Kind = ir::parseCollectiveName(Coll->Name);
@@ -325,6 +221,7 @@ bool Sema::checkSketchItems(const SketchDecl &S, ir::Sketch &Out) {
   }
   Out.CollectiveLoc = Coll->getRange();
 
+  bool Ok = true;
   unsigned PerRank = 1;
   if (Chunks) {
     const IntLit &K = Chunks->Count;
@@ -337,7 +234,6 @@ bool Sema::checkSketchItems(const SketchDecl &S, ir::Sketch &Out) {
       PerRank = static_cast<unsigned>(K.Value);
     }
   }
-
   uint64_t Bytes = 1000000; // documented default: 1 MB
   if (Size) {
     const Quantity &Q = Size->Size;
@@ -369,31 +265,149 @@ bool Sema::checkSketchItems(const SketchDecl &S, ir::Sketch &Out) {
   return true;
 }
 
-std::optional<ir::Sketch> Sema::run(const Module &M, llvm::StringRef Wanted) {
-  collect(M);
-  // Check every topology, so errors in unused ones are not hidden.
-  std::map<const Decl *, std::optional<ir::Topology>> Checked;
-  for (const auto &D : M.Decls)
-    if (const auto *T = llvm::dyn_cast<TopologyDecl>(D.get()))
-      if (Topologies.lookup(T->Name) == T)
-        Checked[T] = checkTopology(*T);
-  const SketchDecl *S = pickSketch(M, Wanted);
-  if (!S || Diags.hasErrors())
+std::optional<ir::Sketch> Sema::run(llvm::StringRef Wanted) {
+  collect();
+  if (Diags.hasErrors())
     return std::nullopt;
-  const TopologyDecl *T = resolveTopology(*S);
-  if (!T || !Checked[T])
+  const SketchDecl *S = pickSketch(Wanted);
+  if (!S)
     return std::nullopt;
+
+  // 3. The `from` chain, most derived first.
+  std::vector<const SketchDecl *> Chain = {S};
+  llvm::SmallPtrSet<const SketchDecl *, 4> Seen = {S};
+  while (Chain.back()->Base) {
+    const SketchDecl *Cur = Chain.back();
+    Found F = lookup(ModuleOf[Cur], *Cur->Base);
+    if (!F.D)
+      return std::nullopt;
+    const auto *Base = llvm::dyn_cast<SketchDecl>(F.D);
+    if (!Base) {
+      Diags.report(DiagId::NotASketch, Cur->Base->Range, Cur->Base->str(),
+                   kindName(*F.D));
+      return std::nullopt;
+    }
+    if (!Seen.insert(Base).second) {
+      Diags.report(DiagId::SketchCycle, Cur->Base->Range, Base->Name);
+      return std::nullopt;
+    }
+    Chain.push_back(Base);
+  }
+  std::vector<const Node *> Singles;
+  TopologyItems TopoItems;
+  bool HavePairs = false;
+  for (const SketchDecl *D : Chain) {
+    bool ThisHasPairs = false;
+    for (const auto &I : D->Items) {
+      if (llvm::isa<PairsItem>(I.get()) || llvm::isa<ForStmt>(I.get())) {
+        ThisHasPairs = true;
+        if (!HavePairs)
+          TopoItems.RelayAndExclude.push_back(I.get());
+      } else if (const auto *L = llvm::dyn_cast<LinksItem>(I.get())) {
+        if (!TopoItems.Links)
+          TopoItems.Links = L;
+      } else {
+        Singles.push_back(I.get());
+      }
+    }
+    HavePairs |= ThisHasPairs;
+  }
+  // Duplicated single items within one sketch are errors.
+  for (const SketchDecl *D : Chain) {
+    const Node *First[Node::K_BinaryExpr + 1] = {};
+    for (const auto &I : D->Items) {
+      if (llvm::isa<PairsItem>(I.get()) || llvm::isa<ForStmt>(I.get()))
+        continue;
+      const Node *&Slot = First[I->getKind()];
+      if (Slot) {
+        const char *What = llvm::isa<CollectiveItem>(I.get()) ? "collective"
+                           : llvm::isa<ChunksItem>(I.get())   ? "chunks"
+                           : llvm::isa<SizeItem>(I.get())     ? "size"
+                                                              : "links";
+        Diags.report(DiagId::DuplicateItem, I->getRange(), What);
+      }
+      Slot = I.get();
+    }
+  }
+  if (Diags.hasErrors())
+    return std::nullopt;
+
+  // 4. The target.
+  const SketchDecl *Root = Chain.back();
+  Found T = lookup(ModuleOf[Root], *Root->Target);
+  if (!T.D)
+    return std::nullopt;
+  std::optional<Machine> M;
+  if (const auto *Topo = llvm::dyn_cast<TopologyDecl>(T.D)) {
+    if (!Root->Args.empty()) {
+      Diags.report(DiagId::TopologyTakesNoArgs, Root->Args[0].Value->getRange(),
+                   Topo->Name);
+      return std::nullopt;
+    }
+    M = checkFlatTopology(*Topo, Diags);
+  } else if (const auto *Mach = llvm::dyn_cast<MachineDecl>(T.D)) {
+    M = instantiateMachine(*Mach, Root->Args, Root->Target->Range, Diags);
+  } else {
+    Diags.report(DiagId::NotAMachine, Root->Target->Range, Root->Target->str(),
+                 kindName(*T.D));
+    return std::nullopt;
+  }
+  if (!M)
+    return std::nullopt;
+
+  // 5. Logical topology and the sketch's choices.
   ir::Sketch Out;
   Out.Name = S->Name;
   Out.Loc = S->NameRange;
-  Out.Topo = *Checked[T];
-  if (!checkSketchItems(*S, Out))
+  auto Logical = buildLogicalTopology(*M, TopoItems, S->Name, S->NameRange,
+                                      Diags);
+  if (!Logical)
+    return std::nullopt;
+  Out.Topo = std::move(*Logical);
+  if (!checkSketchItems(Singles, S->NameRange, S->Name, Out))
     return std::nullopt;
   return Out;
+}
+
+std::optional<ir::Sketch> tacclc::analyzeSketch(const ModuleSet &Modules,
+                                                llvm::StringRef SketchName,
+                                                DiagnosticEngine &Diags) {
+  std::vector<ModuleView> Views;
+  for (const SourceModule &M : Modules.Modules)
+    Views.push_back({M.Ast.get(), M.Name, M.Imports});
+  return Sema(std::move(Views), Diags).run(SketchName);
 }
 
 std::optional<ir::Sketch> tacclc::analyzeSketch(const Module &M,
                                                 llvm::StringRef SketchName,
                                                 DiagnosticEngine &Diags) {
-  return Sema(Diags).run(M, SketchName);
+  for (const auto &Imp : M.Imports) {
+    Diags.report(DiagId::ImportNotFound, Imp->PathRange, Imp->Path,
+                 "imports are not loaded for a single buffer");
+    return std::nullopt;
+  }
+  return Sema({{&M, "main", {}}}, Diags).run(SketchName);
+}
+
+std::vector<SketchSummary> tacclc::listSketches(const ModuleSet &Modules) {
+  std::vector<SketchSummary> Out;
+  for (const auto &D : Modules.Modules[0].Ast->Decls)
+    if (const auto *S = llvm::dyn_cast<SketchDecl>(D.get())) {
+      std::string On;
+      if (S->Target) {
+        On = "on " + S->Target->str();
+        if (!S->Args.empty()) {
+          On += "(";
+          for (size_t I = 0; I < S->Args.size(); ++I)
+            On += (I ? ", " : "") +
+                  (S->Args[I].Name.empty() ? "" : S->Args[I].Name + ": ") +
+                  printExpr(*S->Args[I].Value);
+          On += ")";
+        }
+      } else {
+        On = "from " + S->Base->str();
+      }
+      Out.push_back({S->Name, On, S->NameRange.Start});
+    }
+  return Out;
 }

@@ -14,10 +14,16 @@ grammar Sketch;
 module : decl* EOF ;
 
 decl
-  : topologyDecl
+  : importDecl
+  | topologyDecl
+  | machineDecl
   | sketchDecl
   ;
 
+// import "topologies/ndv2"   (".sketch" may be left out)
+importDecl : IMPORT path=STRING SEMI? ;
+
+// A flat topology: numbered ranks and explicit links.
 // topology NAME { ranks N  link A -> B alpha Q beta Q ... }
 topologyDecl : TOPOLOGY name=IDENT LBRACE topologyItem* RBRACE ;
 
@@ -27,17 +33,64 @@ topologyItem
   ;
 
 linkAttr
-  : ALPHA quantity   # alphaAttr
-  | BETA quantity    # betaAttr
+  : ALPHA ASSIGN? quantity SEMI?   # alphaAttr
+  | BETA ASSIGN? quantity SEMI?    # betaAttr
   ;
 
-// sketch NAME on TOPOLOGY { collective C  chunks K  size Q }
-sketchDecl : SKETCH name=IDENT ON topo=IDENT LBRACE sketchItem* RBRACE ;
+// A parameterised machine: nodes of GPUs, link classes, loops.
+// machine ndv2(nodes: int = 1) { gpus per node = 8  class c { ... }  ... }
+machineDecl
+  : MACHINE name=IDENT (LPAREN (param (COMMA param)*)? RPAREN)?
+    LBRACE machineStmt* RBRACE
+  ;
+
+param : name=IDENT (COLON type=IDENT)? (ASSIGN value=expr)? ;
+
+machineStmt
+  : GPUS PER NODE ASSIGN? value=expr SEMI?                    # gpusPerNodeStmt
+  | name=IDENT ASSIGN value=expr SEMI?                        # letStmt
+  | CLASS name=IDENT LBRACE linkAttr* RBRACE                  # classStmt
+  | LINK cls=IDENT endpointPair (COMMA endpointPair)* SEMI?   # classLinkStmt
+  | NIC cls=IDENT SEMI?                                       # nicStmt
+  | FOR var=IDENT IN range LBRACE machineStmt* RBRACE         # machineForStmt
+  ;
+
+// `n:g` is GPU g of node n; a single expression is a flat rank number.
+endpointPair : src=address arrow=(ARROW | BIARROW) dst=address ;
+address
+  : node=expr COLON gpu=expr   # nodeGpuAddress
+  | rank=expr                  # rankAddress
+  ;
+
+range : lo=expr DOTDOT hi=expr ;
+
+expr
+  : MINUS operand=expr                                # negExpr
+  | lhs=expr op=(STAR | SLASH | PERCENT) rhs=expr     # mulExpr
+  | lhs=expr op=(PLUS | MINUS) rhs=expr               # addExpr
+  | LPAREN inner=expr RPAREN                          # parenExpr
+  | INT                                               # intExpr
+  | IDENT                                             # nameExpr
+  ;
+
+// sketch NAME on MACHINE(args) { ... }   or   sketch NAME from BASE { ... }
+sketchDecl
+  : SKETCH name=IDENT (ON target=machineRef | FROM base=qualifiedName)
+    LBRACE sketchItem* RBRACE
+  ;
+
+machineRef : name=qualifiedName (LPAREN (arg (COMMA arg)*)? RPAREN)? ;
+arg : (name=IDENT COLON)? value=expr ;
+qualifiedName : first=IDENT (DOT second=IDENT)? ;
 
 sketchItem
-  : COLLECTIVE kind=IDENT SEMI?   # collectiveItem
-  | CHUNKS count=INT SEMI?        # chunksItem
-  | SIZE quantity SEMI?           # sizeItem
+  : COLLECTIVE kind=IDENT SEMI?                                # collectiveItem
+  | CHUNKS count=INT SEMI?                                     # chunksItem
+  | SIZE quantity SEMI?                                        # sizeItem
+  | LINKS IDENT (COMMA IDENT)* SEMI?                           # linksItem
+  | RELAY endpointPair (COMMA endpointPair)* SEMI?             # relayItem
+  | EXCLUDE endpointPair (COMMA endpointPair)* SEMI?           # excludeItem
+  | FOR var=IDENT IN range LBRACE sketchItem* RBRACE           # sketchForItem
   ;
 
 // A number with an optional unit: `0.7 us`, `46 us/MB`, `12.5 GB/s`, `1 MiB`.
@@ -56,6 +109,19 @@ BETA       : 'beta' ;
 COLLECTIVE : 'collective' ;
 CHUNKS     : 'chunks' ;
 SIZE       : 'size' ;
+IMPORT     : 'import' ;
+MACHINE    : 'machine' ;
+GPUS       : 'gpus' ;
+PER        : 'per' ;
+NODE       : 'node' ;
+CLASS      : 'class' ;
+NIC        : 'nic' ;
+FOR        : 'for' ;
+IN         : 'in' ;
+FROM       : 'from' ;
+LINKS      : 'links' ;
+RELAY      : 'relay' ;
+EXCLUDE    : 'exclude' ;
 
 ARROW   : '->' ;
 BIARROW : '<->' ;
@@ -63,10 +129,22 @@ LBRACE  : '{' ;
 RBRACE  : '}' ;
 SEMI    : ';' ;
 SLASH   : '/' ;
+LPAREN  : '(' ;
+RPAREN  : ')' ;
+COMMA   : ',' ;
+COLON   : ':' ;
+ASSIGN  : '=' ;
+DOTDOT  : '..' ;
+DOT     : '.' ;
+STAR    : '*' ;
+PERCENT : '%' ;
+PLUS    : '+' ;
+MINUS   : '-' ;
 
 FLOAT : DIGIT+ '.' DIGIT+ EXPONENT? | DIGIT+ EXPONENT ;
 INT   : DIGIT+ ;
 IDENT : [a-zA-Z_] [a-zA-Z_0-9]* ;
+STRING : '"' ~["\r\n]* '"' ;
 
 fragment DIGIT    : [0-9] ;
 fragment EXPONENT : [eE] [+-]? DIGIT+ ;

@@ -36,11 +36,20 @@ static std::string linkName(const Topology &T, LinkId Id) {
 void tacclc::ir::printSketch(const Sketch &S, llvm::raw_ostream &OS) {
   const Topology &T = S.Topo;
   OS << fmt::format("sketch {} on {}\n", S.Name, T.getName().str());
-  OS << fmt::format("  ranks {}\n", T.getNumRanks());
+  OS << fmt::format("  ranks {} ({} node(s) x {} GPUs)\n", T.getNumRanks(),
+                    T.getNumNodes(), T.getGpusPerNode());
+  for (const LinkClass &C : T.classes())
+    OS << fmt::format("  class {} alpha {:.6g} us beta {:.6g} us/MB\n", C.Name,
+                      C.AlphaUs, C.BetaUsPerB * 1e6);
   for (size_t I = 0; I < T.links().size(); ++I) {
     const Link &L = T.links()[I];
-    OS << fmt::format("  link #{} {} alpha {:.6g} us beta {:.6g} us/MB\n", I,
-                      linkName(T, LinkId(I)), L.AlphaUs, L.BetaUsPerB * 1e6);
+    OS << fmt::format("  link #{} {}", I, linkName(T, LinkId(I)));
+    if (L.Class >= 0)
+      OS << fmt::format(" class {}", T.classes()[L.Class].Name);
+    else
+      OS << fmt::format(" alpha {:.6g} us beta {:.6g} us/MB", L.AlphaUs,
+                        L.BetaUsPerB * 1e6);
+    OS << "\n";
   }
   const Collective &C = S.Coll;
   OS << fmt::format("  collective {} chunks/rank {} size {} ({} bytes/chunk)\n",
@@ -57,6 +66,38 @@ void tacclc::ir::printSketch(const Sketch &S, llvm::raw_ostream &OS) {
       OS << (P ? "," : "") << Ch.Post[P].index();
     OS << "}\n";
   }
+}
+
+void tacclc::ir::printDot(const Sketch &S, llvm::raw_ostream &OS) {
+  static const char *Styles[] = {
+      "color=\"#1f77b4\", penwidth=2",   "color=\"#2ca02c\"",
+      "color=\"#d62728\", style=dashed", "color=\"#9467bd\", style=dotted",
+      "color=\"#8c564b\"",               "color=\"#ff7f0e\", style=dashed"};
+  const Topology &T = S.Topo;
+  OS << fmt::format("digraph \"{}\" {{\n", S.Name);
+  OS << "  node [shape=box, fontname=\"monospace\"];\n";
+  OS << fmt::format("  label=\"sketch {} on {}\";\n", S.Name,
+                    T.getName().str());
+  unsigned G = T.getGpusPerNode();
+  for (unsigned N = 0; N < T.getNumNodes(); ++N) {
+    if (T.getNumNodes() > 1)
+      OS << fmt::format("  subgraph cluster_node{} {{\n    label=\"node {}\";\n",
+                        N, N);
+    for (unsigned R = N * G; R < (N + 1) * G; ++R)
+      OS << fmt::format("    r{} [label=\"{}\"];\n", R,
+                        T.getNumNodes() > 1 ? fmt::format("{}:{}", N, R - N * G)
+                                            : std::to_string(R));
+    if (T.getNumNodes() > 1)
+      OS << "  }\n";
+  }
+  for (const Link &L : T.links()) {
+    OS << fmt::format("  r{} -> r{}", L.Src.index(), L.Dst.index());
+    if (L.Class >= 0)
+      OS << fmt::format(" [label=\"{}\", {}]", T.classes()[L.Class].Name,
+                        Styles[L.Class % 6]);
+    OS << ";\n";
+  }
+  OS << "}\n";
 }
 
 void tacclc::ir::printRoutes(const Sketch &S, const Routes &R,

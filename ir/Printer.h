@@ -26,6 +26,9 @@ std::string formatBytes(uint64_t Bytes);
 
 /// Prints the resolved sketch: topology, collective and choices.
 void printSketch(const Sketch &S, llvm::raw_ostream &OS);
+/// Prints the logical topology as a Graphviz digraph: GPUs grouped by node,
+/// one edge style per link class.
+void printDot(const Sketch &S, llvm::raw_ostream &OS);
 /// Prints each chunk's links.
 void printRoutes(const Sketch &S, const Routes &R, llvm::raw_ostream &OS);
 /// Prints the timed transfers, link by link.

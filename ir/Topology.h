@@ -20,11 +20,19 @@
 
 namespace tacclc::ir {
 
+/// A kind of link (NVLink, PCIe, InfiniBand, ...) and its default cost.
+struct LinkClass {
+  std::string Name;
+  double AlphaUs = 0;
+  double BetaUsPerB = 0;
+};
+
 /// A directed link Src -> Dst.
 struct Link {
   RankId Src, Dst;
   double AlphaUs = 0;    ///< Latency per transfer, microseconds.
   double BetaUsPerB = 0; ///< Inverse bandwidth, microseconds per byte.
+  int Class = -1;        ///< Index into Topology::classes(), or -1.
 
   /// Time to move \p Bytes over this link alone.
   double costUs(double Bytes) const { return AlphaUs + BetaUsPerB * Bytes; }
@@ -35,8 +43,26 @@ class Topology {
 public:
   Topology() = default;
   Topology(std::string Name, unsigned NumRanks)
-      : Name(std::move(Name)), NumRanks(NumRanks), Out(NumRanks), In(NumRanks) {
+      : Name(std::move(Name)), NumRanks(NumRanks), GpusPerNode(NumRanks),
+        Out(NumRanks), In(NumRanks) {}
+  /// A machine of \p NumNodes nodes with \p GpusPerNode GPUs each; rank
+  /// r is GPU r % GpusPerNode of node r / GpusPerNode.
+  Topology(std::string Name, unsigned NumNodes, unsigned GpusPerNode)
+      : Topology(std::move(Name), NumNodes * GpusPerNode) {
+    this->NumNodes = NumNodes;
+    this->GpusPerNode = GpusPerNode;
   }
+
+  /// Adds a link class; returns its index.
+  int addClass(LinkClass C) {
+    Classes.push_back(std::move(C));
+    return static_cast<int>(Classes.size()) - 1;
+  }
+  llvm::ArrayRef<LinkClass> classes() const { return Classes; }
+  unsigned getNumNodes() const { return NumNodes; }
+  unsigned getGpusPerNode() const { return GpusPerNode; }
+  /// The node rank \p R belongs to.
+  unsigned nodeOf(RankId R) const { return R.index() / GpusPerNode; }
 
   /// Adds a link; the caller has checked ranks and duplicates.
   LinkId addLink(const Link &L);
@@ -59,6 +85,8 @@ public:
 private:
   std::string Name;
   unsigned NumRanks = 0;
+  unsigned NumNodes = 1, GpusPerNode = 0;
+  std::vector<LinkClass> Classes;
   std::vector<Link> Links;
   std::vector<std::vector<LinkId>> Out, In;
 };

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tacclc {
 
@@ -19,13 +20,15 @@ namespace tacclc {
 enum ExitCode { ExitSuccess = 0, ExitUserError = 1, ExitInternal = 2 };
 
 /// How far `tacclc FILE.sketch` runs and what it prints.
-enum class EmitKind { Ast, Ir, Milp, Routes, Schedule, Xml };
+enum class EmitKind { Ast, Ir, Dot, Milp, Routes, Schedule, Xml };
 
 /// Options of the compile command.
 struct CompileOptions {
   std::string Input;
   std::string Output; ///< Empty: stdout.
   std::string SketchName;
+  std::vector<std::string> IncludeDirs; ///< -I, searched for imports.
+  bool List = false;                    ///< --list: print the sketches.
   EmitKind Emit = EmitKind::Xml;
   bool LegacyDialect = false;
   bool DiagNames = false;

@@ -126,20 +126,32 @@ int tacclc::runCompile(const CompileOptions &Opts) {
   }
   unsigned Id = SM.AddNewSourceBuffer(std::move(*Buf), llvm::SMLoc());
 
-  auto Module = parseSketch(SM, Id, Diags);
-  if (!Module)
+  FrontendOptions FO;
+  FO.IncludeDirs = Opts.IncludeDirs;
+  FO.StdlibDir = TACCLC_STDLIB_DIR;
+  auto Modules = loadModules(SM, Id, FO, Diags);
+  if (!Modules)
     return Fail();
+  if (Opts.List)
+    return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
+                      for (const SketchSummary &S : listSketches(*Modules))
+                        OS << S.Name << " " << S.On << "\n";
+                    }));
   if (Opts.Emit == EmitKind::Ast)
     return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
-                      ast::dumpAst(*Module, SM, OS);
+                      ast::dumpAst(*Modules->Modules[0].Ast, SM, OS);
                     }));
 
-  auto Sketch = analyzeSketch(*Module, Opts.SketchName, Diags);
+  auto Sketch = analyzeSketch(*Modules, Opts.SketchName, Diags);
   if (!Sketch)
     return Fail();
   if (Opts.Emit == EmitKind::Ir)
     return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
                       ir::printSketch(*Sketch, OS);
+                    }));
+  if (Opts.Emit == EmitKind::Dot)
+    return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
+                      ir::printDot(*Sketch, OS);
                     }));
   if (Opts.Emit == EmitKind::Milp) {
     if (!checkRoutable(*Sketch, Diags))

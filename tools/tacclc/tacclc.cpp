@@ -56,6 +56,15 @@ cl::opt<EmitKind> Emit(
         clEnumValN(EmitKind::Xml, "xml", "verified TACCL-EF XML (default)")),
     cl::init(EmitKind::Xml), cl::sub(*cl::TopLevelSubCommand),
     cl::cat(CompileCat));
+cl::list<std::string> IncludeDirs("I",
+                                  cl::desc("Search this folder for imports "
+                                           "(before $TACCLC_PATH and the "
+                                           "standard library)"),
+                                  cl::value_desc("dir"), cl::Prefix,
+                                  cl::sub(*cl::TopLevelSubCommand),
+                                  cl::cat(CompileCat));
+cl::opt<bool> List("list", cl::desc("List the sketches of the file and exit"),
+                   cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
 cl::opt<double> TimeLimit(
     "time-limit", cl::desc("Seconds allowed per MILP solve (default 60)"),
     cl::init(60.0), cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
@@ -163,6 +172,8 @@ int main(int argc, char **argv) {
   O.Input = Input;
   O.Output = Output;
   O.SketchName = SketchName;
+  O.IncludeDirs.assign(IncludeDirs.begin(), IncludeDirs.end());
+  O.List = List;
   O.Emit = Emit;
   O.LegacyDialect = Legacy;
   O.DiagNames = DiagNames;

@@ -1,0 +1,355 @@
+//===- frontend/MachineEval.cpp - Instantiate machine templates -----------===//
+//
+// Runs a machine body with concrete arguments:
+//   1. bind parameters (positional or by name; defaults may use earlier
+//      parameters); every parameter needs a value;
+//   2. collect the link classes (top level only) and check their costs;
+//   3. execute statements in order: `gpus per node`, definitions, `nic`,
+//      `link` statements (endpoints evaluated to node:gpu pairs) and `for`
+//      loops (bounded: at most MaxLoopIterations iterations in all);
+//   4. the node count is `nodes` (a parameter or a definition), default 1;
+//   5. check every endpoint against the machine's shape, reject duplicate
+//      links, and produce the physical ir::Topology.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/SemaInternal.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Casting.h"
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <map>
+
+using namespace tacclc;
+using namespace tacclc::ast;
+
+namespace {
+/// One endpoint as evaluated, checked once the machine's shape is known.
+struct Endpoint {
+  const Address *Ast;
+  bool Flat;
+  int64_t Node, Gpu;
+};
+
+struct PendingLink {
+  Endpoint Src, Dst;
+  int Class;
+  llvm::SMRange Range;
+};
+
+class MachineEvaluator {
+public:
+  MachineEvaluator(const MachineDecl &M, DiagnosticEngine &Diags)
+      : M(M), Diags(Diags) {}
+
+  std::optional<Machine> run(llvm::ArrayRef<Arg> Args, llvm::SMRange UseLoc);
+
+private:
+  bool bindParams(llvm::ArrayRef<Arg> Args, llvm::SMRange UseLoc);
+  bool collectClasses();
+  void exec(const Node &N);
+  std::optional<Endpoint> endpoint(const Address &A);
+  std::optional<unsigned> rankOf(const Endpoint &E, const ir::Topology &T);
+
+  const MachineDecl &M;
+  DiagnosticEngine &Diags;
+  Scope S;
+  bool Ok = true;
+  uint64_t Iterations = 0;
+  std::optional<int64_t> GpusPerNode;
+  const Node *GpusStmt = nullptr;
+  llvm::StringMap<int> ClassIds;
+  std::vector<ir::LinkClass> Classes;
+  std::vector<llvm::SMRange> ClassLocs;
+  int Nic = -1;
+  const Node *NicStmtNode = nullptr;
+  std::vector<PendingLink> Links;
+};
+} // namespace
+
+bool MachineEvaluator::bindParams(llvm::ArrayRef<Arg> Args,
+                                  llvm::SMRange UseLoc) {
+  std::vector<const Arg *> Given(M.Params.size(), nullptr);
+  size_t Positional = 0;
+  bool Good = true;
+  for (const Arg &A : Args) {
+    if (A.Name.empty()) {
+      if (Positional >= M.Params.size()) {
+        Diags.report(DiagId::TooManyArguments, A.Value->getRange(), M.Name,
+                     M.Params.size(), Args.size());
+        return false;
+      }
+      Given[Positional++] = &A;
+      continue;
+    }
+    size_t I = 0;
+    while (I < M.Params.size() && M.Params[I].Name != A.Name)
+      ++I;
+    if (I == M.Params.size()) {
+      Diags.report(DiagId::UnknownParameter, A.NameRange, M.Name, A.Name);
+      Good = false;
+    } else if (Given[I]) {
+      Diags.report(DiagId::DuplicateArgument, A.NameRange, A.Name);
+      Good = false;
+    } else {
+      Given[I] = &A;
+    }
+  }
+  if (!Good)
+    return false;
+  Scope Caller; // arguments are constant expressions
+  for (size_t I = 0; I < M.Params.size(); ++I) {
+    const Param &P = M.Params[I];
+    std::optional<int64_t> V;
+    if (Given[I]) {
+      V = evalExpr(*Given[I]->Value, Caller, Diags);
+    } else if (P.Default) {
+      V = evalExpr(*P.Default, S, Diags);
+    } else {
+      Diagnostic &D =
+          Diags.report(DiagId::MissingArgument, UseLoc, M.Name, P.Name);
+      Diags.note(D, DiagId::DefinedHere, P.NameRange, P.Name);
+      Good = false;
+      continue;
+    }
+    if (!V) {
+      Good = false;
+      continue;
+    }
+    if (!S.define(P.Name, *V, P.NameRange)) {
+      Diags.report(DiagId::Redefinition, P.NameRange, P.Name);
+      Good = false;
+    }
+  }
+  return Good;
+}
+
+bool MachineEvaluator::collectClasses() {
+  bool Good = true;
+  std::function<void(const Node &, bool)> Walk = [&](const Node &N,
+                                                      bool InLoop) {
+    if (const auto *C = llvm::dyn_cast<ClassStmt>(&N)) {
+      if (InLoop) {
+        Diags.report(DiagId::ClassInLoop, C->NameRange);
+        Good = false;
+        return;
+      }
+      auto [It, Inserted] = ClassIds.try_emplace(C->Name, Classes.size());
+      if (!Inserted) {
+        Diagnostic &D =
+            Diags.report(DiagId::DuplicateDecl, C->NameRange, "class", C->Name);
+        Diags.note(D, DiagId::PreviousDecl, ClassLocs[It->second]);
+        Good = false;
+        return;
+      }
+      ClassLocs.push_back(C->NameRange);
+      ir::LinkClass LC;
+      LC.Name = C->Name;
+      if (!checkCosts(C->Attrs, C->NameRange, "class", C->Name, Diags,
+                      LC.AlphaUs, LC.BetaUsPerB))
+        Good = false;
+      Classes.push_back(LC);
+    } else if (const auto *F = llvm::dyn_cast<ForStmt>(&N)) {
+      for (const auto &B : F->Body)
+        Walk(*B, true);
+    }
+  };
+  for (const auto &I : M.Items)
+    Walk(*I, false);
+  return Good;
+}
+
+std::optional<Endpoint> MachineEvaluator::endpoint(const Address &A) {
+  Endpoint E{&A, !A.NodeIndex, 0, 0};
+  auto Gpu = evalExpr(*A.Gpu, S, Diags);
+  std::optional<int64_t> Node = int64_t(0);
+  if (A.NodeIndex)
+    Node = evalExpr(*A.NodeIndex, S, Diags);
+  if (!Gpu || !Node)
+    return std::nullopt;
+  E.Node = *Node;
+  E.Gpu = *Gpu;
+  return E;
+}
+
+void MachineEvaluator::exec(const Node &N) {
+  if (const auto *G = llvm::dyn_cast<GpusPerNodeStmt>(&N)) {
+    if (GpusStmt) {
+      Diags.report(DiagId::DuplicateItem, G->getRange(), "gpus per node");
+      Ok = false;
+      return;
+    }
+    GpusStmt = G;
+    GpusPerNode = evalExpr(*G->Value, S, Diags);
+    Ok &= GpusPerNode.has_value();
+  } else if (const auto *L = llvm::dyn_cast<LetStmt>(&N)) {
+    auto V = evalExpr(*L->Value, S, Diags);
+    if (!V) {
+      Ok = false;
+    } else if (!S.define(L->Name, *V, L->NameRange)) {
+      Diagnostic &D = Diags.report(DiagId::Redefinition, L->NameRange, L->Name);
+      Diags.note(D, DiagId::PreviousDecl, S.definition(L->Name));
+      Ok = false;
+    }
+  } else if (const auto *Ni = llvm::dyn_cast<NicStmt>(&N)) {
+    auto It = ClassIds.find(Ni->Class);
+    if (NicStmtNode) {
+      Diags.report(DiagId::DuplicateItem, Ni->getRange(), "nic");
+      Ok = false;
+    } else if (It == ClassIds.end()) {
+      Diags.report(DiagId::UnknownClass, Ni->ClassRange, M.Name, Ni->Class);
+      Ok = false;
+    } else {
+      NicStmtNode = Ni;
+      Nic = It->second;
+    }
+  } else if (const auto *CL = llvm::dyn_cast<ClassLinkStmt>(&N)) {
+    auto It = ClassIds.find(CL->Class);
+    if (It == ClassIds.end()) {
+      Diags.report(DiagId::UnknownClass, CL->ClassRange, M.Name, CL->Class);
+      Ok = false;
+      return;
+    }
+    for (const EndpointPair &P : CL->Pairs) {
+      auto Src = endpoint(P.Src), Dst = endpoint(P.Dst);
+      if (!Src || !Dst) {
+        Ok = false;
+        continue;
+      }
+      Links.push_back({*Src, *Dst, It->second, P.Range});
+      if (P.Bidirectional)
+        Links.push_back({*Dst, *Src, It->second, P.Range});
+    }
+  } else if (const auto *F = llvm::dyn_cast<ForStmt>(&N)) {
+    auto Lo = evalExpr(*F->Lo, S, Diags), Hi = evalExpr(*F->Hi, S, Diags);
+    if (!Lo || !Hi) {
+      Ok = false;
+      return;
+    }
+    for (int64_t I = *Lo; I < *Hi && Ok; ++I) {
+      if (++Iterations > MaxLoopIterations) {
+        Diags.report(DiagId::TooManyIterations, F->getRange(),
+                     MaxLoopIterations);
+        Ok = false;
+        return;
+      }
+      S.push();
+      if (!S.define(F->Var, I, F->VarRange)) {
+        Diags.report(DiagId::Redefinition, F->VarRange, F->Var);
+        Ok = false;
+      }
+      for (const auto &B : F->Body)
+        if (Ok)
+          exec(*B);
+      S.pop();
+    }
+  }
+  // ClassStmt was handled by collectClasses.
+}
+
+std::optional<unsigned> MachineEvaluator::rankOf(const Endpoint &E,
+                                                 const ir::Topology &T) {
+  const Address &A = *E.Ast;
+  if (E.Flat) {
+    if (E.Gpu < 0 || E.Gpu >= int64_t(T.getNumRanks())) {
+      Diags.report(DiagId::RankOutOfRange, A.Gpu->getRange(), E.Gpu, M.Name,
+                   T.getNumRanks() - 1);
+      return std::nullopt;
+    }
+    return static_cast<unsigned>(E.Gpu);
+  }
+  bool Good = true;
+  if (E.Node < 0 || E.Node >= int64_t(T.getNumNodes())) {
+    Diags.report(DiagId::NodeOutOfRange, A.NodeIndex->getRange(), E.Node,
+                 M.Name, T.getNumNodes() - 1);
+    Good = false;
+  }
+  if (E.Gpu < 0 || E.Gpu >= int64_t(T.getGpusPerNode())) {
+    Diags.report(DiagId::GpuOutOfRange, A.Gpu->getRange(), E.Gpu, M.Name,
+                 T.getGpusPerNode() - 1);
+    Good = false;
+  }
+  if (!Good)
+    return std::nullopt;
+  return static_cast<unsigned>(E.Node * T.getGpusPerNode() + E.Gpu);
+}
+
+std::optional<Machine> MachineEvaluator::run(llvm::ArrayRef<Arg> Args,
+                                             llvm::SMRange UseLoc) {
+  if (!bindParams(Args, UseLoc) || !collectClasses())
+    return std::nullopt;
+  for (const auto &I : M.Items)
+    if (Ok)
+      exec(*I);
+  if (!Ok)
+    return std::nullopt;
+
+  if (!GpusStmt) {
+    Diags.report(DiagId::MissingItem, M.NameRange, "machine", M.Name,
+                 "gpus per node");
+    return std::nullopt;
+  }
+  if (*GpusPerNode < 1) {
+    Diags.report(DiagId::BadGpusPerNode, GpusStmt->getRange(), *GpusPerNode);
+    return std::nullopt;
+  }
+  int64_t Nodes = S.lookup("nodes").value_or(1);
+  if (Nodes < 1) {
+    Diags.report(DiagId::BadNodeCount, S.definition("nodes").Start.isValid()
+                                           ? S.definition("nodes")
+                                           : M.NameRange,
+                 Nodes);
+    return std::nullopt;
+  }
+  if (Nodes * *GpusPerNode > MaxRanks || Nodes * *GpusPerNode < 2) {
+    Diags.report(Nodes * *GpusPerNode < 2 ? DiagId::RankCountTooSmall
+                                          : DiagId::RankCountTooLarge,
+                 GpusStmt->getRange(), Nodes * *GpusPerNode, MaxRanks);
+    return std::nullopt;
+  }
+
+  Machine Out;
+  Out.Name = M.Name;
+  Out.NameRange = M.NameRange;
+  Out.NicClass = Nic;
+  Out.Physical = ir::Topology(M.Name, unsigned(Nodes), unsigned(*GpusPerNode));
+  for (const ir::LinkClass &C : Classes)
+    Out.Physical.addClass(C);
+  std::map<std::pair<unsigned, unsigned>, llvm::SMRange> Seen;
+  bool Good = true;
+  for (const PendingLink &L : Links) {
+    auto Src = rankOf(L.Src, Out.Physical), Dst = rankOf(L.Dst, Out.Physical);
+    if (!Src || !Dst) {
+      Good = false;
+      continue;
+    }
+    if (*Src == *Dst) {
+      Diags.report(DiagId::SelfLink, L.Range, *Src);
+      Good = false;
+      continue;
+    }
+    auto [It, Inserted] = Seen.emplace(std::make_pair(*Src, *Dst), L.Range);
+    if (!Inserted) {
+      Diagnostic &D = Diags.report(DiagId::DuplicateLink, L.Range, *Src, *Dst);
+      if (It->second.Start != L.Range.Start)
+        Diags.note(D, DiagId::PreviousDecl, It->second);
+      Good = false;
+      continue;
+    }
+    const ir::LinkClass &C = Classes[L.Class];
+    Out.Physical.addLink({ir::RankId(*Src), ir::RankId(*Dst), C.AlphaUs,
+                          C.BetaUsPerB, L.Class});
+  }
+  if (!Good)
+    return std::nullopt;
+  return Out;
+}
+
+std::optional<Machine> tacclc::instantiateMachine(const MachineDecl &M,
+                                                  llvm::ArrayRef<Arg> Args,
+                                                  llvm::SMRange UseLoc,
+                                                  DiagnosticEngine &Diags) {
+  return MachineEvaluator(M, Diags).run(Args, UseLoc);
+}

@@ -1,0 +1,81 @@
+//===- frontend/SemaInternal.h - Pieces of semantic analysis ----*- C++ -*-===//
+//
+// Internal to frontend/: the parts of Sema that live in their own files.
+// Sema.cpp resolves names and sketches; TopologySema.cpp checks costs and
+// flat topologies; MachineEval.cpp instantiates machine templates;
+// SketchEval.cpp builds a sketch's logical topology.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLC_FRONTEND_SEMAINTERNAL_H
+#define TACCLC_FRONTEND_SEMAINTERNAL_H
+
+#include "frontend/Ast.h"
+#include "frontend/Eval.h"
+#include "ir/Topology.h"
+#include "support/Diagnostics.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <optional>
+
+namespace tacclc {
+
+/// An instantiated machine (or a flat topology): the physical links.
+struct Machine {
+  std::string Name;
+  ir::Topology Physical;
+  int NicClass = -1;      ///< Class of inter-node links, or -1.
+  bool IsFlat = false;    ///< Declared with `topology` (no nodes, no classes).
+  llvm::SMRange NameRange;
+};
+
+/// Checks a time quantity (alpha); returns microseconds.
+std::optional<double> checkTime(const ast::Quantity &Q, llvm::StringRef What,
+                                DiagnosticEngine &Diags);
+/// Checks an inverse bandwidth or bandwidth (beta); returns us per byte.
+std::optional<double> checkBeta(const ast::Quantity &Q,
+                                DiagnosticEngine &Diags);
+/// Checks that \p Attrs hold exactly one alpha and one beta; \p What names
+/// the owner in messages (e.g. "link '0 -> 1'").
+bool checkCosts(const std::vector<ast::LinkAttr> &Attrs, llvm::SMRange Owner,
+                llvm::StringRef Kind, llvm::StringRef What,
+                DiagnosticEngine &Diags, double &AlphaUs, double &BetaUsPerB);
+
+/// Checks a flat `topology` declaration.
+std::optional<Machine> checkFlatTopology(const ast::TopologyDecl &T,
+                                         DiagnosticEngine &Diags);
+
+/// Instantiates machine \p M with \p Args (used at \p UseLoc).
+std::optional<Machine> instantiateMachine(const ast::MachineDecl &M,
+                                          llvm::ArrayRef<ast::Arg> Args,
+                                          llvm::SMRange UseLoc,
+                                          DiagnosticEngine &Diags);
+
+/// The items of a sketch that shape its logical topology, already merged
+/// along `from` chains.
+struct TopologyItems {
+  const ast::LinksItem *Links = nullptr;
+  std::vector<const ast::Node *> RelayAndExclude; ///< Items or loops.
+};
+
+/// Builds the logical topology of a sketch on machine \p M.
+std::optional<ir::Topology> buildLogicalTopology(const Machine &M,
+                                                 const TopologyItems &Items,
+                                                 llvm::StringRef SketchName,
+                                                 llvm::SMRange SketchLoc,
+                                                 DiagnosticEngine &Diags);
+
+/// Evaluates an address to a rank of \p T, reporting out-of-range parts.
+std::optional<unsigned> evalAddress(const ast::Address &A, const Scope &S,
+                                    const ir::Topology &T,
+                                    llvm::StringRef MachineName,
+                                    DiagnosticEngine &Diags);
+
+/// The most iterations all loops of one declaration may run.
+inline constexpr uint64_t MaxLoopIterations = 1000000;
+/// The most ranks a machine may have.
+inline constexpr unsigned MaxRanks = 1024;
+
+} // namespace tacclc
+
+#endif // TACCLC_FRONTEND_SEMAINTERNAL_H

@@ -1,0 +1,211 @@
+//===- frontend/TopologySema.cpp - Costs, addresses and flat topologies ---===//
+//
+// Shared checks of physical descriptions: alpha/beta quantities with their
+// units, exactly-once cost attributes, GPU addresses (`node:gpu` or a flat
+// rank) against a machine's shape, and the flat `topology` form with
+// numbered ranks and explicit links.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/SemaInternal.h"
+#include "frontend/Units.h"
+
+#include "llvm/Support/Casting.h"
+
+#include <cmath>
+#include <map>
+
+using namespace tacclc;
+using namespace tacclc::ast;
+
+std::optional<double> tacclc::checkTime(const Quantity &Q, llvm::StringRef What,
+                                        DiagnosticEngine &Diags) {
+  if (Q.Unit.empty()) {
+    Diags.report(DiagId::MissingUnit, Q.NumberRange, What.str(), "0.7 us");
+    return std::nullopt;
+  }
+  auto Scale = timeUnitInUs(Q.Unit);
+  if (!Scale) {
+    Diags.report(DiagId::WrongUnit, Q.UnitRange, Q.Unit, "time", TimeUnits);
+    return std::nullopt;
+  }
+  if (!(Q.Value >= 0) || !std::isfinite(Q.Value)) {
+    Diags.report(DiagId::OutOfRange, Q.NumberRange, What.str(),
+                 "zero or positive", Q.Spelling);
+    return std::nullopt;
+  }
+  return Q.Value * *Scale;
+}
+
+std::optional<double> tacclc::checkBeta(const Quantity &Q,
+                                        DiagnosticEngine &Diags) {
+  if (Q.Unit.empty()) {
+    Diags.report(DiagId::MissingUnit, Q.NumberRange, "beta", "46 us/MB");
+    return std::nullopt;
+  }
+  if (!(Q.Value > 0) || !std::isfinite(Q.Value)) {
+    Diags.report(DiagId::OutOfRange, Q.NumberRange, "beta", "positive",
+                 Q.Spelling);
+    return std::nullopt;
+  }
+  auto V = toUsPerByte(Q.Value, Q.Unit);
+  if (!V) {
+    Diags.report(DiagId::WrongUnit, Q.UnitRange, Q.Unit,
+                 "inverse bandwidth or bandwidth", BetaUnits);
+    return std::nullopt;
+  }
+  return *V;
+}
+
+bool tacclc::checkCosts(const std::vector<LinkAttr> &Attrs,
+                        llvm::SMRange Owner, llvm::StringRef Kind,
+                        llvm::StringRef What, DiagnosticEngine &Diags,
+                        double &AlphaUs, double &BetaUsPerB) {
+  bool Ok = true;
+  std::optional<double> Alpha, Beta;
+  const LinkAttr *Seen[2] = {nullptr, nullptr};
+  for (const LinkAttr &A : Attrs) {
+    const char *Name = A.Kind == LinkAttr::Alpha ? "alpha" : "beta";
+    if (Seen[A.Kind]) {
+      Diags.report(DiagId::DuplicateItem, A.KeywordRange, Name);
+      Ok = false;
+      continue;
+    }
+    Seen[A.Kind] = &A;
+    if (A.Kind == LinkAttr::Alpha)
+      Alpha = checkTime(A.Value, "alpha", Diags);
+    else
+      Beta = checkBeta(A.Value, Diags);
+    if (!(A.Kind == LinkAttr::Alpha ? Alpha : Beta))
+      Ok = false;
+  }
+  for (int K = 0; K < 2; ++K)
+    if (!Seen[K]) {
+      Diags.report(DiagId::MissingItem, Owner, Kind.str(), What.str(),
+                   K == 0 ? "alpha" : "beta");
+      Ok = false;
+    }
+  if (!Ok)
+    return false;
+  AlphaUs = *Alpha;
+  BetaUsPerB = *Beta;
+  return true;
+}
+
+std::optional<unsigned> tacclc::evalAddress(const Address &A, const Scope &S,
+                                            const ir::Topology &T,
+                                            llvm::StringRef MachineName,
+                                            DiagnosticEngine &Diags) {
+  auto Gpu = evalExpr(*A.Gpu, S, Diags);
+  if (!A.NodeIndex) {
+    if (!Gpu)
+      return std::nullopt;
+    if (*Gpu < 0 || *Gpu >= int64_t(T.getNumRanks())) {
+      Diags.report(DiagId::RankOutOfRange, A.Gpu->getRange(), *Gpu,
+                   MachineName.str(), T.getNumRanks() - 1);
+      return std::nullopt;
+    }
+    return static_cast<unsigned>(*Gpu);
+  }
+  auto Node = evalExpr(*A.NodeIndex, S, Diags);
+  if (!Node || !Gpu)
+    return std::nullopt;
+  bool Ok = true;
+  if (*Node < 0 || *Node >= int64_t(T.getNumNodes())) {
+    Diags.report(DiagId::NodeOutOfRange, A.NodeIndex->getRange(), *Node,
+                 MachineName.str(), T.getNumNodes() - 1);
+    Ok = false;
+  }
+  if (*Gpu < 0 || *Gpu >= int64_t(T.getGpusPerNode())) {
+    Diags.report(DiagId::GpuOutOfRange, A.Gpu->getRange(), *Gpu,
+                 MachineName.str(), T.getGpusPerNode() - 1);
+    Ok = false;
+  }
+  if (!Ok)
+    return std::nullopt;
+  return static_cast<unsigned>(*Node * T.getGpusPerNode() + *Gpu);
+}
+
+std::optional<Machine> tacclc::checkFlatTopology(const TopologyDecl &T,
+                                                 DiagnosticEngine &Diags) {
+  const RanksItem *Ranks = nullptr;
+  for (const auto &I : T.Items)
+    if (const auto *R = llvm::dyn_cast<RanksItem>(I.get())) {
+      if (Ranks) {
+        Diags.report(DiagId::DuplicateItem, R->getRange(), "ranks");
+        return std::nullopt;
+      }
+      Ranks = R;
+    }
+  if (!Ranks) {
+    Diags.report(DiagId::MissingItem, T.NameRange, "topology", T.Name, "ranks");
+    return std::nullopt;
+  }
+  if (Ranks->Count.Value < 2) {
+    Diags.report(DiagId::RankCountTooSmall, Ranks->Count.Range,
+                 Ranks->Count.Spelling);
+    return std::nullopt;
+  }
+  if (Ranks->Count.Overflow || Ranks->Count.Value > MaxRanks) {
+    Diags.report(DiagId::RankCountTooLarge, Ranks->Count.Range,
+                 Ranks->Count.Spelling, MaxRanks);
+    return std::nullopt;
+  }
+  unsigned NumRanks = static_cast<unsigned>(Ranks->Count.Value);
+  Machine M;
+  M.Name = T.Name;
+  M.NameRange = T.NameRange;
+  M.IsFlat = true;
+  M.Physical = ir::Topology(T.Name, NumRanks);
+  bool Ok = true;
+  std::map<std::pair<unsigned, unsigned>, const LinkItem *> Seen;
+  for (const auto &I : T.Items) {
+    const auto *L = llvm::dyn_cast<LinkItem>(I.get());
+    if (!L)
+      continue;
+    std::optional<unsigned> Ends[2];
+    const IntLit *Lits[2] = {&L->Src, &L->Dst};
+    for (int E = 0; E < 2; ++E) {
+      if (Lits[E]->Overflow || Lits[E]->Value >= NumRanks)
+        Diags.report(DiagId::UnknownRank, Lits[E]->Range, Lits[E]->Spelling,
+                     T.Name, NumRanks - 1);
+      else
+        Ends[E] = static_cast<unsigned>(Lits[E]->Value);
+    }
+    bool LinkOk = Ends[0] && Ends[1];
+    if (LinkOk && *Ends[0] == *Ends[1]) {
+      Diags.report(DiagId::SelfLink, L->getRange(), *Ends[0]);
+      LinkOk = false;
+    }
+    std::string Name = L->Src.Spelling + (L->Bidirectional ? " <-> " : " -> ") +
+                       L->Dst.Spelling;
+    ir::Link Link;
+    if (!checkCosts(L->Attrs, L->getRange(), "link", Name, Diags, Link.AlphaUs,
+                    Link.BetaUsPerB) ||
+        !LinkOk) {
+      Ok = false;
+      continue;
+    }
+    Link.Src = ir::RankId(*Ends[0]);
+    Link.Dst = ir::RankId(*Ends[1]);
+    auto Add = [&](ir::Link Dir) {
+      auto Key = std::make_pair(Dir.Src.index(), Dir.Dst.index());
+      auto [It, Inserted] = Seen.emplace(Key, L);
+      if (!Inserted) {
+        Diagnostic &D = Diags.report(DiagId::DuplicateLink, L->getRange(),
+                                     Key.first, Key.second);
+        Diags.note(D, DiagId::PreviousDecl, It->second->getRange());
+        Ok = false;
+        return;
+      }
+      M.Physical.addLink(Dir);
+    };
+    Add(Link);
+    if (L->Bidirectional) {
+      std::swap(Link.Src, Link.Dst);
+      Add(Link);
+    }
+  }
+  if (!Ok)
+    return std::nullopt;
+  return M;
+}
