@@ -71,6 +71,13 @@ std::optional<ir::Sketch> analyzeSketch(const ast::Module &M,
 /// The sketches declared in the main file, in order.
 std::vector<SketchSummary> listSketches(const ModuleSet &Modules);
 
+/// Checks every machine and topology of the main file that needs no
+/// arguments (all parameters have defaults) by instantiating it, and returns
+/// one line per declaration, e.g. `machine ndv2(nodes = 1): 1 node x 8 GPUs,
+/// 32 links`. Errors are reported through \p Diags.
+std::vector<std::string> describeMachines(const ModuleSet &Modules,
+                                          DiagnosticEngine &Diags);
+
 } // namespace tacclc
 
 #endif // TACCLC_FRONTEND_FRONTEND_H

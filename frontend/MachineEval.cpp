@@ -4,7 +4,8 @@
 //   1. bind parameters (positional or by name; defaults may use earlier
 //      parameters); every parameter needs a value;
 //   2. collect the link classes (top level only) and check their costs;
-//   3. execute statements in order: `gpus per node`, definitions, `nic`,
+//   3. execute statements in order: `gpus per node` (which also defines
+//      `gpus` for later expressions), definitions, `nic`,
 //      `link` statements (endpoints evaluated to node:gpu pairs) and `for`
 //      loops (bounded: at most MaxLoopIterations iterations in all);
 //   4. the node count is `nodes` (a parameter or a definition), default 1;
@@ -183,6 +184,11 @@ void MachineEvaluator::exec(const Node &N) {
     }
     GpusStmt = G;
     GpusPerNode = evalExpr(*G->Value, S, Diags);
+    // Later statements refer to it as `gpus`.
+    if (GpusPerNode && !S.define("gpus", *GpusPerNode, G->getRange())) {
+      Diags.report(DiagId::Redefinition, G->getRange(), "gpus");
+      GpusPerNode.reset();
+    }
     Ok &= GpusPerNode.has_value();
   } else if (const auto *L = llvm::dyn_cast<LetStmt>(&N)) {
     auto V = evalExpr(*L->Value, S, Diags);

@@ -411,3 +411,40 @@ std::vector<SketchSummary> tacclc::listSketches(const ModuleSet &Modules) {
     }
   return Out;
 }
+
+std::vector<std::string> tacclc::describeMachines(const ModuleSet &Modules,
+                                                  DiagnosticEngine &Diags) {
+  std::vector<std::string> Out;
+  for (const auto &D : Modules.Modules[0].Ast->Decls) {
+    std::optional<Machine> M;
+    std::string Head;
+    if (const auto *T = llvm::dyn_cast<TopologyDecl>(D.get())) {
+      Head = "topology " + T->Name;
+      M = checkFlatTopology(*T, Diags);
+    } else if (const auto *Mc = llvm::dyn_cast<MachineDecl>(D.get())) {
+      Head = "machine " + Mc->Name + "(";
+      bool AllDefaults = true;
+      for (size_t I = 0; I < Mc->Params.size(); ++I) {
+        const Param &P = Mc->Params[I];
+        Head += (I ? ", " : "") + P.Name +
+                (P.Default ? " = " + printExpr(*P.Default) : "");
+        AllDefaults &= P.Default != nullptr;
+      }
+      Head += ")";
+      if (!AllDefaults) {
+        Out.push_back(Head + ": needs arguments, not instantiated");
+        continue;
+      }
+      M = instantiateMachine(*Mc, {}, Mc->NameRange, Diags);
+    } else {
+      continue;
+    }
+    if (!M)
+      continue;
+    const ir::Topology &T = M->Physical;
+    Out.push_back(fmt::format("{}: {} node(s) x {} GPUs, {} links", Head,
+                              T.getNumNodes(), T.getGpusPerNode(),
+                              T.links().size()));
+  }
+  return Out;
+}

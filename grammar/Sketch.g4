@@ -70,7 +70,7 @@ expr
   | lhs=expr op=(PLUS | MINUS) rhs=expr               # addExpr
   | LPAREN inner=expr RPAREN                          # parenExpr
   | INT                                               # intExpr
-  | IDENT                                             # nameExpr
+  | (IDENT | GPUS)                                    # nameExpr
   ;
 
 // sketch NAME on MACHINE(args) { ... }   or   sketch NAME from BASE { ... }

@@ -15,6 +15,9 @@
 //   T >= t[c,r]                        r in post(c)
 //   T >= sum_c cost(l) x[c,l]          per link: bandwidth relaxed to load
 //
+//   sum_{l entering node n} x[c,l] >= 1   n needs c and holds none of it
+//   x[c,s->r] + x[c,r->s] <= 1                  (both valid cuts)
+//
 //   minimise T + eps * sum t   (eps prefers early arrivals among ties)
 //
 // Algorithm:
@@ -184,6 +187,43 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S) {
       }
     }
   }
+  // Valid cuts (not in TACCL): a chunk enters every node that needs it but
+  // holds none of its pre ranks at least once, and never crosses a link
+  // both ways. The first makes inter-node load visible to the LP bound.
+  if (Topo.getNumNodes() > 1)
+    for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
+      const Chunk &Ch = Coll.chunk(ChunkId(C));
+      for (unsigned N = 0; N < Topo.getNumNodes(); ++N) {
+        bool HasPre = false, HasPost = false;
+        for (RankId R : Ch.Pre)
+          HasPre |= Topo.nodeOf(R) == N;
+        for (RankId R : Ch.Post)
+          HasPost |= Topo.nodeOf(R) == N;
+        if (HasPre || !HasPost)
+          continue;
+        std::vector<Term> Enter;
+        for (unsigned L = 0; L < NumLinks; ++L) {
+          const Link &Lk = Topo.link(LinkId(L));
+          if (Topo.nodeOf(Lk.Src) != N && Topo.nodeOf(Lk.Dst) == N)
+            if (auto X = RM.UseVar[C][L])
+              Enter.push_back({*X, 1.0});
+        }
+        M.addGreaterEqual(fmt::format("enter_c{}_n{}", C, N), Enter, 1.0);
+      }
+    }
+  for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
+    for (unsigned L = 0; L < NumLinks; ++L) {
+      const Link &Lk = Topo.link(LinkId(L));
+      auto Back = Topo.findLink(Lk.Dst, Lk.Src);
+      if (!Back || Back->index() < L)
+        continue;
+      auto X = RM.UseVar[C][L], Y = RM.UseVar[C][Back->index()];
+      if (X && Y)
+        M.addLessEqual(fmt::format("once_c{}_l{}_{}", C, Lk.Src.index(),
+                                   Lk.Dst.index()),
+                       {{*X, 1.0}, {*Y, 1.0}}, 1.0);
+    }
+
   // Relaxed bandwidth: each link's total load bounds the makespan.
   for (unsigned L = 0; L < NumLinks; ++L) {
     std::vector<Term> Row = {{RM.Makespan, 1.0}};

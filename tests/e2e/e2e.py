@@ -2,6 +2,8 @@
 """End-to-end tests of the tacclc driver (compile -> check -> run).
 
 Subcommands (each exits 0 on success and prints what failed otherwise):
+  stdlib FILE          --list checks every machine of FILE; then each sketch
+                       of it makes a roundtrip
   roundtrip SKETCH     compile (twice: byte-identical), check, run at 2 sizes
   delete-steps SKETCH  deleting any single <step> makes check and run fail
                        with a message naming rank, threadblock and step
@@ -29,11 +31,20 @@ def run(*args, expect=None):
     return proc
 
 
-def roundtrip(sketch):
+def stdlib(path):
+    listing = run("--list", path, expect=0).stdout.splitlines()
+    names = [l.split()[1] for l in listing if l.startswith("sketch ")]
+    for name in names:
+        roundtrip(path, name)
+    print(f"stdlib {os.path.basename(path)}: {len(listing)} declarations ok")
+
+
+def roundtrip(sketch, name=None):
+    select = ["--sketch", name] if name else []
     with tempfile.TemporaryDirectory() as tmp:
         a, b = os.path.join(tmp, "a.xml"), os.path.join(tmp, "b.xml")
-        run(sketch, "-o", a, expect=0)
-        run(sketch, "-o", b, expect=0)
+        run(sketch, *select, "-o", a, expect=0)
+        run(sketch, *select, "-o", b, expect=0)
         if open(a, "rb").read() != open(b, "rb").read():
             sys.exit("FAIL: two compiles of the same sketch differ")
         run("check", a, expect=0)
@@ -45,7 +56,7 @@ def roundtrip(sketch):
         unit = n * g * 4
         big = unit * ((5 * 1024 * 1024) // unit + 1)
         run("run", a, "--backend", "cpu", "--bytes", str(big), expect=0)
-    print(f"roundtrip {os.path.basename(sketch)}: ok")
+    print(f"roundtrip {os.path.basename(sketch)} {name or ''}: ok")
 
 
 def delete_steps(sketch):
@@ -106,7 +117,8 @@ def main():
     global TACCLC
     TACCLC = sys.argv[1]
     cmd, rest = sys.argv[2], sys.argv[3:]
-    {"roundtrip": lambda: roundtrip(rest[0]),
+    {"stdlib": lambda: stdlib(rest[0]),
+     "roundtrip": lambda: roundtrip(rest[0]),
      "delete-steps": lambda: delete_steps(rest[0]),
      "atomic-output": atomic_output,
      "exit-codes": exit_codes}[cmd]()

@@ -132,11 +132,17 @@ int tacclc::runCompile(const CompileOptions &Opts) {
   auto Modules = loadModules(SM, Id, FO, Diags);
   if (!Modules)
     return Fail();
-  if (Opts.List)
-    return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
-                      for (const SketchSummary &S : listSketches(*Modules))
-                        OS << S.Name << " " << S.On << "\n";
-                    }));
+  if (Opts.List) {
+    std::string Text = toText([&](llvm::raw_ostream &OS) {
+      for (const std::string &Line : describeMachines(*Modules, Diags))
+        OS << Line << "\n";
+      for (const SketchSummary &S : listSketches(*Modules))
+        OS << "sketch " << S.Name << " " << S.On << "\n";
+    });
+    if (Diags.hasErrors())
+      return Fail();
+    return emitText(Opts, Diags, Text);
+  }
   if (Opts.Emit == EmitKind::Ast)
     return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
                       ast::dumpAst(*Modules->Modules[0].Ast, SM, OS);

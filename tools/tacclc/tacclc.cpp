@@ -63,7 +63,7 @@ cl::list<std::string> IncludeDirs("I",
                                   cl::value_desc("dir"), cl::Prefix,
                                   cl::sub(*cl::TopLevelSubCommand),
                                   cl::cat(CompileCat));
-cl::opt<bool> List("list", cl::desc("List the sketches of the file and exit"),
+cl::opt<bool> List("list", cl::desc("Check and list the machines and sketches of the file"),
                    cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
 cl::opt<double> TimeLimit(
     "time-limit", cl::desc("Seconds allowed per MILP solve (default 60)"),
