@@ -90,12 +90,16 @@ std::optional<unsigned> Loader::load(unsigned BufferId,
     if (llvm::sys::path::extension(Rel).empty())
       Rel += ".sketch";
     std::string Found, Searched;
-    for (const std::string &Dir : searchDirs(Path)) {
-      llvm::SmallString<256> Candidate(Dir);
+    std::vector<std::string> Dirs = searchDirs(Path);
+    for (size_t D = 0; D < Dirs.size(); ++D) {
+      const std::string &Dir = Dirs[D];
+      llvm::SmallString<256> Candidate(Dir == "." ? "" : Dir);
       llvm::sys::path::append(Candidate, Rel);
       if (llvm::sys::path::is_absolute(Rel))
         Candidate = Rel;
-      Searched += (Searched.empty() ? "" : ", ") + Dir;
+      bool IsStdlib = D + 1 == Dirs.size() && !Opts.StdlibDir.empty();
+      Searched += (Searched.empty() ? "" : ", ") +
+                  (IsStdlib ? std::string("the standard library") : Dir);
       if (llvm::sys::fs::is_regular_file(Candidate)) {
         Found = Candidate.str().str();
         break;

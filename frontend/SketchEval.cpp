@@ -64,13 +64,16 @@ bool LogicalBuilder::selectClasses(const LinksItem *Item) {
       while (C < P.classes().size() && P.classes()[C].Name != Name.Text)
         ++C;
       if (C == P.classes().size()) {
-        Diagnostic &D = Diags.report(DiagId::UnknownClass, Name.Range, M.Name,
-                                     Name.Text);
+        std::string Close;
         for (const ir::LinkClass &LC : P.classes())
-          if (llvm::StringRef(Name.Text).edit_distance(LC.Name) <= 2) {
-            Diags.note(D, DiagId::DidYouMean, llvm::SMRange(), LC.Name);
-            break;
-          }
+          if (Close.empty() &&
+              llvm::StringRef(Name.Text).edit_distance(LC.Name) <= 2)
+            Close = LC.Name;
+        if (Close.empty())
+          Diags.report(DiagId::UnknownClass, Name.Range, M.Name, Name.Text);
+        else
+          Diags.report(DiagId::UnknownClassSuggest, Name.Range, M.Name,
+                       Name.Text, Close);
         Ok = false;
         continue;
       }
