@@ -98,9 +98,8 @@ private:
       OS << "Machine '" << M->Name << "'(";
       for (size_t I = 0; I < M->Params.size(); ++I)
         OS << (I ? ", " : "") << M->Params[I].Name
-           << (M->Params[I].Default
-                   ? " = " + printExpr(*M->Params[I].Default)
-                   : std::string());
+           << (M->Params[I].Default ? " = " + printExpr(*M->Params[I].Default)
+                                    : std::string());
       OS << ")";
     } else {
       OS << "Topology '" << D.Name << "'";

@@ -161,7 +161,8 @@ using ExprPtr = std::unique_ptr<Expr>;
 /// An integer literal in an expression.
 class IntExpr : public Expr {
 public:
-  IntExpr(IntLit Value) : Expr(K_IntExpr, Value.Range), Value(std::move(Value)) {}
+  IntExpr(IntLit Value)
+      : Expr(K_IntExpr, Value.Range), Value(std::move(Value)) {}
   IntLit Value;
   static bool classof(const Node *N) { return N->getKind() == K_IntExpr; }
 };
@@ -259,9 +260,7 @@ public:
   std::string Class;
   llvm::SMRange ClassRange;
   std::vector<EndpointPair> Pairs;
-  static bool classof(const Node *N) {
-    return N->getKind() == K_ClassLinkStmt;
-  }
+  static bool classof(const Node *N) { return N->getKind() == K_ClassLinkStmt; }
 };
 
 /// `nic CLASS`: the class of links between nodes.
@@ -357,9 +356,7 @@ public:
   MachineDecl(llvm::SMRange R, std::string Name, llvm::SMRange NameRange)
       : Decl(K_MachineDecl, R, std::move(Name), NameRange) {}
   std::vector<Param> Params;
-  static bool classof(const Node *N) {
-    return N->getKind() == K_MachineDecl;
-  }
+  static bool classof(const Node *N) { return N->getKind() == K_MachineDecl; }
 };
 
 /// A possibly qualified name: `name` or `module.name`.
@@ -368,7 +365,9 @@ struct QualifiedName {
   std::string Name;
   llvm::SMRange Range;
   /// The name as written.
-  std::string str() const { return Module.empty() ? Name : Module + "." + Name; }
+  std::string str() const {
+    return Module.empty() ? Name : Module + "." + Name;
+  }
 };
 
 /// One argument of a machine reference: `value` or `name: value`.

@@ -154,9 +154,9 @@ private:
             std::make_unique<RanksItem>(range(R), intLit(R->count)));
       } else if (auto *L = dynamic_cast<P::LinkItemContext *>(Item)) {
         bool Both = L->arrow->getType() == P::BIARROW;
-        T->Items.push_back(
-            std::make_unique<LinkItem>(range(L), intLit(L->src), intLit(L->dst),
-                                       Both, attrs(L->linkAttr())));
+        T->Items.push_back(std::make_unique<LinkItem>(range(L), intLit(L->src),
+                                                      intLit(L->dst), Both,
+                                                      attrs(L->linkAttr())));
       }
     }
     return T;
@@ -179,9 +179,9 @@ private:
       return std::make_unique<NicStmt>(range(N), N->cls->getText(),
                                        range(N->cls));
     auto *F = dynamic_cast<P::MachineForStmtContext *>(Ctx);
-    auto Loop = std::make_unique<ForStmt>(range(F), F->var->getText(),
-                                          range(F->var), expr(F->range()->lo),
-                                          expr(F->range()->hi));
+    auto Loop =
+        std::make_unique<ForStmt>(range(F), F->var->getText(), range(F->var),
+                                  expr(F->range()->lo), expr(F->range()->hi));
     for (P::MachineStmtContext *S : F->machineStmt())
       Loop->Body.push_back(machineStmt(S));
     return Loop;
@@ -224,9 +224,9 @@ private:
       return std::make_unique<PairsItem>(Node::K_ExcludeItem, range(E),
                                          pairs(E->endpointPair()));
     auto *F = dynamic_cast<P::SketchForItemContext *>(Item);
-    auto Loop = std::make_unique<ForStmt>(range(F), F->var->getText(),
-                                          range(F->var), expr(F->range()->lo),
-                                          expr(F->range()->hi));
+    auto Loop =
+        std::make_unique<ForStmt>(range(F), F->var->getText(), range(F->var),
+                                  expr(F->range()->lo), expr(F->range()->hi));
     for (P::SketchItemContext *S : F->sketchItem())
       Loop->Body.push_back(sketchItem(S));
     return Loop;

@@ -43,7 +43,8 @@ std::string Scope::closest(llvm::StringRef Name) const {
   for (const auto &Frame : Frames)
     for (const auto &E : Frame) {
       unsigned D = Name.edit_distance(E.getKey(), true, BestDist);
-      if (D < BestDist || (D == BestDist && !Best.empty() && E.getKey() < Best)) {
+      if (D < BestDist ||
+          (D == BestDist && !Best.empty() && E.getKey() < Best)) {
         BestDist = D;
         Best = E.getKey().str();
       }

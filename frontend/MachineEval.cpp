@@ -130,7 +130,7 @@ bool MachineEvaluator::bindParams(llvm::ArrayRef<Arg> Args,
 bool MachineEvaluator::collectClasses() {
   bool Good = true;
   std::function<void(const Node &, bool)> Walk = [&](const Node &N,
-                                                      bool InLoop) {
+                                                     bool InLoop) {
     if (const auto *C = llvm::dyn_cast<ClassStmt>(&N)) {
       if (InLoop) {
         Diags.report(DiagId::ClassInLoop, C->NameRange);
@@ -303,9 +303,9 @@ std::optional<Machine> MachineEvaluator::run(llvm::ArrayRef<Arg> Args,
   }
   int64_t Nodes = S.lookup("nodes").value_or(1);
   if (Nodes < 1) {
-    Diags.report(DiagId::BadNodeCount, S.definition("nodes").Start.isValid()
-                                           ? S.definition("nodes")
-                                           : M.NameRange,
+    Diags.report(DiagId::BadNodeCount,
+                 S.definition("nodes").Start.isValid() ? S.definition("nodes")
+                                                       : M.NameRange,
                  Nodes);
     return std::nullopt;
   }
@@ -345,8 +345,8 @@ std::optional<Machine> MachineEvaluator::run(llvm::ArrayRef<Arg> Args,
       continue;
     }
     const ir::LinkClass &C = Classes[L.Class];
-    Out.Physical.addLink({ir::RankId(*Src), ir::RankId(*Dst), C.AlphaUs,
-                          C.BetaUsPerB, L.Class});
+    Out.Physical.addLink(
+        {ir::RankId(*Src), ir::RankId(*Dst), C.AlphaUs, C.BetaUsPerB, L.Class});
   }
   if (!Good)
     return std::nullopt;

@@ -111,9 +111,8 @@ std::optional<unsigned> Loader::load(unsigned BufferId,
       continue;
     }
     llvm::SmallString<256> Real;
-    std::string ImpKey = llvm::sys::fs::real_path(Found, Real)
-                             ? Found
-                             : Real.str().str();
+    std::string ImpKey =
+        llvm::sys::fs::real_path(Found, Real) ? Found : Real.str().str();
     auto Done = ByKey.find(ImpKey);
     if (Done != ByKey.end()) {
       bool Loading = false;

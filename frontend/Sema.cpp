@@ -135,8 +135,8 @@ Found Sema::lookup(unsigned From, const QualifiedName &Name) {
   unsigned BestDist = 3;
   auto Consider = [&](unsigned M) {
     for (const auto &E : Tables[M]) {
-      unsigned Dist = llvm::StringRef(Name.Name).edit_distance(E.getKey(), true,
-                                                               BestDist);
+      unsigned Dist =
+          llvm::StringRef(Name.Name).edit_distance(E.getKey(), true, BestDist);
       if (Dist < BestDist ||
           (Dist == BestDist && Best && E.getKey() < Best->Name)) {
         BestDist = Dist;
@@ -170,8 +170,8 @@ const SketchDecl *Sema::pickSketch(llvm::StringRef Wanted) {
         return S;
     for (unsigned Imp : Views[0].Imports)
       if (Q.Module.empty() || Views[Imp].Name == Q.Module)
-        if (const auto *S = llvm::dyn_cast_or_null<SketchDecl>(
-                Tables[Imp].lookup(Q.Name)))
+        if (const auto *S =
+                llvm::dyn_cast_or_null<SketchDecl>(Tables[Imp].lookup(Q.Name)))
           return S;
     Diags.report(DiagId::UnknownSketch, llvm::SMRange(), Wanted.str());
     return nullptr;
@@ -359,8 +359,8 @@ std::optional<ir::Sketch> Sema::run(llvm::StringRef Wanted) {
   ir::Sketch Out;
   Out.Name = S->Name;
   Out.Loc = S->NameRange;
-  auto Logical = buildLogicalTopology(*M, TopoItems, S->Name, S->NameRange,
-                                      Diags);
+  auto Logical =
+      buildLogicalTopology(*M, TopoItems, S->Name, S->NameRange, Diags);
   if (!Logical)
     return std::nullopt;
   Out.Topo = std::move(*Logical);

@@ -24,8 +24,8 @@ namespace tacclc {
 struct Machine {
   std::string Name;
   ir::Topology Physical;
-  int NicClass = -1;      ///< Class of inter-node links, or -1.
-  bool IsFlat = false;    ///< Declared with `topology` (no nodes, no classes).
+  int NicClass = -1;   ///< Class of inter-node links, or -1.
+  bool IsFlat = false; ///< Declared with `topology` (no nodes, no classes).
   llvm::SMRange NameRange;
 };
 

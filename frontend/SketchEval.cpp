@@ -190,9 +190,9 @@ std::optional<ir::Topology> LogicalBuilder::finish(llvm::StringRef SketchName,
                                                    llvm::SMRange SketchLoc) {
   if (!Ok)
     return std::nullopt;
-  ir::Topology T = M.IsFlat ? ir::Topology(M.Name, P.getNumRanks())
-                            : ir::Topology(M.Name, P.getNumNodes(),
-                                           P.getGpusPerNode());
+  ir::Topology T =
+      M.IsFlat ? ir::Topology(M.Name, P.getNumRanks())
+               : ir::Topology(M.Name, P.getNumNodes(), P.getGpusPerNode());
   for (const ir::LinkClass &C : P.classes())
     T.addClass(C);
   for (size_t I = 0; I < Links.size(); ++I)

@@ -56,10 +56,10 @@ std::optional<double> tacclc::checkBeta(const Quantity &Q,
   return *V;
 }
 
-bool tacclc::checkCosts(const std::vector<LinkAttr> &Attrs,
-                        llvm::SMRange Owner, llvm::StringRef Kind,
-                        llvm::StringRef What, DiagnosticEngine &Diags,
-                        double &AlphaUs, double &BetaUsPerB) {
+bool tacclc::checkCosts(const std::vector<LinkAttr> &Attrs, llvm::SMRange Owner,
+                        llvm::StringRef Kind, llvm::StringRef What,
+                        DiagnosticEngine &Diags, double &AlphaUs,
+                        double &BetaUsPerB) {
   bool Ok = true;
   std::optional<double> Alpha, Beta;
   const LinkAttr *Seen[2] = {nullptr, nullptr};

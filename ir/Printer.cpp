@@ -69,10 +69,12 @@ void tacclc::ir::printSketch(const Sketch &S, llvm::raw_ostream &OS) {
 }
 
 void tacclc::ir::printDot(const Sketch &S, llvm::raw_ostream &OS) {
-  static const char *Styles[] = {
-      "color=\"#1f77b4\", penwidth=2",   "color=\"#2ca02c\"",
-      "color=\"#d62728\", style=dashed", "color=\"#9467bd\", style=dotted",
-      "color=\"#8c564b\"",               "color=\"#ff7f0e\", style=dashed"};
+  static const char *Styles[] = {"color=\"#1f77b4\", penwidth=2",
+                                 "color=\"#2ca02c\"",
+                                 "color=\"#d62728\", style=dashed",
+                                 "color=\"#9467bd\", style=dotted",
+                                 "color=\"#8c564b\"",
+                                 "color=\"#ff7f0e\", style=dashed"};
   const Topology &T = S.Topo;
   OS << fmt::format("digraph \"{}\" {{\n", S.Name);
   OS << "  node [shape=box, fontname=\"monospace\"];\n";
@@ -81,8 +83,8 @@ void tacclc::ir::printDot(const Sketch &S, llvm::raw_ostream &OS) {
   unsigned G = T.getGpusPerNode();
   for (unsigned N = 0; N < T.getNumNodes(); ++N) {
     if (T.getNumNodes() > 1)
-      OS << fmt::format("  subgraph cluster_node{} {{\n    label=\"node {}\";\n",
-                        N, N);
+      OS << fmt::format(
+          "  subgraph cluster_node{} {{\n    label=\"node {}\";\n", N, N);
     for (unsigned R = N * G; R < (N + 1) * G; ++R)
       OS << fmt::format("    r{} [label=\"{}\"];\n", R,
                         T.getNumNodes() > 1 ? fmt::format("{}:{}", N, R - N * G)

@@ -219,9 +219,9 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S) {
         continue;
       auto X = RM.UseVar[C][L], Y = RM.UseVar[C][Back->index()];
       if (X && Y)
-        M.addLessEqual(fmt::format("once_c{}_l{}_{}", C, Lk.Src.index(),
-                                   Lk.Dst.index()),
-                       {{*X, 1.0}, {*Y, 1.0}}, 1.0);
+        M.addLessEqual(
+            fmt::format("once_c{}_l{}_{}", C, Lk.Src.index(), Lk.Dst.index()),
+            {{*X, 1.0}, {*Y, 1.0}}, 1.0);
     }
 
   // Relaxed bandwidth: each link's total load bounds the makespan.

@@ -49,6 +49,7 @@ cl::opt<EmitKind> Emit(
     cl::values(
         clEnumValN(EmitKind::Ast, "ast", "the syntax tree"),
         clEnumValN(EmitKind::Ir, "ir", "the resolved sketch"),
+        clEnumValN(EmitKind::Dot, "dot", "the logical topology as Graphviz"),
         clEnumValN(EmitKind::Milp, "milp",
                    "the routing MILP in CPLEX LP format"),
         clEnumValN(EmitKind::Routes, "routes", "each chunk's links"),
@@ -63,8 +64,10 @@ cl::list<std::string> IncludeDirs("I",
                                   cl::value_desc("dir"), cl::Prefix,
                                   cl::sub(*cl::TopLevelSubCommand),
                                   cl::cat(CompileCat));
-cl::opt<bool> List("list", cl::desc("Check and list the machines and sketches of the file"),
-                   cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
+cl::opt<bool>
+    List("list",
+         cl::desc("Check and list the machines and sketches of the file"),
+         cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
 cl::opt<double> TimeLimit(
     "time-limit", cl::desc("Seconds allowed per MILP solve (default 60)"),
     cl::init(60.0), cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
