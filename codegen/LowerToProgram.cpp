@@ -50,6 +50,7 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
 
   Program P;
   P.Name = S.Name;
+  P.Protocol = S.Protocol;
   P.Collective = std::string(collectiveName(Coll.getKind()));
   P.ChunksPerLoop = Coll.getOutputChunks();
   P.NumChannels = 1;

@@ -153,6 +153,29 @@ private:
       OS << "Links";
       for (const auto &Name : Li->Classes)
         OS << " " << Name.Text;
+    } else if (const auto *Pr = llvm::dyn_cast<ProtocolItem>(&N)) {
+      OS << "Protocol " << Pr->Name;
+    } else if (const auto *So = llvm::dyn_cast<SolverItem>(&N)) {
+      OS << (N.getKind() == Node::K_GapItem ? "Gap " : "TimeLimit ");
+      quantity(So->Value);
+    } else if (const auto *Sy = llvm::dyn_cast<SymmetryItem>(&N)) {
+      OS << "Symmetry";
+      loc(N.getLoc());
+      for (const SymmetryForm &F : Sy->Forms) {
+        indent(Depth + 1);
+        if (F.Kind == SymmetryForm::Map) {
+          OS << "map [";
+          for (size_t I = 0; I < F.Perm.size(); ++I)
+            OS << (I ? ", " : "") << printExpr(*F.Perm[I]);
+          OS << "]";
+        } else {
+          OS << "rotate " << F.What << " by " << printExpr(*F.Amount);
+          if (F.Group)
+            OS << " within " << printExpr(*F.Group);
+        }
+        loc(F.Range.Start);
+      }
+      return;
     } else if (const auto *P = llvm::dyn_cast<PairsItem>(&N)) {
       OS << (N.getKind() == Node::K_RelayItem ? "Relay" : "Exclude");
       loc(N.getLoc());

@@ -68,6 +68,10 @@ public:
     K_LinksItem,
     K_RelayItem,
     K_ExcludeItem,
+    K_ProtocolItem,
+    K_TimeLimitItem,
+    K_GapItem,
+    K_SymmetryItem,
     // Expressions.
     K_IntExpr,
     K_NameExpr,
@@ -310,6 +314,47 @@ public:
   static bool classof(const Node *N) {
     return N->getKind() == K_RelayItem || N->getKind() == K_ExcludeItem;
   }
+};
+
+/// `protocol Simple|LL|LL128`.
+class ProtocolItem : public Node {
+public:
+  ProtocolItem(llvm::SMRange R, std::string Name, llvm::SMRange NameRange)
+      : Node(K_ProtocolItem, R), Name(std::move(Name)), NameRange(NameRange) {}
+  std::string Name;
+  llvm::SMRange NameRange;
+  static bool classof(const Node *N) { return N->getKind() == K_ProtocolItem; }
+};
+
+/// `time limit Q` (solver time per MILP) or `gap X` (relative MILP gap).
+class SolverItem : public Node {
+public:
+  SolverItem(Kind K, llvm::SMRange R, Quantity Value)
+      : Node(K, R), Value(std::move(Value)) {}
+  Quantity Value;
+  static bool classof(const Node *N) {
+    return N->getKind() == K_TimeLimitItem || N->getKind() == K_GapItem;
+  }
+};
+
+/// One symmetry generator of a `symmetry` item.
+struct SymmetryForm {
+  enum FormKind { RotateGpus, RotateNodes, RotateRanks, Map } Kind;
+  ExprPtr Amount;            ///< Rotations.
+  ExprPtr Group;             ///< `within S` (RotateRanks only).
+  std::vector<ExprPtr> Perm; ///< The image of each rank (Map).
+  std::string What;          ///< The rotated noun as written.
+  llvm::SMRange WhatRange;
+  llvm::SMRange Range;
+};
+
+/// `symmetry FORM, ...`.
+class SymmetryItem : public Node {
+public:
+  SymmetryItem(llvm::SMRange R, std::vector<SymmetryForm> Forms)
+      : Node(K_SymmetryItem, R), Forms(std::move(Forms)) {}
+  std::vector<SymmetryForm> Forms;
+  static bool classof(const Node *N) { return N->getKind() == K_SymmetryItem; }
 };
 
 /// A named declaration holding items.

@@ -223,6 +223,45 @@ private:
     if (auto *E = dynamic_cast<P::ExcludeItemContext *>(Item))
       return std::make_unique<PairsItem>(Node::K_ExcludeItem, range(E),
                                          pairs(E->endpointPair()));
+    if (auto *Pr = dynamic_cast<P::ProtocolItemContext *>(Item))
+      return std::make_unique<ProtocolItem>(range(Pr), Pr->name->getText(),
+                                            range(Pr->name));
+    if (auto *T = dynamic_cast<P::TimeLimitItemContext *>(Item))
+      return std::make_unique<SolverItem>(Node::K_TimeLimitItem, range(T),
+                                          quantity(T->quantity()));
+    if (auto *G = dynamic_cast<P::GapItemContext *>(Item)) {
+      Quantity Q;
+      Q.Range = Q.NumberRange = range(G->number());
+      Q.Spelling = G->number()->getText();
+      Q.IsInteger = G->number()->INT() != nullptr;
+      Q.Value = std::strtod(Q.Spelling.c_str(), nullptr);
+      return std::make_unique<SolverItem>(Node::K_GapItem, range(G), Q);
+    }
+    if (auto *Sy = dynamic_cast<P::SymmetryItemContext *>(Item)) {
+      std::vector<SymmetryForm> Forms;
+      for (P::SymmetryContext *C : Sy->symmetry()) {
+        SymmetryForm F;
+        F.Range = range(C);
+        if (auto *Ro = dynamic_cast<P::RotateSymmetryContext *>(C)) {
+          F.What = Ro->what->getText();
+          F.WhatRange = range(Ro->what);
+          F.Kind = F.What == "nodes"  ? SymmetryForm::RotateNodes
+                   : F.What == "gpus" ? SymmetryForm::RotateGpus
+                                      : SymmetryForm::RotateRanks;
+          F.Amount = expr(Ro->amount);
+          if (Ro->group)
+            F.Group = expr(Ro->group);
+        } else {
+          F.Kind = SymmetryForm::Map;
+          F.What = "map";
+          for (P::ExprContext *E :
+               dynamic_cast<P::MapSymmetryContext *>(C)->expr())
+            F.Perm.push_back(expr(E));
+        }
+        Forms.push_back(std::move(F));
+      }
+      return std::make_unique<SymmetryItem>(range(Sy), std::move(Forms));
+    }
     auto *F = dynamic_cast<P::SketchForItemContext *>(Item);
     auto Loop =
         std::make_unique<ForStmt>(range(F), F->var->getText(), range(F->var),

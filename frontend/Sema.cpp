@@ -261,6 +261,17 @@ bool Sema::checkSketchItems(const std::vector<const Node *> &Items,
   if (!Ok)
     return false;
   Out.Coll = ir::Collective::allGather(Out.Topo.getNumRanks(), PerRank);
+  // Every chunk must be a whole number of bytes. The default size rounds up
+  // to the next multiple; a size the user wrote must divide.
+  uint64_t Parts = Out.Coll.getNumChunks();
+  if (Bytes % Parts != 0) {
+    if (Size) {
+      Diags.report(DiagId::SizeNotDivisible, Size->Size.Range,
+                   Size->Size.Spelling + " " + Size->Size.Unit, Parts, Parts);
+      return false;
+    }
+    Bytes += Parts - Bytes % Parts;
+  }
   Out.SizeBytes = Bytes;
   return true;
 }
@@ -323,7 +334,11 @@ std::optional<ir::Sketch> Sema::run(llvm::StringRef Wanted) {
         const char *What = llvm::isa<CollectiveItem>(I.get()) ? "collective"
                            : llvm::isa<ChunksItem>(I.get())   ? "chunks"
                            : llvm::isa<SizeItem>(I.get())     ? "size"
-                                                              : "links";
+                           : llvm::isa<LinksItem>(I.get())    ? "links"
+                           : llvm::isa<ProtocolItem>(I.get()) ? "protocol"
+                           : llvm::isa<SymmetryItem>(I.get()) ? "symmetry"
+                           : I->getKind() == Node::K_GapItem  ? "gap"
+                                                              : "time limit";
         Diags.report(DiagId::DuplicateItem, I->getRange(), What);
       }
       Slot = I.get();
@@ -364,7 +379,16 @@ std::optional<ir::Sketch> Sema::run(llvm::StringRef Wanted) {
   if (!Logical)
     return std::nullopt;
   Out.Topo = std::move(*Logical);
-  if (!checkSketchItems(Singles, S->NameRange, S->Name, Out))
+  // The most derived item of each kind wins.
+  std::vector<const Node *> Effective;
+  std::vector<bool> Taken(Node::K_BinaryExpr + 1, false);
+  for (const Node *I : Singles)
+    if (!Taken[I->getKind()]) {
+      Taken[I->getKind()] = true;
+      Effective.push_back(I);
+    }
+  if (!checkSketchItems(Effective, S->NameRange, S->Name, Out) ||
+      !checkSketchOptions(Effective, Out, Diags))
     return std::nullopt;
   return Out;
 }

@@ -11,6 +11,7 @@
 
 #include "frontend/Ast.h"
 #include "frontend/Eval.h"
+#include "ir/Sketch.h"
 #include "ir/Topology.h"
 #include "support/Diagnostics.h"
 
@@ -64,6 +65,11 @@ std::optional<ir::Topology> buildLogicalTopology(const Machine &M,
                                                  llvm::StringRef SketchName,
                                                  llvm::SMRange SketchLoc,
                                                  DiagnosticEngine &Diags);
+
+/// Checks protocol, solver settings and symmetries among \p Items (the
+/// merged single items of a sketch) into \p Out, whose Topo is set.
+bool checkSketchOptions(const std::vector<const ast::Node *> &Items,
+                        ir::Sketch &Out, DiagnosticEngine &Diags);
 
 /// Evaluates an address to a rank of \p T, reporting out-of-range parts.
 std::optional<unsigned> evalAddress(const ast::Address &A, const Scope &S,

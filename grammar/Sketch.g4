@@ -91,6 +91,20 @@ sketchItem
   | RELAY endpointPair (COMMA endpointPair)* SEMI?             # relayItem
   | EXCLUDE endpointPair (COMMA endpointPair)* SEMI?           # excludeItem
   | FOR var=IDENT IN range LBRACE sketchItem* RBRACE           # sketchForItem
+  | PROTOCOL name=IDENT SEMI?                                  # protocolItem
+  | TIME LIMIT quantity SEMI?                                  # timeLimitItem
+  | GAP number SEMI?                                           # gapItem
+  | SYMMETRY symmetry (COMMA symmetry)* SEMI?                  # symmetryItem
+  ;
+
+// Symmetries the designer asserts (checked to be automorphisms):
+//   rotate gpus by K          GPU g of every node -> GPU (g + K) % gpus
+//   rotate nodes by K         node n -> node (n + K) % nodes
+//   rotate ranks by K within S   TACCL's [K, S]: r -> (r % S + K) % S + r / S * S
+//   map [p0, p1, ...]         rank r -> p_r
+symmetry
+  : ROTATE what=(GPUS | RANKS | LINKS | IDENT) BY amount=expr (WITHIN group=expr)?   # rotateSymmetry
+  | MAP LBRACKET expr (COMMA expr)* RBRACKET                         # mapSymmetry
   ;
 
 // A number with an optional unit: `0.7 us`, `46 us/MB`, `12.5 GB/s`, `1 MiB`.
@@ -122,6 +136,15 @@ FROM       : 'from' ;
 LINKS      : 'links' ;
 RELAY      : 'relay' ;
 EXCLUDE    : 'exclude' ;
+PROTOCOL   : 'protocol' ;
+TIME       : 'time' ;
+LIMIT      : 'limit' ;
+GAP        : 'gap' ;
+SYMMETRY   : 'symmetry' ;
+ROTATE     : 'rotate' ;
+BY         : 'by' ;
+WITHIN     : 'within' ;
+MAP        : 'map' ;
 
 ARROW   : '->' ;
 BIARROW : '<->' ;
@@ -130,6 +153,8 @@ RBRACE  : '}' ;
 SEMI    : ';' ;
 SLASH   : '/' ;
 LPAREN  : '(' ;
+LBRACKET : '[' ;
+RBRACKET : ']' ;
 RPAREN  : ')' ;
 COMMA   : ',' ;
 COLON   : ':' ;

@@ -56,6 +56,18 @@ void tacclc::ir::printSketch(const Sketch &S, llvm::raw_ostream &OS) {
                     collectiveName(C.getKind()).str(), C.getChunksPerRank(),
                     formatBytes(S.SizeBytes),
                     fmt::format("{:.6g}", S.chunkBytes()));
+  OS << fmt::format("  protocol {}", S.Protocol);
+  if (S.TimeLimitSeconds)
+    OS << fmt::format(", time limit {:g} s", *S.TimeLimitSeconds);
+  if (S.RelativeGap)
+    OS << fmt::format(", gap {:g}", *S.RelativeGap);
+  OS << "\n";
+  for (const Symmetry &Sym : S.Symmetries) {
+    OS << fmt::format("  symmetry {}: [", Sym.Description);
+    for (size_t I = 0; I < Sym.Perm.size(); ++I)
+      OS << (I ? " " : "") << Sym.Perm[I];
+    OS << "]\n";
+  }
   OS << fmt::format("  buffers: input {} chunks, output {} chunks per rank\n",
                     C.getInputChunks(), C.getOutputChunks());
   for (unsigned I = 0; I < C.getNumChunks(); ++I) {

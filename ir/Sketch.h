@@ -15,9 +15,18 @@
 #include "llvm/Support/SMLoc.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace tacclc::ir {
+
+/// A permutation of ranks the designer asserts maps the logical topology
+/// onto itself (checked by Sema).
+struct Symmetry {
+  std::string Description;    ///< As written, e.g. "rotate gpus by 2".
+  std::vector<unsigned> Perm; ///< Rank r maps to Perm[r].
+};
 
 /// A fully resolved sketch.
 struct Sketch {
@@ -27,6 +36,12 @@ struct Sketch {
   /// Buffer size the algorithm is built for, in bytes, counted as
   /// nccl-tests counts it (the whole gathered buffer for allgather).
   uint64_t SizeBytes = 0;
+  /// MSCCL protocol of the generated program: Simple, LL or LL128.
+  std::string Protocol = "Simple";
+  /// Solver settings from the sketch (the command line overrides them).
+  std::optional<double> TimeLimitSeconds, RelativeGap;
+  /// Generators of the sketch's symmetry group, each an automorphism.
+  std::vector<Symmetry> Symmetries;
   llvm::SMRange Loc;           ///< The sketch's name.
   llvm::SMRange CollectiveLoc; ///< The `collective` item.
 

@@ -35,6 +35,8 @@ struct CompileOptions {
   bool Summary = false;
   bool Stats = false;
   SynthesisOptions Synthesis;
+  bool TimeLimitGiven = false; ///< --time-limit overrides the sketch's.
+  bool GapGiven = false;       ///< --gap overrides the sketch's.
 };
 
 /// Options of `tacclc check`.

@@ -168,8 +168,14 @@ int tacclc::runCompile(const CompileOptions &Opts) {
                     }));
   }
 
+  // Solver settings: the command line, else the sketch, else the defaults.
+  SynthesisOptions Synth = Opts.Synthesis;
+  if (!Opts.TimeLimitGiven && Sketch->TimeLimitSeconds)
+    Synth.TimeLimitSeconds = *Sketch->TimeLimitSeconds;
+  if (!Opts.GapGiven && Sketch->RelativeGap)
+    Synth.RelativeGap = *Sketch->RelativeGap;
   SolveStats Stats;
-  auto Routes = routeChunks(*Sketch, Opts.Synthesis, Diags, &Stats);
+  auto Routes = routeChunks(*Sketch, Synth, Diags, &Stats);
   if (!Routes)
     return Fail();
   if (Opts.Stats)

@@ -183,6 +183,8 @@ int main(int argc, char **argv) {
   O.Summary = Summary;
   O.Stats = Stats;
   O.Synthesis.TimeLimitSeconds = TimeLimit;
+  O.TimeLimitGiven = TimeLimit.getNumOccurrences() > 0;
+  O.GapGiven = Gap.getNumOccurrences() > 0;
   O.Synthesis.RelativeGap = Gap;
   O.Synthesis.Threads = Threads;
   O.Synthesis.SolverLog = SolverLog;

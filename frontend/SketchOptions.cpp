@@ -1,0 +1,181 @@
+//===- frontend/SketchOptions.cpp - Protocol, solver settings, symmetry ---===//
+//
+// Checks the sketch items that do not shape the topology:
+//   - `protocol Simple|LL|LL128` (the MSCCL protocol of the program);
+//   - `time limit Q` (a time > 0) and `gap X` (0 <= X < 1) for the solver;
+//   - `symmetry ...`: each generator is turned into a rank permutation and
+//     proved to be an automorphism of the logical topology: every link must
+//     map to a link of the same class and cost; the first link that does not
+//     is named in the error.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/SemaInternal.h"
+#include "frontend/Units.h"
+
+#include "llvm/Support/Casting.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+using namespace tacclc;
+using namespace tacclc::ast;
+
+namespace {
+std::string rankName(const ir::Topology &T, unsigned R) {
+  if (T.getNumNodes() == 1)
+    return std::to_string(R);
+  return fmt::format("{}:{}", R / T.getGpusPerNode(), R % T.getGpusPerNode());
+}
+
+std::string linkText(const ir::Topology &T, const ir::Link &L) {
+  std::string S =
+      rankName(T, L.Src.index()) + " -> " + rankName(T, L.Dst.index());
+  if (L.Class >= 0)
+    S += " (" + T.classes()[L.Class].Name + ")";
+  return S;
+}
+
+bool sameCost(const ir::Link &A, const ir::Link &B) {
+  auto Close = [](double X, double Y) {
+    return std::abs(X - Y) <= 1e-12 * std::max(std::abs(X), std::abs(Y));
+  };
+  return A.Class == B.Class && Close(A.AlphaUs, B.AlphaUs) &&
+         Close(A.BetaUsPerB, B.BetaUsPerB);
+}
+
+/// Builds the permutation of one form; nothing after an error.
+std::optional<std::vector<unsigned>> permutation(const SymmetryForm &F,
+                                                 const ir::Topology &T,
+                                                 DiagnosticEngine &Diags) {
+  Scope S;
+  S.define("nodes", T.getNumNodes(), {});
+  S.define("gpus", T.getGpusPerNode(), {});
+  S.define("ranks", T.getNumRanks(), {});
+  const unsigned N = T.getNumRanks(), G = T.getGpusPerNode();
+  std::vector<unsigned> Perm(N);
+  if (F.Kind == SymmetryForm::Map) {
+    if (F.Perm.size() != N) {
+      Diags.report(DiagId::BadPermutation, F.Range, N,
+                   fmt::format("it lists {}", F.Perm.size()));
+      return std::nullopt;
+    }
+    std::vector<bool> Seen(N, false);
+    for (unsigned R = 0; R < N; ++R) {
+      auto V = evalExpr(*F.Perm[R], S, Diags);
+      if (!V)
+        return std::nullopt;
+      if (*V < 0 || *V >= int64_t(N) || Seen[*V]) {
+        Diags.report(DiagId::BadPermutation, F.Perm[R]->getRange(), N,
+                     *V < 0 || *V >= int64_t(N)
+                         ? fmt::format("{} is not a rank", *V)
+                         : fmt::format("{} appears twice", *V));
+        return std::nullopt;
+      }
+      Seen[*V] = true;
+      Perm[R] = unsigned(*V);
+    }
+    return Perm;
+  }
+  // `within S` only applies to ranks; gpus rotate within a node.
+  if ((F.Kind == SymmetryForm::RotateRanks && F.What != "ranks") ||
+      (F.Group && F.Kind != SymmetryForm::RotateRanks)) {
+    Diags.report(DiagId::BadSymmetryNoun, F.WhatRange, F.What);
+    return std::nullopt;
+  }
+  auto K = evalExpr(*F.Amount, S, Diags);
+  if (!K)
+    return std::nullopt;
+  int64_t Group = N;
+  if (F.Group) {
+    auto V = evalExpr(*F.Group, S, Diags);
+    if (!V)
+      return std::nullopt;
+    if (*V < 1 || N % *V != 0) {
+      Diags.report(DiagId::BadSymmetryGroup, F.Group->getRange(), *V, N);
+      return std::nullopt;
+    }
+    Group = *V;
+  }
+  auto Mod = [](int64_t A, int64_t M) { return ((A % M) + M) % M; };
+  for (unsigned R = 0; R < N; ++R) {
+    int64_t Image;
+    switch (F.Kind) {
+    case SymmetryForm::RotateGpus:
+      Image = R / G * G + Mod(R % G + *K, G);
+      break;
+    case SymmetryForm::RotateNodes:
+      Image = Mod(R / G + *K, T.getNumNodes()) * G + R % G;
+      break;
+    default:
+      Image = R / Group * Group + Mod(R % Group + *K, Group);
+    }
+    Perm[R] = unsigned(Image);
+  }
+  return Perm;
+}
+} // namespace
+
+bool tacclc::checkSketchOptions(const std::vector<const Node *> &Items,
+                                ir::Sketch &Out, DiagnosticEngine &Diags) {
+  bool Ok = true;
+  for (const Node *I : Items) {
+    if (const auto *P = llvm::dyn_cast<ProtocolItem>(I)) {
+      if (P->Name != "Simple" && P->Name != "LL" && P->Name != "LL128") {
+        Diags.report(DiagId::UnknownProtocol, P->NameRange, P->Name);
+        Ok = false;
+      } else {
+        Out.Protocol = P->Name;
+      }
+    } else if (const auto *So = llvm::dyn_cast<SolverItem>(I)) {
+      const Quantity &Q = So->Value;
+      if (I->getKind() == Node::K_TimeLimitItem) {
+        auto Us = checkTime(Q, "time limit", Diags);
+        if (Us && *Us <= 0) {
+          Diags.report(DiagId::BadSolverSetting, Q.Range, "time limit",
+                       "positive", Q.Spelling);
+          Us.reset();
+        }
+        if (Us)
+          Out.TimeLimitSeconds = *Us / 1e6;
+        Ok &= Us.has_value();
+      } else if (!(Q.Value >= 0 && Q.Value < 1)) {
+        Diags.report(DiagId::BadSolverSetting, Q.Range, "gap",
+                     "at least 0 and below 1", Q.Spelling);
+        Ok = false;
+      } else {
+        Out.RelativeGap = Q.Value;
+      }
+    } else if (const auto *Sy = llvm::dyn_cast<SymmetryItem>(I)) {
+      for (const SymmetryForm &F : Sy->Forms) {
+        auto Perm = permutation(F, Out.Topo, Diags);
+        if (!Perm) {
+          Ok = false;
+          continue;
+        }
+        std::string Text = llvm::StringRef(F.Range.Start.getPointer(),
+                                           F.Range.End.getPointer() -
+                                               F.Range.Start.getPointer())
+                               .str();
+        const ir::Topology &T = Out.Topo;
+        for (const ir::Link &L : T.links()) {
+          ir::RankId A((*Perm)[L.Src.index()]), B((*Perm)[L.Dst.index()]);
+          auto Image = T.findLink(A, B);
+          if (Image && sameCost(L, T.link(*Image)))
+            continue;
+          std::string To =
+              rankName(T, A.index()) + " -> " + rankName(T, B.index());
+          Diags.report(DiagId::SymmetryBroken, F.Range, Text, linkText(T, L),
+                       To,
+                       Image ? "a link of another class or cost: " +
+                                   linkText(T, T.link(*Image))
+                             : std::string("which is not a link"));
+          Ok = false;
+          break;
+        }
+        Out.Symmetries.push_back({Text, std::move(*Perm)});
+      }
+    }
+  }
+  return Ok;
+}
