@@ -67,6 +67,7 @@ std::optional<Routes> tacclc::routeChunks(const Sketch &S,
     Stats->Seconds = Sol.Seconds;
     Stats->Objective = Sol.Objective;
     Stats->BestBound = Sol.BestBound;
+    Stats->WarmStartObjective = RM.WarmStartMakespanUs;
   }
 
   switch (Sol.Status) {
@@ -86,6 +87,8 @@ std::optional<Routes> tacclc::routeChunks(const Sketch &S,
     return std::nullopt;
   }
 
+  if (Sol.Status == solver::SolveStatus::Feasible && !Sol.Message.empty())
+    Diags.report(DiagId::SolverWarning, S.Loc, Sol.Message);
   Routes R = extractRoutes(S, RM, Sol.Values);
   R.RelaxedMakespanUs = Sol.Values[RM.Makespan.Index];
   R.SolverStatus = solver::statusName(Sol.Status).str();

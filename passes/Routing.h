@@ -24,6 +24,7 @@ struct SolveStats {
   size_t Variables = 0, IntegerVariables = 0, Constraints = 0, Nonzeros = 0;
   double Seconds = 0;
   double Objective = 0, BestBound = 0;
+  double WarmStartObjective = 0; ///< Makespan of the heuristic warm start.
 };
 
 /// Reports an error and returns false if some chunk cannot reach some rank of

@@ -21,8 +21,10 @@
 //   minimise T + eps * sum t   (eps prefers early arrivals among ties)
 //
 // Algorithm:
-//   1. per chunk, Dijkstra from its source gives dist_c and a shortest-path
-//      tree; the trees are the warm start and their makespan H bounds T;
+//   1. per chunk, Dijkstra from its source gives dist_c; a second Dijkstra
+//      with link weights raised by the load of earlier chunks gives a tree
+//      that spreads traffic; the trees are the warm start and their
+//      makespan H bounds T;
 //   2. links that cannot deliver c before H are left out of the model, and
 //      M_l = H + cost(l) is the tightest valid big-M;
 //   3. rows are emitted chunk by chunk in a fixed order (determinism).
@@ -35,6 +37,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <limits>
 
 using namespace tacclc;
@@ -43,34 +46,81 @@ using solver::Term;
 using solver::VarId;
 
 namespace {
-/// Per-chunk shortest-path data.
+/// Per-chunk path data: true shortest distances (for cuts and pruning) and
+/// the warm-start tree with its arrival times.
 struct ChunkPaths {
-  std::vector<double> Dist;   ///< From the chunk's pre ranks.
-  std::vector<LinkId> Parent; ///< Tree link into each rank (invalid at pre).
+  std::vector<double> Dist;     ///< Shortest time from the chunk's pre ranks.
+  std::vector<LinkId> Parent;   ///< Warm-start tree link into each rank.
+  std::vector<double> TreeTime; ///< Arrival time along the tree.
 };
 
-ChunkPaths shortestPaths(const Sketch &S, ChunkId C, double Bytes) {
+/// Dijkstra from the pre ranks of \p C with per-link weights \p Weight;
+/// returns distances and a tree (ties: the first link in declaration order).
+std::pair<std::vector<double>, std::vector<LinkId>>
+dijkstra(const Sketch &S, ChunkId C, const std::vector<double> &Weight) {
   const Topology &T = S.Topo;
-  ChunkPaths P;
-  P.Dist.assign(T.getNumRanks(), std::numeric_limits<double>::infinity());
-  for (RankId Pre : S.Coll.chunk(C).Pre) {
-    std::vector<double> D = T.distancesFrom(Pre, Bytes);
-    for (unsigned R = 0; R < D.size(); ++R)
-      P.Dist[R] = std::min(P.Dist[R], D[R]);
-  }
-  P.Parent.assign(T.getNumRanks(), LinkId());
-  for (unsigned R = 0; R < T.getNumRanks(); ++R) {
-    if (S.Coll.isPre(C, RankId(R)) || !std::isfinite(P.Dist[R]))
-      continue;
-    // The first incoming link (declaration order) on a shortest path.
-    for (LinkId L : T.inLinks(RankId(R))) {
-      const Link &Lk = T.link(L);
-      double Via = P.Dist[Lk.Src.index()] + Lk.costUs(Bytes);
-      if (std::abs(Via - P.Dist[R]) <= 1e-9 * std::max(1.0, P.Dist[R])) {
-        P.Parent[R] = L;
-        break;
+  const double Inf = std::numeric_limits<double>::infinity();
+  std::vector<double> Dist(T.getNumRanks(), Inf);
+  std::vector<LinkId> Parent(T.getNumRanks());
+  std::vector<bool> Done(T.getNumRanks(), false);
+  for (RankId Pre : S.Coll.chunk(C).Pre)
+    Dist[Pre.index()] = 0;
+  for (unsigned Step = 0; Step < T.getNumRanks(); ++Step) {
+    unsigned Best = T.getNumRanks();
+    for (unsigned R = 0; R < T.getNumRanks(); ++R)
+      if (!Done[R] && std::isfinite(Dist[R]) &&
+          (Best == T.getNumRanks() || Dist[R] < Dist[Best]))
+        Best = R;
+    if (Best == T.getNumRanks())
+      break;
+    Done[Best] = true;
+    for (LinkId L : T.outLinks(RankId(Best))) {
+      unsigned Dst = T.link(L).Dst.index();
+      double Via = Dist[Best] + Weight[L.index()];
+      if (!Done[Dst] && Via < Dist[Dst] * (1 - 1e-12)) {
+        Dist[Dst] = Via;
+        Parent[Dst] = L;
       }
     }
+  }
+  return {Dist, Parent};
+}
+
+/// Shortest distances of \p C, and a warm-start tree that avoids links
+/// already loaded by earlier chunks (weight = cost + current load), so the
+/// warm start spreads traffic over parallel paths instead of piling it on
+/// one link. \p Load is updated with the tree's links.
+ChunkPaths paths(const Sketch &S, ChunkId C, double Bytes,
+                 std::vector<double> &Load, bool Spread) {
+  const Topology &T = S.Topo;
+  std::vector<double> Cost(T.links().size()), Weight(T.links().size());
+  for (unsigned L = 0; L < T.links().size(); ++L) {
+    Cost[L] = T.link(LinkId(L)).costUs(Bytes);
+    Weight[L] = Cost[L] + (Spread ? Load[L] : 0.0);
+  }
+  ChunkPaths P;
+  P.Dist = dijkstra(S, C, Cost).first;
+  P.Parent = dijkstra(S, C, Weight).second;
+  // Keep only the tree links that lead to a post rank.
+  std::vector<bool> Needed(T.getNumRanks(), false);
+  for (RankId Post : S.Coll.chunk(C).Post)
+    for (unsigned R = Post.index(); !Needed[R] && P.Parent[R].isValid();
+         R = T.link(P.Parent[R]).Src.index())
+      Needed[R] = true;
+  P.TreeTime.assign(T.getNumRanks(), 0.0);
+  std::function<double(unsigned)> Time = [&](unsigned R) -> double {
+    if (!P.Parent[R].isValid())
+      return 0.0;
+    const Link &L = T.link(P.Parent[R]);
+    return Time(L.Src.index()) + Cost[P.Parent[R].index()];
+  };
+  for (unsigned R = 0; R < T.getNumRanks(); ++R) {
+    if (!Needed[R]) {
+      P.Parent[R] = LinkId();
+      continue;
+    }
+    P.TreeTime[R] = Time(R);
+    Load[P.Parent[R].index()] += Cost[P.Parent[R].index()];
   }
   return P;
 }
@@ -83,24 +133,28 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S) {
   const unsigned NumRanks = Topo.getNumRanks();
   const unsigned NumLinks = Topo.links().size();
 
-  // 1. Shortest-path trees: warm start and the horizon H.
+  // 1. Shortest distances and warm-start trees: plain shortest-path trees,
+  //    or trees that avoid loaded links; the better makespan is the horizon.
   std::vector<ChunkPaths> Paths;
-  std::vector<double> Load(NumLinks, 0.0);
   double H = 0, LowerBound = 0;
-  for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
-    Paths.push_back(shortestPaths(S, ChunkId(C), Bytes));
-    for (RankId R : Coll.chunk(ChunkId(C)).Post) {
-      H = std::max(H, Paths.back().Dist[R.index()]);
-      LowerBound = std::max(LowerBound, Paths.back().Dist[R.index()]);
+  for (bool Spread : {false, true}) {
+    std::vector<ChunkPaths> Try;
+    std::vector<double> Load(NumLinks, 0.0);
+    double TryH = 0;
+    for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
+      Try.push_back(paths(S, ChunkId(C), Bytes, Load, Spread));
+      for (RankId R : Coll.chunk(ChunkId(C)).Post) {
+        TryH = std::max(TryH, Try.back().TreeTime[R.index()]);
+        LowerBound = std::max(LowerBound, Try.back().Dist[R.index()]);
+      }
     }
-    for (unsigned R = 0; R < NumRanks; ++R)
-      if (Paths.back().Parent[R].isValid() &&
-          Coll.isPost(ChunkId(C), RankId(R)))
-        Load[Paths.back().Parent[R].index()] +=
-            Topo.link(Paths.back().Parent[R]).costUs(Bytes);
+    for (double L : Load)
+      TryH = std::max(TryH, L);
+    if (Paths.empty() || TryH < H) {
+      Paths = std::move(Try);
+      H = TryH;
+    }
   }
-  for (double L : Load)
-    H = std::max(H, L);
 
   RoutingModel RM;
   solver::Model &M = RM.Model;
@@ -124,7 +178,7 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S) {
         continue;
       Arrive[R] = M.addVariable(fmt::format("t_c{}_r{}", C, R), 0, H,
                                 solver::VarKind::Continuous, Eps);
-      Start.push_back(P.Dist[R]);
+      Start.push_back(P.Parent[R].isValid() ? P.TreeTime[R] : 0.0);
     }
     // 2. Usable links.
     for (unsigned L = 0; L < NumLinks; ++L) {

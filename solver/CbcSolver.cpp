@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 #include "solver/Model.h"
 #include "solver/Solver.h"
+#include "solver/Subprocess.h"
 
 #include <fmt/format.h>
 
@@ -33,6 +34,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <limits>
@@ -327,6 +329,92 @@ Solution runCbc(const Model &M, const SolveOptions &Options,
   return S;
 }
 
+/// Serialises the fields of \p S that cross the process boundary.
+std::string encode(const Solution &S) {
+  std::string Out;
+  auto Put = [&](const void *P, size_t N) {
+    Out.append(static_cast<const char *>(P), N);
+  };
+  int32_t Status = static_cast<int32_t>(S.Status);
+  uint64_t MsgLen = S.Message.size(), NumValues = S.Values.size();
+  Put(&Status, sizeof(Status));
+  Put(&S.Objective, sizeof(double));
+  Put(&S.BestBound, sizeof(double));
+  Put(&MsgLen, sizeof(MsgLen));
+  Out += S.Message;
+  Put(&NumValues, sizeof(NumValues));
+  Put(S.Values.data(), NumValues * sizeof(double));
+  return Out;
+}
+
+/// The inverse of encode; nothing if \p In is malformed.
+std::optional<Solution> decode(const std::string &In) {
+  size_t Pos = 0;
+  auto Get = [&](void *P, size_t N) {
+    if (Pos + N > In.size())
+      return false;
+    std::memcpy(P, In.data() + Pos, N);
+    Pos += N;
+    return true;
+  };
+  Solution S;
+  int32_t Status;
+  uint64_t MsgLen, NumValues;
+  if (!Get(&Status, sizeof(Status)) || !Get(&S.Objective, sizeof(double)) ||
+      !Get(&S.BestBound, sizeof(double)) || !Get(&MsgLen, sizeof(MsgLen)) ||
+      MsgLen > In.size() - Pos)
+    return std::nullopt;
+  S.Message = In.substr(Pos, MsgLen);
+  Pos += MsgLen;
+  if (!Get(&NumValues, sizeof(NumValues)) ||
+      NumValues > (In.size() - Pos) / sizeof(double))
+    return std::nullopt;
+  S.Values.resize(NumValues);
+  if (!Get(S.Values.data(), NumValues * sizeof(double)) || Pos != In.size())
+    return std::nullopt;
+  S.Status = static_cast<SolveStatus>(Status);
+  return S;
+}
+
+/// Runs CBC in a child process (Subprocess.h). A crash or overrun of the
+/// child falls back to a feasible warm start, else it is an Error.
+Solution runIsolated(const Model &M, const SolveOptions &Options,
+                     Clock::time_point Start) {
+  std::string Error;
+  double Hard = hasTimeLimit(Options) ? 2 * Options.TimeLimitSeconds + 30 : 0;
+  auto Bytes = runInChild(
+      [&] {
+        Solution S;
+        try {
+          S = runCbc(M, Options, Start);
+          fallBackToWarmStart(S, M, Options);
+        } catch (const CoinError &E) {
+          S.Status = SolveStatus::Error;
+          S.Message = "CBC error in " + E.className() + "::" + E.methodName() +
+                      ": " + E.message();
+        }
+        std::cout.flush(); // the child ends with _exit: flush CBC's log
+        std::fflush(nullptr);
+        return encode(S);
+      },
+      Hard, Error);
+  if (Bytes) {
+    if (auto S = decode(*Bytes))
+      return *S;
+    Error = "the solver process returned a malformed result";
+  }
+  Solution S;
+  S.Status = SolveStatus::Error;
+  S.Message = Error;
+  if (!Options.WarmStart.empty() &&
+      M.maxViolation(Options.WarmStart) <= WarmStartTolerance) {
+    takeValues(S, M, Options.WarmStart.data());
+    S.Status = SolveStatus::Feasible;
+    S.Message = Error + "; returning the warm start";
+  }
+  return S;
+}
+
 } // namespace
 
 Solution tacclc::solver::solveWithCbc(const Model &M,
@@ -345,8 +433,12 @@ Solution tacclc::solver::solveWithCbc(const Model &M,
     std::lock_guard<std::mutex> Lock(SolveMutex);
     StdoutRedirect Redirect(/*ToStderr=*/Options.Log);
     try {
-      S = runCbc(M, Options, Start);
-      fallBackToWarmStart(S, M, Options);
+      if (Options.Isolate) {
+        S = runIsolated(M, Options, Start);
+      } else {
+        S = runCbc(M, Options, Start);
+        fallBackToWarmStart(S, M, Options);
+      }
     } catch (const CoinError &E) {
       S.Status = SolveStatus::Error;
       S.Message = "CBC error in " + E.className() + "::" + E.methodName() +

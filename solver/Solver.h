@@ -40,6 +40,10 @@ struct SolveOptions {
   /// an incumbent at least as good as a feasible start (e.g. the time limit
   /// expires before CBC reads it), the start itself is returned as Feasible.
   std::vector<double> WarmStart;
+  /// Run the solver in a child process, so that a solver crash or overrun
+  /// becomes an error (or the warm start, when it is feasible) instead of
+  /// killing the caller.
+  bool Isolate = true;
 };
 
 /// How a solve ended.

@@ -36,6 +36,7 @@ namespace {
 /// Writes \p Text to the output (stdout when none), atomically for files.
 int emitText(const CompileOptions &Opts, DiagnosticEngine &Diags,
              const std::string &Text) {
+  Diags.flush(llvm::errs()); // warnings of a successful compile
   if (Opts.Output.empty() || Opts.Output == "-") {
     llvm::outs() << Text;
     llvm::outs().flush();
@@ -181,10 +182,11 @@ int tacclc::runCompile(const CompileOptions &Opts) {
   if (Opts.Stats)
     llvm::errs() << fmt::format(
         "stats: routing model {} variables ({} integer), {} rows, {} "
-        "nonzeros; {} in {:.3f} s, objective {:.6g}, bound {:.6g}\n",
+        "nonzeros; warm start {:.6g}; {} in {:.3f} s, objective {:.6g}, "
+        "bound {:.6g}\n",
         Stats.Variables, Stats.IntegerVariables, Stats.Constraints,
-        Stats.Nonzeros, Routes->SolverStatus, Stats.Seconds, Stats.Objective,
-        Stats.BestBound);
+        Stats.Nonzeros, Stats.WarmStartObjective, Routes->SolverStatus,
+        Stats.Seconds, Stats.Objective, Stats.BestBound);
   if (Opts.Emit == EmitKind::Routes)
     return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
                       ir::printRoutes(*Sketch, *Routes, OS);
