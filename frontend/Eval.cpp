@@ -54,6 +54,7 @@ std::string Scope::closest(llvm::StringRef Name) const {
 
 std::optional<int64_t> tacclc::evalExpr(const Expr &E, const Scope &S,
                                         DiagnosticEngine &Diags) {
+  S.addWork();
   if (const auto *I = llvm::dyn_cast<IntExpr>(&E)) {
     if (I->Value.Overflow || I->Value.Value > uint64_t(INT64_MAX)) {
       Diags.report(DiagId::IntegerOverflow, I->getRange(), I->Value.Spelling);
@@ -112,8 +113,9 @@ std::optional<int64_t> tacclc::evalExpr(const Expr &E, const Scope &S,
       Out = *L / *R;
     } else {
       Out = *L % *R;
+      // Non-negative result; Out - R cannot overflow when R < 0 < -Out.
       if (Out < 0)
-        Out += *R < 0 ? -*R : *R;
+        Out = *R > 0 ? Out + *R : Out - *R;
     }
     break;
   }

@@ -38,8 +38,14 @@ public:
   llvm::SMRange definition(llvm::StringRef Name) const;
   /// The visible name closest to \p Name (for did-you-mean), or empty.
   std::string closest(llvm::StringRef Name) const;
+  /// Expression nodes evaluated in this scope so far (bounds the work of
+  /// loops over large bodies).
+  uint64_t work() const { return Work; }
+  /// Counts one evaluated node.
+  void addWork() const { ++Work; }
 
 private:
+  mutable uint64_t Work = 0;
   struct Entry {
     int64_t Value;
     llvm::SMRange Loc;

@@ -235,7 +235,7 @@ void MachineEvaluator::exec(const Node &N) {
       return;
     }
     for (int64_t I = *Lo; I < *Hi && Ok; ++I) {
-      if (++Iterations > MaxLoopIterations) {
+      if (++Iterations > MaxLoopIterations || S.work() > MaxEvalWork) {
         Diags.report(DiagId::TooManyIterations, F->getRange(),
                      MaxLoopIterations);
         Ok = false;

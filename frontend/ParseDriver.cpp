@@ -72,6 +72,36 @@ private:
   const SourceMap &Map;
   unsigned Count = 0;
 };
+constexpr unsigned MaxNesting = 256;
+
+/// Reports the first token nested more than MaxNesting levels deep.
+bool checkNesting(antlr4::CommonTokenStream &Tokens, const SourceMap &Map,
+                  DiagnosticEngine &Diags) {
+  using P = tacclc_antlr::SketchParser;
+  unsigned Depth = 0, Minus = 0;
+  for (antlr4::Token *T : Tokens.getTokens()) {
+    switch (T->getType()) {
+    case P::LPAREN:
+    case P::LBRACKET:
+    case P::LBRACE:
+      ++Depth;
+      break;
+    case P::RPAREN:
+    case P::RBRACKET:
+    case P::RBRACE:
+      Depth -= Depth > 0;
+      break;
+    }
+    Minus = T->getType() == P::MINUS ? Minus + 1 : 0;
+    if (Depth + Minus > MaxNesting) {
+      Diags.report(DiagId::NestingTooDeep,
+                   Map.range(T->getStartIndex(), T->getStopIndex()),
+                   MaxNesting);
+      return false;
+    }
+  }
+  return true;
+}
 } // namespace
 
 std::unique_ptr<ast::Module> tacclc::parseSketch(llvm::SourceMgr &SM,
@@ -86,6 +116,12 @@ std::unique_ptr<ast::Module> tacclc::parseSketch(llvm::SourceMgr &SM,
     Lexer.removeErrorListeners();
     Lexer.addErrorListener(&Listener);
     antlr4::CommonTokenStream Tokens(&Lexer);
+    // The parser recurses once per nesting level (parentheses, brackets,
+    // braces, prefix minus); refuse inputs nested deeply enough to exhaust
+    // the stack before parsing them.
+    Tokens.fill();
+    if (Listener.count() == 0 && !checkNesting(Tokens, Map, Diags))
+      return nullptr;
     tacclc_antlr::SketchParser Parser(&Tokens);
     Parser.removeErrorListeners();
     Parser.addErrorListener(&Listener);

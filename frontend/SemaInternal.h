@@ -79,6 +79,8 @@ std::optional<unsigned> evalAddress(const ast::Address &A, const Scope &S,
 
 /// The most iterations all loops of one declaration may run.
 inline constexpr uint64_t MaxLoopIterations = 1000000;
+/// The most expression nodes one declaration may evaluate.
+inline constexpr uint64_t MaxEvalWork = 20000000;
 /// The most ranks a machine may have.
 inline constexpr unsigned MaxRanks = 1024;
 

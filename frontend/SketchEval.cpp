@@ -169,7 +169,7 @@ void LogicalBuilder::exec(const Node &N) {
     return;
   }
   for (int64_t I = *Lo; I < *Hi && Ok; ++I) {
-    if (++Iterations > MaxLoopIterations) {
+    if (++Iterations > MaxLoopIterations || S.work() > MaxEvalWork) {
       Diags.report(DiagId::TooManyIterations, F->getRange(), MaxLoopIterations);
       Ok = false;
       return;

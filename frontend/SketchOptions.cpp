@@ -98,17 +98,28 @@ std::optional<std::vector<unsigned>> permutation(const SymmetryForm &F,
     Group = *V;
   }
   auto Mod = [](int64_t A, int64_t M) { return ((A % M) + M) % M; };
+  int64_t Shift = 0; // K reduced first, so nothing below can overflow
+  switch (F.Kind) {
+  case SymmetryForm::RotateGpus:
+    Shift = Mod(*K, G);
+    break;
+  case SymmetryForm::RotateNodes:
+    Shift = Mod(*K, T.getNumNodes());
+    break;
+  default:
+    Shift = Mod(*K, Group);
+  }
   for (unsigned R = 0; R < N; ++R) {
     int64_t Image;
     switch (F.Kind) {
     case SymmetryForm::RotateGpus:
-      Image = R / G * G + Mod(R % G + *K, G);
+      Image = R / G * G + Mod(R % G + Shift, G);
       break;
     case SymmetryForm::RotateNodes:
-      Image = Mod(R / G + *K, T.getNumNodes()) * G + R % G;
+      Image = Mod(R / G + Shift, T.getNumNodes()) * G + R % G;
       break;
     default:
-      Image = R / Group * Group + Mod(R % Group + *K, Group);
+      Image = R / Group * Group + Mod(R % Group + Shift, Group);
     }
     Perm[R] = unsigned(Image);
   }

@@ -10,6 +10,8 @@ Subcommands (each exits 0 on success and prints what failed otherwise):
   atomic-output        a failed compile leaves an existing -o file untouched
                        and no temporary files behind
   exit-codes           usage errors exit 2, unknown backends exit 2
+  regressions DIR      every input the fuzzers once broke the compiler with
+                       now gives exit 0 or 1 (never a crash or hang)
 """
 import os
 import re
@@ -113,6 +115,23 @@ def exit_codes():
     print("exit-codes: ok")
 
 
+def regressions(folder):
+    count = 0
+    for sub, cmd in (("frontend", ["--emit=ir"]), ("xml", ["check"])):
+        path = os.path.join(folder, sub)
+        if not os.path.isdir(path):
+            continue
+        for name in sorted(os.listdir(path)):
+            args = (["check", os.path.join(path, name)] if sub == "xml"
+                    else [os.path.join(path, name), *cmd])
+            proc = run(*args)
+            if proc.returncode not in (0, 1):
+                sys.exit(f"FAIL: {sub}/{name}: exit {proc.returncode}\n"
+                         f"{proc.stderr[-2000:]}")
+            count += 1
+    print(f"regressions: {count} inputs handled")
+
+
 def main():
     global TACCLC
     TACCLC = sys.argv[1]
@@ -121,7 +140,8 @@ def main():
      "roundtrip": lambda: roundtrip(rest[0]),
      "delete-steps": lambda: delete_steps(rest[0]),
      "atomic-output": atomic_output,
-     "exit-codes": exit_codes}[cmd]()
+     "exit-codes": exit_codes,
+     "regressions": lambda: regressions(rest[0])}[cmd]()
 
 
 if __name__ == "__main__":
