@@ -309,10 +309,16 @@ std::optional<Machine> MachineEvaluator::run(llvm::ArrayRef<Arg> Args,
                  Nodes);
     return std::nullopt;
   }
-  if (Nodes * *GpusPerNode > MaxRanks || Nodes * *GpusPerNode < 2) {
-    Diags.report(Nodes * *GpusPerNode < 2 ? DiagId::RankCountTooSmall
-                                          : DiagId::RankCountTooLarge,
-                 GpusStmt->getRange(), Nodes * *GpusPerNode, MaxRanks);
+  // Each factor is checked first so that the product cannot overflow.
+  if (Nodes > MaxRanks || *GpusPerNode > MaxRanks ||
+      Nodes * *GpusPerNode > MaxRanks) {
+    Diags.report(DiagId::RankCountTooLarge, GpusStmt->getRange(),
+                 fmt::format("{} x {}", Nodes, *GpusPerNode), MaxRanks);
+    return std::nullopt;
+  }
+  if (Nodes * *GpusPerNode < 2) {
+    Diags.report(DiagId::RankCountTooSmall, GpusStmt->getRange(),
+                 Nodes * *GpusPerNode);
     return std::nullopt;
   }
 
