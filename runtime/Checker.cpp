@@ -71,6 +71,9 @@ bool contains(const Report &R, const Issue &I) {
 
 } // namespace
 
+/// The most chunk slots (all ranks and buffers) a symbolic check tracks.
+constexpr std::uint64_t MaxSymbolicSlots = std::uint64_t(1) << 22;
+
 Report checkPlan(const Algo &A, std::string_view FileName) {
   return checkPlan(A, FileName, CheckOptions());
 }
@@ -79,6 +82,24 @@ Report checkPlan(const Algo &A, std::string_view FileName,
                  const CheckOptions &Opts) {
   Report Out;
   IssueSink Sink(Out, FileName);
+  // The symbolic state holds every chunk slot of every rank (the collective
+  // reference may size buffers from nchunksperloop); refuse plans whose state
+  // would not fit in memory rather than exhausting it.
+  std::uint64_t Slots = 0;
+  for (const Gpu &G : A.Gpus)
+    Slots += std::uint64_t(std::max(0, G.IChunks)) +
+             std::uint64_t(std::max(0, G.OChunks)) +
+             std::uint64_t(std::max(0, G.SChunks)) +
+             std::uint64_t(std::max(0, A.NChunksPerLoop));
+  if (Slots > MaxSymbolicSlots) {
+    Where W;
+    W.Line = A.Line;
+    W.Col = A.Col;
+    Sink.error(W, fmt::format("the plan has {} chunk slots; symbolic checking "
+                              "handles at most {}",
+                              Slots, MaxSymbolicSlots));
+    return Out;
+  }
   std::optional<Program> P = buildProgram(A, Sink);
   if (!P)
     return Out;

@@ -21,6 +21,10 @@ namespace {
 
 /// The MSCCL lexer stores at most this many nodes per rank.
 constexpr int MaxXmlNodes = 4096;
+/// Chunk offsets are int16 in both runtimes.
+constexpr int MaxChunks = 32767;
+/// Each rank's <gpu> is one of the MaxXmlNodes nodes the parser keeps.
+constexpr int MaxGpus = MaxXmlNodes - 1;
 
 int chunksOf(const Gpu &G, BufferKind B) {
   switch (B) {
@@ -48,7 +52,7 @@ public:
 
   void run() {
     checkAlgo();
-    if (A.NGpus < 1)
+    if (A.NGpus < 1 || A.NGpus > MaxGpus)
       return;
     std::vector<const Gpu *> ByRank(static_cast<std::size_t>(A.NGpus));
     for (const Gpu &G : A.Gpus) {
@@ -114,9 +118,14 @@ private:
       Sink.error(W, fmt::format("nchannels={} must be between 1 and {} "
                                 "(MAXCHANNELS)",
                                 A.NChannels, MaxChannels));
-    if (A.NChunksPerLoop < 1)
-      Sink.error(W, fmt::format("nchunksperloop={} must be at least 1",
-                                A.NChunksPerLoop));
+    if (A.NGpus > MaxGpus)
+      Sink.error(W, fmt::format("ngpus={} is more than the {} ranks the "
+                                "runtime's XML parser can hold",
+                                A.NGpus, MaxGpus));
+    if (A.NChunksPerLoop < 1 || A.NChunksPerLoop > MaxChunks)
+      Sink.error(W, fmt::format("nchunksperloop={} must be between 1 and {} "
+                                "(chunk offsets are 16-bit)",
+                                A.NChunksPerLoop, MaxChunks));
     if (collName(A.Coll, D).empty())
       Sink.error(W, fmt::format("coll '{}' is not supported by the {} runtime",
                                 nameOf(A.Coll), runtimeName()));
