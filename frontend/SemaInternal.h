@@ -16,6 +16,7 @@
 #include "support/Diagnostics.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <optional>
 
@@ -65,6 +66,15 @@ std::optional<ir::Topology> buildLogicalTopology(const Machine &M,
                                                  llvm::StringRef SketchName,
                                                  llvm::SMRange SketchLoc,
                                                  DiagnosticEngine &Diags);
+
+/// Runs the `for` loop \p F: binds its variable in a new frame of \p S for
+/// each value and calls \p Body on each statement while it returns true.
+/// \p Iterations counts iterations across all loops of one declaration;
+/// the loop nest is bounded by MaxLoopIterations and MaxEvalWork. Returns
+/// false after an error.
+bool runLoop(const ast::ForStmt &F, Scope &S, uint64_t &Iterations,
+             DiagnosticEngine &Diags,
+             llvm::function_ref<bool(const ast::Node &)> Body);
 
 /// Checks protocol, solver settings and symmetries among \p Items (the
 /// merged single items of a sketch) into \p Out, whose Topo is set.

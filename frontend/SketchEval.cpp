@@ -163,27 +163,10 @@ void LogicalBuilder::exec(const Node &N) {
     Ok = false;
     return;
   }
-  auto Lo = evalExpr(*F->Lo, S, Diags), Hi = evalExpr(*F->Hi, S, Diags);
-  if (!Lo || !Hi) {
-    Ok = false;
-    return;
-  }
-  for (int64_t I = *Lo; I < *Hi && Ok; ++I) {
-    if (++Iterations > MaxLoopIterations || S.work() > MaxEvalWork) {
-      Diags.report(DiagId::TooManyIterations, F->getRange(), MaxLoopIterations);
-      Ok = false;
-      return;
-    }
-    S.push();
-    if (!S.define(F->Var, I, F->VarRange)) {
-      Diags.report(DiagId::Redefinition, F->VarRange, F->Var);
-      Ok = false;
-    }
-    for (const auto &B : F->Body)
-      if (Ok)
-        exec(*B);
-    S.pop();
-  }
+  Ok = runLoop(*F, S, Iterations, Diags, [&](const Node &B) {
+    exec(B);
+    return Ok;
+  });
 }
 
 std::optional<ir::Topology> LogicalBuilder::finish(llvm::StringRef SketchName,

@@ -2,8 +2,8 @@
 //
 // Shared checks of physical descriptions: alpha/beta quantities with their
 // units, exactly-once cost attributes, GPU addresses (`node:gpu` or a flat
-// rank) against a machine's shape, and the flat `topology` form with
-// numbered ranks and explicit links.
+// rank) against a machine's shape, bounded `for` loops, and the flat
+// `topology` form with numbered ranks and explicit links.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/SemaInternal.h"
@@ -208,4 +208,29 @@ std::optional<Machine> tacclc::checkFlatTopology(const TopologyDecl &T,
   if (!Ok)
     return std::nullopt;
   return M;
+}
+
+bool tacclc::runLoop(const ForStmt &F, Scope &S, uint64_t &Iterations,
+                     DiagnosticEngine &Diags,
+                     llvm::function_ref<bool(const Node &)> Body) {
+  auto Lo = evalExpr(*F.Lo, S, Diags), Hi = evalExpr(*F.Hi, S, Diags);
+  if (!Lo || !Hi)
+    return false;
+  for (int64_t I = *Lo; I < *Hi; ++I) {
+    if (++Iterations > MaxLoopIterations || S.work() > MaxEvalWork) {
+      Diags.report(DiagId::TooManyIterations, F.getRange(), MaxLoopIterations);
+      return false;
+    }
+    S.push();
+    bool Ok = S.define(F.Var, I, F.VarRange);
+    if (!Ok)
+      Diags.report(DiagId::Redefinition, F.VarRange, F.Var);
+    for (const auto &B : F.Body)
+      if (Ok)
+        Ok = Body(*B);
+    S.pop();
+    if (!Ok)
+      return false;
+  }
+  return true;
 }

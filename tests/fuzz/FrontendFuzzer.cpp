@@ -13,7 +13,10 @@
 // front end: the contract in frontend/Frontend.h is that user input only
 // ever produces diagnostics. The target also checks the other half of that
 // contract: a stage that returns nothing must have reported an error (else
-// the driver would exit 1 without saying why); a violation aborts.
+// the driver would exit 1 without saying why), and a sketch that Sema accepts
+// must be resolved IR the later stages can trust (ranks in range, finite
+// costs within Sema's own bounds, a size, symmetries that are permutations). A
+// violation aborts, so libFuzzer keeps the input.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Frontend.h"
@@ -23,12 +26,14 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace {
 
@@ -36,6 +41,40 @@ namespace {
 [[noreturn]] void contractViolation(const char *What) {
   std::fprintf(stderr, "FrontendFuzzer: contract violated: %s\n", What);
   std::abort();
+}
+
+/// Checks what Sema promises about an accepted sketch (see ir/Sketch.h and
+/// ir/Topology.h): every later stage relies on it without re-checking.
+void checkResolvedSketch(const tacclc::ir::Sketch &S) {
+  const tacclc::ir::Topology &T = S.Topo;
+  unsigned N = T.getNumRanks();
+  if (N < 2)
+    contractViolation("accepted sketch has fewer than 2 ranks");
+  if (T.getNumNodes() * T.getGpusPerNode() != N)
+    contractViolation("accepted sketch: nodes x gpus per node != ranks");
+  for (const tacclc::ir::Link &L : T.links()) {
+    if (L.Src.index() >= N || L.Dst.index() >= N || L.Src == L.Dst)
+      contractViolation("accepted sketch has a link with a bad endpoint");
+    // Sema's own rules: alpha zero or positive, beta positive, both finite.
+    if (!std::isfinite(L.AlphaUs) || L.AlphaUs < 0)
+      contractViolation("accepted sketch has a link alpha that is negative, "
+                        "infinite or NaN");
+    if (!std::isfinite(L.BetaUsPerB) || L.BetaUsPerB <= 0)
+      contractViolation("accepted sketch has a link beta that is not "
+                        "positive and finite");
+  }
+  if (S.SizeBytes < 1)
+    contractViolation("accepted sketch has a zero size");
+  for (const tacclc::ir::Symmetry &Sym : S.Symmetries) {
+    if (Sym.Perm.size() != N)
+      contractViolation("accepted symmetry does not map every rank");
+    std::vector<bool> Seen(N, false);
+    for (unsigned Image : Sym.Perm) {
+      if (Image >= N || Seen[Image])
+        contractViolation("accepted symmetry is not a permutation");
+      Seen[Image] = true;
+    }
+  }
 }
 
 } // namespace
@@ -63,6 +102,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     if (!Sketch && !Diags.hasErrors())
       contractViolation("analyzeSketch() returned nothing and reported no "
                         "error");
+    if (Sketch)
+      checkResolvedSketch(*Sketch);
   }
 
   llvm::raw_null_ostream Null;
