@@ -329,6 +329,27 @@ Solution runCbc(const Model &M, const SolveOptions &Options,
   return S;
 }
 
+/// Runs CBC with the warm-start fallback; exceptions become Error.
+Solution runCbcCaught(const Model &M, const SolveOptions &Options,
+                      Clock::time_point Start) {
+  Solution S;
+  try {
+    S = runCbc(M, Options, Start);
+    fallBackToWarmStart(S, M, Options);
+  } catch (const CoinError &E) {
+    S.Status = SolveStatus::Error;
+    S.Message = "CBC error in " + E.className() + "::" + E.methodName() + ": " +
+                E.message();
+  } catch (const std::exception &E) {
+    S.Status = SolveStatus::Error;
+    S.Message = std::string("exception during CBC solve: ") + E.what();
+  } catch (...) {
+    S.Status = SolveStatus::Error;
+    S.Message = "unknown exception during CBC solve";
+  }
+  return S;
+}
+
 /// Serialises the fields of \p S that cross the process boundary.
 std::string encode(const Solution &S) {
   std::string Out;
@@ -384,15 +405,7 @@ Solution runIsolated(const Model &M, const SolveOptions &Options,
   double Hard = hasTimeLimit(Options) ? 2 * Options.TimeLimitSeconds + 30 : 0;
   auto Bytes = runInChild(
       [&] {
-        Solution S;
-        try {
-          S = runCbc(M, Options, Start);
-          fallBackToWarmStart(S, M, Options);
-        } catch (const CoinError &E) {
-          S.Status = SolveStatus::Error;
-          S.Message = "CBC error in " + E.className() + "::" + E.methodName() +
-                      ": " + E.message();
-        }
+        Solution S = runCbcCaught(M, Options, Start);
         std::cout.flush(); // the child ends with _exit: flush CBC's log
         std::fflush(nullptr);
         return encode(S);
@@ -432,24 +445,8 @@ Solution tacclc::solver::solveWithCbc(const Model &M,
   } else {
     std::lock_guard<std::mutex> Lock(SolveMutex);
     StdoutRedirect Redirect(/*ToStderr=*/Options.Log);
-    try {
-      if (Options.Isolate) {
-        S = runIsolated(M, Options, Start);
-      } else {
-        S = runCbc(M, Options, Start);
-        fallBackToWarmStart(S, M, Options);
-      }
-    } catch (const CoinError &E) {
-      S.Status = SolveStatus::Error;
-      S.Message = "CBC error in " + E.className() + "::" + E.methodName() +
-                  ": " + E.message();
-    } catch (const std::exception &E) {
-      S.Status = SolveStatus::Error;
-      S.Message = std::string("exception during CBC solve: ") + E.what();
-    } catch (...) {
-      S.Status = SolveStatus::Error;
-      S.Message = "unknown exception during CBC solve";
-    }
+    S = Options.Isolate ? runIsolated(M, Options, Start)
+                        : runCbcCaught(M, Options, Start);
   }
   if (!S.hasValues())
     S.Values.clear();
