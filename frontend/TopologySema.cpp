@@ -17,6 +17,9 @@
 using namespace tacclc;
 using namespace tacclc::ast;
 
+/// The largest alpha accepted, in microseconds (about 11.6 days).
+static constexpr double MaxTimeUs = 1e12;
+
 std::optional<double> tacclc::checkTime(const Quantity &Q, llvm::StringRef What,
                                         DiagnosticEngine &Diags) {
   if (Q.Unit.empty()) {
@@ -28,12 +31,18 @@ std::optional<double> tacclc::checkTime(const Quantity &Q, llvm::StringRef What,
     Diags.report(DiagId::WrongUnit, Q.UnitRange, Q.Unit, "time", TimeUnits);
     return std::nullopt;
   }
+  double Us = Q.Value * *Scale;
   if (!(Q.Value >= 0) || !std::isfinite(Q.Value)) {
     Diags.report(DiagId::OutOfRange, Q.NumberRange, What.str(),
                  "zero or positive", Q.Spelling);
     return std::nullopt;
   }
-  return Q.Value * *Scale;
+  if (!(Us <= MaxTimeUs)) {
+    Diags.report(DiagId::OutOfRange, Q.Range, What.str(), "at most 10^12 us",
+                 Q.Spelling + " " + Q.Unit);
+    return std::nullopt;
+  }
+  return Us;
 }
 
 std::optional<double> tacclc::checkBeta(const Quantity &Q,
@@ -51,6 +60,13 @@ std::optional<double> tacclc::checkBeta(const Quantity &Q,
   if (!V) {
     Diags.report(DiagId::WrongUnit, Q.UnitRange, Q.Unit,
                  "inverse bandwidth or bandwidth", BetaUnits);
+    return std::nullopt;
+  }
+  // Keep costs in a range where sums and the solver's arithmetic stay exact
+  // enough: between 1 us/TB (10^6 TB/s) and 1 s/B.
+  if (!(*V >= 1e-12 && *V <= 1e6)) {
+    Diags.report(DiagId::OutOfRange, Q.Range, "beta",
+                 "between 1 us/TB and 1 s/B", Q.Spelling + " " + Q.Unit);
     return std::nullopt;
   }
   return *V;
