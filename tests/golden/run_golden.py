@@ -52,8 +52,10 @@ def run_one(tacclc, path, update):
     if argv[0] != "tacclc":
         raise SystemExit(f"{path}: RUN must start with 'tacclc'")
     argv[0] = tacclc
+    env = dict(os.environ)
+    env.pop("TACCLC_PATH", None)  # imports must not depend on the caller
     proc = subprocess.run(argv, cwd=folder, capture_output=True, text=True,
-                          timeout=300)
+                          timeout=300, env=env)
     actual = render(proc.returncode, proc.stdout, proc.stderr)
     expected_path = os.path.splitext(os.path.abspath(path))[0] + ".expected"
     if update:
