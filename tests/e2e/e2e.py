@@ -10,6 +10,7 @@ Subcommands (each exits 0 on success and prints what failed otherwise):
   atomic-output        a failed compile leaves an existing -o file untouched
                        and no temporary files behind
   exit-codes           usage errors exit 2, unknown backends exit 2
+  search-path LIBDIR   an import is found through $TACCLC_PATH, and -I wins
   regressions DIR      every input the fuzzers once broke the compiler with
                        now gives exit 0 or 1 (never a crash or hang)
 """
@@ -132,6 +133,31 @@ def regressions(folder):
     print(f"regressions: {count} inputs handled")
 
 
+def search_path(libdir):
+    with tempfile.TemporaryDirectory() as tmp:
+        main = os.path.join(tmp, "main.sketch")
+        with open(main, "w") as f:
+            f.write('import "line"\nsketch s on line(3) { collective allgather }\n')
+        run(main, "--emit=ir", expect=1)  # not found without a search path
+        env = dict(os.environ, TACCLC_PATH=f"/nonexistent:{libdir}")
+        proc = subprocess.run([TACCLC, main, "--emit=ir"], capture_output=True,
+                              text=True, env=env, timeout=60)
+        if proc.returncode != 0 or "ranks 3" not in proc.stdout:
+            sys.exit(f"FAIL: TACCLC_PATH import: {proc.stderr}")
+        other = os.path.join(tmp, "other")
+        os.mkdir(other)
+        with open(os.path.join(other, "line.sketch"), "w") as f:
+            f.write("machine line(n: int = 3) { gpus per node = n + 1 "
+                    "class c { alpha 1 us beta 1 us/MB } link c 0 <-> 1 }\n")
+        proc = subprocess.run([TACCLC, "-I", other, main, "--emit=ir"],
+                              capture_output=True, text=True, env=env,
+                              timeout=60)
+        if proc.returncode != 0 or "ranks 4" not in proc.stdout:
+            sys.exit(f"FAIL: -I does not take precedence: {proc.stdout}"
+                     f"{proc.stderr}")
+    print("search-path: ok")
+
+
 def main():
     global TACCLC
     TACCLC = sys.argv[1]
@@ -141,7 +167,8 @@ def main():
      "delete-steps": lambda: delete_steps(rest[0]),
      "atomic-output": atomic_output,
      "exit-codes": exit_codes,
-     "regressions": lambda: regressions(rest[0])}[cmd]()
+     "regressions": lambda: regressions(rest[0]),
+     "search-path": lambda: search_path(rest[0])}[cmd]()
 
 
 if __name__ == "__main__":
