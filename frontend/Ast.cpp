@@ -73,8 +73,19 @@ private:
       indent(Depth);
       OS << printAddress(P.Src) << (P.Bidirectional ? " <-> " : " -> ")
          << printAddress(P.Dst);
+      if (!P.Multiplicity.empty())
+        OS << " " << P.Multiplicity;
       loc(P.Range.Start);
     }
+  }
+  void gpuList(const GpuList &L) {
+    OS << "[";
+    for (size_t I = 0; I < L.size(); ++I) {
+      OS << (I ? ", " : "") << printAddress(L[I].First);
+      if (L[I].Last)
+        OS << ".." << printExpr(*L[I].Last);
+    }
+    OS << "]";
   }
 
   void dumpDecl(const Decl &D) {
@@ -127,6 +138,13 @@ private:
       OS << "Class '" << C->Name << "'";
       loc(N.getLoc());
       attrs(C->Attrs, Depth + 1);
+      for (const ProfilePoint &P : C->Profile) {
+        indent(Depth + 1);
+        OS << "At ";
+        quantity(P.Size);
+        loc(P.Range.Start);
+        attrs(P.Attrs, Depth + 2);
+      }
       return;
     } else if (const auto *CL = llvm::dyn_cast<ClassLinkStmt>(&N)) {
       OS << "Links of class '" << CL->Class << "'";
@@ -135,6 +153,13 @@ private:
       return;
     } else if (const auto *Ni = llvm::dyn_cast<NicStmt>(&N)) {
       OS << "Nic '" << Ni->Class << "'";
+      if (Ni->Gpus) {
+        OS << " ";
+        gpuList(*Ni->Gpus);
+      }
+    } else if (const auto *Sw = llvm::dyn_cast<SwitchStmt>(&N)) {
+      OS << "Switch '" << Sw->Name << "' of class '" << Sw->Class << "' ";
+      gpuList(Sw->Gpus);
     } else if (const auto *F = llvm::dyn_cast<ForStmt>(&N)) {
       OS << "For " << F->Var << " in " << printExpr(*F->Lo) << ".."
          << printExpr(*F->Hi);
@@ -144,13 +169,29 @@ private:
       return;
     } else if (const auto *Co = llvm::dyn_cast<CollectiveItem>(&N)) {
       OS << "Collective " << Co->Name;
+      if (Co->Root)
+        OS << " root " << printAddress(*Co->Root);
     } else if (const auto *K = llvm::dyn_cast<ChunksItem>(&N)) {
       OS << "Chunks " << K->Count.Spelling;
     } else if (const auto *Z = llvm::dyn_cast<SizeItem>(&N)) {
       OS << "Size ";
       quantity(Z->Size);
+      if (Z->Hi) {
+        OS << " .. ";
+        quantity(*Z->Hi);
+      }
+    } else if (const auto *Fo = llvm::dyn_cast<FormItem>(&N)) {
+      OS << (N.getKind() == Node::K_SenderFirstItem ? "SenderFirst"
+                                                     : "Relay " + Fo->Form);
+    } else if (const auto *Se = llvm::dyn_cast<SenderItem>(&N)) {
+      OS << "Sender " << printExpr(*Se->Gpu) << " carries ";
+      gpuList(Se->Carried);
+    } else if (const auto *Po = llvm::dyn_cast<PolicyItem>(&N)) {
+      OS << "Policy " << Po->Switch << " " << Po->Value;
+    } else if (const auto *In = llvm::dyn_cast<InstancesItem>(&N)) {
+      OS << "Instances " << In->Count.Spelling;
     } else if (const auto *Li = llvm::dyn_cast<LinksItem>(&N)) {
-      OS << "Links";
+      OS << (N.getKind() == Node::K_ContiguousItem ? "Contiguous" : "Links");
       for (const auto &Name : Li->Classes)
         OS << " " << Name.Text;
     } else if (const auto *Pr = llvm::dyn_cast<ProtocolItem>(&N)) {
@@ -177,7 +218,9 @@ private:
       }
       return;
     } else if (const auto *P = llvm::dyn_cast<PairsItem>(&N)) {
-      OS << (N.getKind() == Node::K_RelayItem ? "Relay" : "Exclude");
+      OS << (N.getKind() == Node::K_RelayItem       ? "Relay"
+             : N.getKind() == Node::K_RelayEachItem ? "RelayEach"
+                                                    : "Exclude");
       loc(N.getLoc());
       pairs(P->Pairs, Depth + 1);
       return;

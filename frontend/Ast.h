@@ -60,6 +60,7 @@ public:
     K_ClassStmt,
     K_ClassLinkStmt,
     K_NicStmt,
+    K_SwitchStmt,
     K_ForStmt,
     // Sketch items.
     K_CollectiveItem,
@@ -67,7 +68,14 @@ public:
     K_SizeItem,
     K_LinksItem,
     K_RelayItem,
+    K_RelayEachItem,
     K_ExcludeItem,
+    K_RelayFormItem,
+    K_SenderItem,
+    K_SenderFirstItem,
+    K_PolicyItem,
+    K_InstancesItem,
+    K_ContiguousItem,
     K_ProtocolItem,
     K_TimeLimitItem,
     K_GapItem,
@@ -122,6 +130,8 @@ public:
 };
 
 /// `collective NAME` inside a sketch.
+struct Address;
+
 class CollectiveItem : public Node {
 public:
   CollectiveItem(llvm::SMRange R, std::string Name, llvm::SMRange NameRange)
@@ -129,6 +139,8 @@ public:
   }
   std::string Name;
   llvm::SMRange NameRange;
+  /// `root ADDRESS` of a rooted collective (broadcast, reduce, ...).
+  std::shared_ptr<Address> Root;
   static bool classof(const Node *N) {
     return N->getKind() == K_CollectiveItem;
   }
@@ -149,6 +161,8 @@ public:
   SizeItem(llvm::SMRange R, Quantity Size)
       : Node(K_SizeItem, R), Size(std::move(Size)) {}
   Quantity Size;
+  /// `size LO .. HI`: the upper end of the range the algorithm serves.
+  std::optional<Quantity> Hi;
   static bool classof(const Node *N) { return N->getKind() == K_SizeItem; }
 };
 
@@ -214,7 +228,19 @@ struct EndpointPair {
   Address Src, Dst;
   bool Bidirectional = false;
   llvm::SMRange Range;
+  /// `x2` after a machine link: parallel links (empty when absent).
+  std::string Multiplicity;
+  llvm::SMRange MultiplicityRange;
 };
+
+/// One element of `[0, 2 .. 4, 1:3]`: an address, or `lo .. hi` (half-open)
+/// of local GPU numbers.
+struct GpuListElem {
+  Address First;
+  ExprPtr Last; ///< Null unless a range.
+  llvm::SMRange Range;
+};
+using GpuList = std::vector<GpuListElem>;
 
 /// `gpus per node = e` in a machine.
 class GpusPerNodeStmt : public Node {
@@ -242,6 +268,13 @@ public:
 };
 
 /// `class NAME { alpha Q beta Q }`: a kind of link with its cost.
+/// `at 32 KB { alpha ...  beta ... }`: costs measured at one message size.
+struct ProfilePoint {
+  Quantity Size;
+  std::vector<LinkAttr> Attrs;
+  llvm::SMRange Range;
+};
+
 class ClassStmt : public Node {
 public:
   ClassStmt(llvm::SMRange R, std::string Name, llvm::SMRange NameRange,
@@ -251,6 +284,7 @@ public:
   std::string Name;
   llvm::SMRange NameRange;
   std::vector<LinkAttr> Attrs;
+  std::vector<ProfilePoint> Profile;
   static bool classof(const Node *N) { return N->getKind() == K_ClassStmt; }
 };
 
@@ -274,7 +308,25 @@ public:
       : Node(K_NicStmt, R), Class(std::move(Class)), ClassRange(ClassRange) {}
   std::string Class;
   llvm::SMRange ClassRange;
+  /// The local GPUs sharing this NIC; absent: one NIC for the whole node.
+  std::optional<GpuList> Gpus;
   static bool classof(const Node *N) { return N->getKind() == K_NicStmt; }
+};
+
+/// `switch NAME CLASS [gpus]`: a switch hyperedge joining the GPUs.
+class SwitchStmt : public Node {
+public:
+  SwitchStmt(llvm::SMRange R, std::string Name, llvm::SMRange NameRange,
+             std::string Class, llvm::SMRange ClassRange, GpuList Gpus)
+      : Node(K_SwitchStmt, R), Name(std::move(Name)), NameRange(NameRange),
+        Class(std::move(Class)), ClassRange(ClassRange), Gpus(std::move(Gpus)) {
+  }
+  std::string Name;
+  llvm::SMRange NameRange;
+  std::string Class;
+  llvm::SMRange ClassRange;
+  GpuList Gpus;
+  static bool classof(const Node *N) { return N->getKind() == K_SwitchStmt; }
 };
 
 /// `for VAR in LO..HI { ... }` (HI excluded), in machines and sketches.
@@ -298,10 +350,14 @@ public:
     std::string Text;
     llvm::SMRange Range;
   };
-  LinksItem(llvm::SMRange R, std::vector<Name> Classes)
-      : Node(K_LinksItem, R), Classes(std::move(Classes)) {}
+  LinksItem(llvm::SMRange R, std::vector<Name> Classes,
+            Kind K = K_LinksItem)
+      : Node(K, R), Classes(std::move(Classes)) {}
   std::vector<Name> Classes;
-  static bool classof(const Node *N) { return N->getKind() == K_LinksItem; }
+  /// `links` and `contiguous` both name link classes.
+  static bool classof(const Node *N) {
+    return N->getKind() == K_LinksItem || N->getKind() == K_ContiguousItem;
+  }
 };
 
 /// `relay a -> b, ...` (inter-node links of the sketch) or
@@ -312,7 +368,58 @@ public:
       : Node(K, R), Pairs(std::move(Pairs)) {}
   std::vector<EndpointPair> Pairs;
   static bool classof(const Node *N) {
-    return N->getKind() == K_RelayItem || N->getKind() == K_ExcludeItem;
+    return N->getKind() == K_RelayItem || N->getKind() == K_ExcludeItem ||
+           N->getKind() == K_RelayEachItem;
+  }
+};
+
+/// `relay direct`, `relay all`, or `sender first` (Form says which).
+class FormItem : public Node {
+public:
+  FormItem(Kind K, llvm::SMRange R, std::string Form)
+      : Node(K, R), Form(std::move(Form)) {}
+  std::string Form;
+  static bool classof(const Node *N) {
+    return N->getKind() == K_RelayFormItem ||
+           N->getKind() == K_SenderFirstItem;
+  }
+};
+
+/// `sender G carries [gpus]`: local GPU G sends the chunks of those GPUs to
+/// other nodes (and no other GPU does).
+class SenderItem : public Node {
+public:
+  SenderItem(llvm::SMRange R, ExprPtr Gpu, GpuList Carried)
+      : Node(K_SenderItem, R), Gpu(std::move(Gpu)),
+        Carried(std::move(Carried)) {}
+  ExprPtr Gpu;
+  GpuList Carried;
+  static bool classof(const Node *N) { return N->getKind() == K_SenderItem; }
+};
+
+/// `policy SWITCH uc-min`.
+class PolicyItem : public Node {
+public:
+  PolicyItem(llvm::SMRange R, std::string Switch, llvm::SMRange SwitchRange,
+             std::string Value, llvm::SMRange ValueRange)
+      : Node(K_PolicyItem, R), Switch(std::move(Switch)),
+        SwitchRange(SwitchRange), Value(std::move(Value)),
+        ValueRange(ValueRange) {}
+  std::string Switch;
+  llvm::SMRange SwitchRange;
+  std::string Value;
+  llvm::SMRange ValueRange;
+  static bool classof(const Node *N) { return N->getKind() == K_PolicyItem; }
+};
+
+/// `instances N`.
+class InstancesItem : public Node {
+public:
+  InstancesItem(llvm::SMRange R, IntLit Count)
+      : Node(K_InstancesItem, R), Count(std::move(Count)) {}
+  IntLit Count;
+  static bool classof(const Node *N) {
+    return N->getKind() == K_InstancesItem;
   }
 };
 

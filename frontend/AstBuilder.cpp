@@ -120,6 +120,19 @@ private:
     return Out;
   }
 
+  GpuList gpuList(P::GpuListContext *Ctx) const {
+    GpuList Out;
+    for (P::GpuListElemContext *E : Ctx->gpuListElem()) {
+      GpuListElem El;
+      El.First = address(E->first);
+      if (E->last)
+        El.Last = expr(E->last);
+      El.Range = range(E);
+      Out.push_back(std::move(El));
+    }
+    return Out;
+  }
+
   std::vector<LinkAttr> attrs(const std::vector<P::LinkAttrContext *> &Ctxs) {
     std::vector<LinkAttr> Attrs;
     for (P::LinkAttrContext *A : Ctxs) {
@@ -168,16 +181,47 @@ private:
     if (auto *L = dynamic_cast<P::LetStmtContext *>(Ctx))
       return std::make_unique<LetStmt>(range(L), L->name->getText(),
                                        range(L->name), expr(L->value));
-    if (auto *C = dynamic_cast<P::ClassStmtContext *>(Ctx))
-      return std::make_unique<ClassStmt>(range(C), C->name->getText(),
-                                         range(C->name), attrs(C->linkAttr()));
-    if (auto *CL = dynamic_cast<P::ClassLinkStmtContext *>(Ctx))
+    if (auto *C = dynamic_cast<P::ClassStmtContext *>(Ctx)) {
+      std::vector<P::LinkAttrContext *> Direct;
+      std::vector<ProfilePoint> Profile;
+      for (P::ClassItemContext *I : C->classItem()) {
+        if (auto *A = dynamic_cast<P::ClassAttrContext *>(I)) {
+          Direct.push_back(A->linkAttr());
+          continue;
+        }
+        auto *Pp = dynamic_cast<P::ProfilePointContext *>(I);
+        Profile.push_back(
+            {quantity(Pp->size), attrs(Pp->linkAttr()), range(Pp)});
+      }
+      auto Cls = std::make_unique<ClassStmt>(range(C), C->name->getText(),
+                                             range(C->name), attrs(Direct));
+      Cls->Profile = std::move(Profile);
+      return Cls;
+    }
+    if (auto *CL = dynamic_cast<P::ClassLinkStmtContext *>(Ctx)) {
+      std::vector<P::EndpointPairContext *> Ends;
+      for (P::LinkPairContext *LP : CL->linkPair())
+        Ends.push_back(LP->endpointPair());
+      std::vector<EndpointPair> Pairs = pairs(Ends);
+      for (size_t I = 0; I < Pairs.size(); ++I)
+        if (antlr4::Token *Mult = CL->linkPair()[I]->mult) {
+          Pairs[I].Multiplicity = Mult->getText();
+          Pairs[I].MultiplicityRange = range(Mult);
+        }
       return std::make_unique<ClassLinkStmt>(range(CL), CL->cls->getText(),
-                                             range(CL->cls),
-                                             pairs(CL->endpointPair()));
-    if (auto *N = dynamic_cast<P::NicStmtContext *>(Ctx))
-      return std::make_unique<NicStmt>(range(N), N->cls->getText(),
-                                       range(N->cls));
+                                             range(CL->cls), std::move(Pairs));
+    }
+    if (auto *N = dynamic_cast<P::NicStmtContext *>(Ctx)) {
+      auto Nic = std::make_unique<NicStmt>(range(N), N->cls->getText(),
+                                           range(N->cls));
+      if (N->gpuList())
+        Nic->Gpus = gpuList(N->gpuList());
+      return Nic;
+    }
+    if (auto *Sw = dynamic_cast<P::SwitchStmtContext *>(Ctx))
+      return std::make_unique<SwitchStmt>(
+          range(Sw), Sw->name->getText(), range(Sw->name), Sw->cls->getText(),
+          range(Sw->cls), gpuList(Sw->gpuList()));
     auto *F = dynamic_cast<P::MachineForStmtContext *>(Ctx);
     auto Loop =
         std::make_unique<ForStmt>(range(F), F->var->getText(), range(F->var),
@@ -204,13 +248,50 @@ private:
   }
 
   std::unique_ptr<Node> sketchItem(P::SketchItemContext *Item) {
-    if (auto *C = dynamic_cast<P::CollectiveItemContext *>(Item))
-      return std::make_unique<CollectiveItem>(range(C), C->kind->getText(),
-                                              range(C->kind));
+    if (auto *C = dynamic_cast<P::CollectiveItemContext *>(Item)) {
+      auto Co = std::make_unique<CollectiveItem>(range(C), C->kind->getText(),
+                                                 range(C->kind));
+      if (C->root)
+        Co->Root = std::make_shared<Address>(address(C->root));
+      return Co;
+    }
     if (auto *K = dynamic_cast<P::ChunksItemContext *>(Item))
       return std::make_unique<ChunksItem>(range(K), intLit(K->count));
-    if (auto *Z = dynamic_cast<P::SizeItemContext *>(Item))
-      return std::make_unique<SizeItem>(range(Z), quantity(Z->quantity()));
+    if (auto *Z = dynamic_cast<P::SizeItemContext *>(Item)) {
+      auto Sz = std::make_unique<SizeItem>(range(Z), quantity(Z->lo));
+      if (Z->hi)
+        Sz->Hi = quantity(Z->hi);
+      return Sz;
+    }
+    if (auto *RE = dynamic_cast<P::RelayEachItemContext *>(Item))
+      return std::make_unique<PairsItem>(Node::K_RelayEachItem, range(RE),
+                                         pairs(RE->endpointPair()));
+    if (auto *RF = dynamic_cast<P::RelayFormItemContext *>(Item))
+      return std::make_unique<FormItem>(Node::K_RelayFormItem, range(RF),
+                                        RF->form->getText());
+    if (auto *SF = dynamic_cast<P::SenderFirstItemContext *>(Item))
+      return std::make_unique<FormItem>(Node::K_SenderFirstItem, range(SF),
+                                        "first");
+    if (auto *Se = dynamic_cast<P::SenderItemContext *>(Item))
+      return std::make_unique<SenderItem>(range(Se), expr(Se->gpu),
+                                          gpuList(Se->gpuList()));
+    if (auto *Po = dynamic_cast<P::PolicyItemContext *>(Item)) {
+      std::string Value = Po->value->first->getText();
+      if (Po->value->second)
+        Value += "-" + Po->value->second->getText();
+      return std::make_unique<PolicyItem>(range(Po), Po->sw->getText(),
+                                          range(Po->sw), Value,
+                                          range(Po->value));
+    }
+    if (auto *In = dynamic_cast<P::InstancesItemContext *>(Item))
+      return std::make_unique<InstancesItem>(range(In), intLit(In->count));
+    if (auto *Cg = dynamic_cast<P::ContiguousItemContext *>(Item)) {
+      std::vector<LinksItem::Name> Names;
+      for (antlr4::tree::TerminalNode *Id : Cg->IDENT())
+        Names.push_back({Id->getText(), range(Id->getSymbol())});
+      return std::make_unique<LinksItem>(range(Cg), std::move(Names),
+                                         Node::K_ContiguousItem);
+    }
     if (auto *L = dynamic_cast<P::LinksItemContext *>(Item)) {
       std::vector<LinksItem::Name> Names;
       for (antlr4::tree::TerminalNode *Id : L->IDENT())

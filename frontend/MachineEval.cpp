@@ -5,12 +5,15 @@
 //      parameters); every parameter needs a value;
 //   2. collect the link classes (top level only) and check their costs;
 //   3. execute statements in order: `gpus per node` (which also defines
-//      `gpus` for later expressions), definitions, `nic`,
-//      `link` statements (endpoints evaluated to node:gpu pairs) and `for`
-//      loops (bounded: at most MaxLoopIterations iterations in all);
+//      `gpus` for later expressions), definitions, `nic`, `switch`,
+//      `link` statements (endpoints evaluated to node:gpu pairs, `x2` for
+//      parallel links) and `for` loops (bounded: at most MaxLoopIterations
+//      iterations in all);
 //   4. the node count is `nodes` (a parameter or a definition), default 1;
 //   5. check every endpoint against the machine's shape, reject duplicate
-//      links, and produce the physical ir::Topology.
+//      links, lay out NICs (the same on every node) and switches (a list of
+//      local GPUs is one switch per node; node:gpu addresses one switch),
+//      and produce the physical ir::Topology.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/SemaInternal.h"
@@ -20,6 +23,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <climits>
 #include <functional>
 #include <map>
 
@@ -38,7 +43,29 @@ struct PendingLink {
   Endpoint Src, Dst;
   int Class;
   llvm::SMRange Range;
+  unsigned Multiplicity = 1;
 };
+
+struct PendingNic {
+  int Class;
+  std::optional<std::vector<GpuRef>> Gpus;
+  const NicStmt *Stmt;
+};
+
+struct PendingSwitch {
+  int Class;
+  std::vector<GpuRef> Gpus;
+  const SwitchStmt *Stmt;
+};
+
+/// `x2` -> 2; 0 when malformed.
+unsigned parseMultiplicity(llvm::StringRef Text) {
+  unsigned V = 0;
+  if (!Text.consume_front("x") || Text.empty() || Text.size() > 3 ||
+      Text.getAsInteger(10, V))
+    return 0;
+  return V;
+}
 
 class MachineEvaluator {
 public:
@@ -53,6 +80,11 @@ private:
   void exec(const Node &N);
   std::optional<Endpoint> endpoint(const Address &A);
   std::optional<unsigned> rankOf(const Endpoint &E, const ir::Topology &T);
+  std::optional<unsigned> refRank(const GpuRef &G, unsigned Node,
+                                  const ir::Topology &T);
+  bool layOutNics(ir::Topology &T);
+  bool layOutSwitches(Machine &Out,
+                      std::map<std::pair<unsigned, unsigned>, llvm::SMRange> &Seen);
 
   const MachineDecl &M;
   DiagnosticEngine &Diags;
@@ -64,9 +96,9 @@ private:
   llvm::StringMap<int> ClassIds;
   std::vector<ir::LinkClass> Classes;
   std::vector<llvm::SMRange> ClassLocs;
-  int Nic = -1;
-  const Node *NicStmtNode = nullptr;
   std::vector<PendingLink> Links;
+  std::vector<PendingNic> Nics;
+  std::vector<PendingSwitch> Switches;
 };
 } // namespace
 
@@ -148,8 +180,11 @@ bool MachineEvaluator::collectClasses() {
       ClassLocs.push_back(C->NameRange);
       ir::LinkClass LC;
       LC.Name = C->Name;
-      if (!checkCosts(C->Attrs, C->NameRange, "class", C->Name, Diags,
+      if (C->Profile.empty() &&
+          !checkCosts(C->Attrs, C->NameRange, "class", C->Name, Diags,
                       LC.AlphaUs, LC.BetaUsPerB))
+        Good = false;
+      if (!checkProfile(*C, LC, Diags))
         Good = false;
       Classes.push_back(LC);
     } else if (const auto *F = llvm::dyn_cast<ForStmt>(&N)) {
@@ -201,16 +236,41 @@ void MachineEvaluator::exec(const Node &N) {
     }
   } else if (const auto *Ni = llvm::dyn_cast<NicStmt>(&N)) {
     auto It = ClassIds.find(Ni->Class);
-    if (NicStmtNode) {
-      Diags.report(DiagId::DuplicateItem, Ni->getRange(), "nic");
-      Ok = false;
-    } else if (It == ClassIds.end()) {
+    if (It == ClassIds.end()) {
       Diags.report(DiagId::UnknownClass, Ni->ClassRange, M.Name, Ni->Class);
       Ok = false;
-    } else {
-      NicStmtNode = Ni;
-      Nic = It->second;
+      return;
     }
+    PendingNic P{It->second, std::nullopt, Ni};
+    if (Ni->Gpus) {
+      P.Gpus = evalGpuList(*Ni->Gpus, S, Diags);
+      if (!P.Gpus) {
+        Ok = false;
+        return;
+      }
+    }
+    Nics.push_back(std::move(P));
+  } else if (const auto *Sw = llvm::dyn_cast<SwitchStmt>(&N)) {
+    auto It = ClassIds.find(Sw->Class);
+    if (It == ClassIds.end()) {
+      Diags.report(DiagId::UnknownClass, Sw->ClassRange, M.Name, Sw->Class);
+      Ok = false;
+      return;
+    }
+    for (const PendingSwitch &Prev : Switches)
+      if (Prev.Stmt->Name == Sw->Name) {
+        Diagnostic &D =
+            Diags.report(DiagId::DuplicateDecl, Sw->NameRange, "switch", Sw->Name);
+        Diags.note(D, DiagId::PreviousDecl, Prev.Stmt->NameRange);
+        Ok = false;
+        return;
+      }
+    auto Gpus = evalGpuList(Sw->Gpus, S, Diags);
+    if (!Gpus) {
+      Ok = false;
+      return;
+    }
+    Switches.push_back({It->second, std::move(*Gpus), Sw});
   } else if (const auto *CL = llvm::dyn_cast<ClassLinkStmt>(&N)) {
     auto It = ClassIds.find(CL->Class);
     if (It == ClassIds.end()) {
@@ -224,9 +284,27 @@ void MachineEvaluator::exec(const Node &N) {
         Ok = false;
         continue;
       }
-      Links.push_back({*Src, *Dst, It->second, P.Range});
+      unsigned Mult = 1;
+      if (!P.Multiplicity.empty()) {
+        Mult = parseMultiplicity(P.Multiplicity);
+        if (Mult == 0) {
+          Diags.report(DiagId::BadMultiplicity, P.MultiplicityRange,
+                       P.Multiplicity);
+          Ok = false;
+          continue;
+        }
+        if (Mult > MaxMultiplicity) {
+          Diags.report(DiagId::OutOfRange, P.MultiplicityRange,
+                       "a multiplicity",
+                       fmt::format("between x1 and x{}", MaxMultiplicity),
+                       P.Multiplicity);
+          Ok = false;
+          continue;
+        }
+      }
+      Links.push_back({*Src, *Dst, It->second, P.Range, Mult});
       if (P.Bidirectional)
-        Links.push_back({*Dst, *Src, It->second, P.Range});
+        Links.push_back({*Dst, *Src, It->second, P.Range, Mult});
     }
   } else if (const auto *F = llvm::dyn_cast<ForStmt>(&N)) {
     Ok = runLoop(*F, S, Iterations, Diags, [&](const Node &B) {
@@ -307,7 +385,7 @@ std::optional<Machine> MachineEvaluator::run(llvm::ArrayRef<Arg> Args,
   Machine Out;
   Out.Name = M.Name;
   Out.NameRange = M.NameRange;
-  Out.NicClass = Nic;
+  Out.NicClass = Nics.empty() ? -1 : Nics.front().Class;
   Out.Physical = ir::Topology(M.Name, unsigned(Nodes), unsigned(*GpusPerNode));
   for (const ir::LinkClass &C : Classes)
     Out.Physical.addClass(C);
@@ -332,13 +410,127 @@ std::optional<Machine> MachineEvaluator::run(llvm::ArrayRef<Arg> Args,
       Good = false;
       continue;
     }
-    const ir::LinkClass &C = Classes[L.Class];
-    Out.Physical.addLink(
-        {ir::RankId(*Src), ir::RankId(*Dst), C.AlphaUs, C.BetaUsPerB, L.Class});
+    ir::CostPoint C = Classes[L.Class].costsAt(1e6);
+    ir::Link Link{ir::RankId(*Src), ir::RankId(*Dst), C.AlphaUs,
+                  C.BetaUsPerB, L.Class};
+    Link.Multiplicity = L.Multiplicity;
+    Out.Physical.addLink(Link);
   }
-  if (!Good)
+  if (!Good || !layOutSwitches(Out, Seen) || !layOutNics(Out.Physical))
     return std::nullopt;
   return Out;
+}
+
+std::optional<unsigned> MachineEvaluator::refRank(const GpuRef &G,
+                                                  unsigned Node,
+                                                  const ir::Topology &T) {
+  if (G.Node)
+    Node = unsigned(std::clamp<int64_t>(*G.Node, 0, INT32_MAX));
+  if (G.Node && (*G.Node < 0 || *G.Node >= int64_t(T.getNumNodes()))) {
+    Diags.report(DiagId::NodeOutOfRange, G.Range, *G.Node, M.Name,
+                 T.getNumNodes() - 1);
+    return std::nullopt;
+  }
+  if (G.Gpu < 0 || G.Gpu >= int64_t(T.getGpusPerNode())) {
+    Diags.report(DiagId::GpuOutOfRange, G.Range, G.Gpu, M.Name,
+                 T.getGpusPerNode() - 1);
+    return std::nullopt;
+  }
+  return Node * T.getGpusPerNode() + unsigned(G.Gpu);
+}
+
+bool MachineEvaluator::layOutNics(ir::Topology &T) {
+  if (Nics.empty())
+    return true;
+  const unsigned G = T.getGpusPerNode();
+  for (size_t I = 0; I < Nics.size() && Nics.size() > 1; ++I)
+    if (!Nics[I].Gpus) {
+      Diagnostic &D =
+          Diags.report(DiagId::WholeNodeNic,
+                       Nics[std::max<size_t>(I, 1)].Stmt->getRange(),
+                       Nics[I].Stmt->Class);
+      Diags.note(D, DiagId::PreviousDecl, Nics[0].Stmt->getRange());
+      return false;
+    }
+  // Which statement serves each local GPU.
+  std::vector<const PendingNic *> Owner(G, nullptr);
+  for (const PendingNic &N : Nics) {
+    if (!N.Gpus) {
+      for (unsigned Gpu = 0; Gpu < G; ++Gpu)
+        Owner[Gpu] = &N;
+      continue;
+    }
+    for (const GpuRef &R : *N.Gpus) {
+      if (R.Node) {
+        Diags.report(DiagId::NicGpusLocal, R.Range);
+        return false;
+      }
+      if (!refRank(R, 0, T))
+        return false;
+      if (Owner[R.Gpu]) {
+        Diagnostic &D = Diags.report(DiagId::GpuInTwoNics, R.Range, R.Gpu);
+        Diags.note(D, DiagId::PreviousDecl, Owner[R.Gpu]->Stmt->getRange());
+        return false;
+      }
+      Owner[R.Gpu] = &N;
+    }
+  }
+  for (unsigned Node = 0; Node < T.getNumNodes(); ++Node)
+    for (const PendingNic &N : Nics) {
+      ir::Nic Nic;
+      Nic.Class = N.Class;
+      for (unsigned Gpu = 0; Gpu < G; ++Gpu)
+        if (Owner[Gpu] == &N)
+          Nic.Ranks.push_back(ir::RankId(Node * G + Gpu));
+      T.addNic(std::move(Nic));
+    }
+  return true;
+}
+
+bool MachineEvaluator::layOutSwitches(
+    Machine &Out, std::map<std::pair<unsigned, unsigned>, llvm::SMRange> &Seen) {
+  ir::Topology &T = Out.Physical;
+  for (const PendingSwitch &P : Switches) {
+    if (P.Gpus.size() < 2) {
+      Diags.report(DiagId::SwitchTooSmall, P.Stmt->NameRange, P.Stmt->Name,
+                   P.Gpus.size());
+      return false;
+    }
+    ir::Switch Sw;
+    Sw.Name = P.Stmt->Name;
+    Sw.Class = P.Class;
+    bool Global = P.Gpus.front().Node.has_value();
+    for (unsigned Node = 0; Node < (Global ? 1 : T.getNumNodes()); ++Node) {
+      std::vector<ir::RankId> Group;
+      for (const GpuRef &R : P.Gpus) {
+        auto Rank = refRank(R, Node, T);
+        if (!Rank)
+          return false;
+        Group.push_back(ir::RankId(*Rank));
+      }
+      Sw.Groups.push_back(std::move(Group));
+    }
+    int Id = T.addSwitch(Sw);
+    ir::CostPoint C = Classes[P.Class].costsAt(1e6);
+    for (const auto &Group : Sw.Groups)
+      for (ir::RankId A : Group)
+        for (ir::RankId B : Group) {
+          if (A == B)
+            continue;
+          auto [It, Inserted] =
+              Seen.emplace(std::make_pair(A.index(), B.index()), P.Stmt->getRange());
+          if (!Inserted) {
+            Diagnostic &D = Diags.report(DiagId::DuplicateLink, P.Stmt->getRange(),
+                                         A.index(), B.index());
+            Diags.note(D, DiagId::PreviousDecl, It->second);
+            return false;
+          }
+          ir::Link L{A, B, C.AlphaUs, C.BetaUsPerB, P.Class};
+          L.Switch = Id;
+          T.addLink(L);
+        }
+  }
+  return true;
 }
 
 std::optional<Machine> tacclc::instantiateMachine(const MachineDecl &M,

@@ -5,12 +5,14 @@
 //      a name that clashes with one from a directly imported module);
 //   2. pick the sketch to compile (by name, or the only one of the main file);
 //   3. follow its `from` chain (cycles are errors) and merge items: the most
-//      derived sketch wins for each single item, and for relay/exclude items
-//      as a group;
+//      derived sketch wins for each single item, for each switch's policy,
+//      and for relay/exclude/sender items as a group;
 //   4. resolve the target (`on NAME(args)`, possibly `module.NAME`) to a flat
 //      topology or a machine template and instantiate it (MachineEval.cpp);
-//   5. build the logical topology (SketchEval.cpp) and check the collective,
-//      chunks and size, applying defaults (chunks 1, size 1 MB).
+//   5. build the logical topology (SketchEval.cpp), apply switch policies
+//      and check the collective, chunks, size and the other single items
+//      (SketchItems.cpp, SketchOptions.cpp), applying defaults (chunks 1,
+//      size 1 MB).
 // Unknown names get a did-you-mean note; every error points at its token.
 //
 //===----------------------------------------------------------------------===//
@@ -29,8 +31,6 @@ using namespace tacclc;
 using namespace tacclc::ast;
 
 namespace {
-constexpr unsigned MaxChunksPerRank = 64;
-
 struct ModuleView {
   const Module *Ast;
   std::string Name;
@@ -42,6 +42,36 @@ struct Found {
   const Decl *D = nullptr;
   unsigned Module = 0;
 };
+
+/// How a single-valued sketch item is written, for diagnostics.
+const char *itemName(Node::Kind K) {
+  switch (K) {
+  case Node::K_CollectiveItem:
+    return "collective";
+  case Node::K_ChunksItem:
+    return "chunks";
+  case Node::K_SizeItem:
+    return "size";
+  case Node::K_LinksItem:
+    return "links";
+  case Node::K_ProtocolItem:
+    return "protocol";
+  case Node::K_SymmetryItem:
+    return "symmetry";
+  case Node::K_GapItem:
+    return "gap";
+  case Node::K_TimeLimitItem:
+    return "time limit";
+  case Node::K_InstancesItem:
+    return "instances";
+  case Node::K_ContiguousItem:
+    return "contiguous";
+  case Node::K_SenderFirstItem:
+    return "sender first";
+  default:
+    return "item";
+  }
+}
 
 const char *kindName(const Decl &D) {
   if (llvm::isa<SketchDecl>(D))
@@ -62,9 +92,6 @@ private:
   void collect();
   Found lookup(unsigned From, const QualifiedName &Name);
   const SketchDecl *pickSketch(llvm::StringRef Wanted);
-  bool checkSketchItems(const std::vector<const Node *> &Items,
-                        llvm::SMRange Loc, llvm::StringRef Name,
-                        ir::Sketch &Out);
 
   std::vector<ModuleView> Views;
   DiagnosticEngine &Diags;
@@ -188,94 +215,6 @@ const SketchDecl *Sema::pickSketch(llvm::StringRef Wanted) {
   return Own.front();
 }
 
-bool Sema::checkSketchItems(const std::vector<const Node *> &Items,
-                            llvm::SMRange Loc, llvm::StringRef Name,
-                            ir::Sketch &Out) {
-  const CollectiveItem *Coll = nullptr;
-  const ChunksItem *Chunks = nullptr;
-  const SizeItem *Size = nullptr;
-  for (const Node *I : Items) {
-    if (!Coll)
-      Coll = llvm::dyn_cast<CollectiveItem>(I);
-    if (!Chunks)
-      Chunks = llvm::dyn_cast<ChunksItem>(I);
-    if (!Size)
-      Size = llvm::dyn_cast<SizeItem>(I);
-  }
-  if (!Coll) {
-    Diags.report(DiagId::MissingItem, Loc, "sketch", Name.str(), "collective");
-    return false;
-  }
-  auto Kind = ir::parseCollectiveName(Coll->Name);
-  if (!Kind) {
-    static const char *Later[] = {"alltoall",  "allreduce", "reducescatter",
-                                  "broadcast", "reduce",    "gather",
-                                  "scatter"};
-    bool Known = false;
-    for (const char *L : Later)
-      Known |= Coll->Name == L;
-    Diags.report(Known ? DiagId::UnsupportedCollective
-                       : DiagId::UnknownCollective,
-                 Coll->NameRange, Coll->Name);
-    return false;
-  }
-  Out.CollectiveLoc = Coll->getRange();
-
-  bool Ok = true;
-  unsigned PerRank = 1;
-  if (Chunks) {
-    const IntLit &K = Chunks->Count;
-    if (K.Overflow || K.Value < 1 || K.Value > MaxChunksPerRank) {
-      Diags.report(DiagId::OutOfRange, K.Range, "chunks",
-                   fmt::format("between 1 and {}", MaxChunksPerRank),
-                   K.Spelling);
-      Ok = false;
-    } else {
-      PerRank = static_cast<unsigned>(K.Value);
-    }
-  }
-  uint64_t Bytes = 1000000; // documented default: 1 MB
-  if (Size) {
-    const Quantity &Q = Size->Size;
-    if (Q.Unit.empty()) {
-      Diags.report(DiagId::MissingUnit, Q.NumberRange, "size", "1 MB");
-      Ok = false;
-    } else if (auto Scale = sizeUnitInBytes(Q.Unit)) {
-      double B = Q.Value * *Scale;
-      if (!(B >= 1) || B > 1e15) {
-        Diags.report(DiagId::OutOfRange, Q.NumberRange, "size",
-                     "between 1 B and 1 PB", Q.Spelling + " " + Q.Unit);
-        Ok = false;
-      } else if (B != std::floor(B)) {
-        Diags.report(DiagId::NotAnInteger, Q.Range, "size in bytes",
-                     Q.Spelling + " " + Q.Unit);
-        Ok = false;
-      } else {
-        Bytes = static_cast<uint64_t>(B);
-      }
-    } else {
-      Diags.report(DiagId::WrongUnit, Q.UnitRange, Q.Unit, "size", SizeUnits);
-      Ok = false;
-    }
-  }
-  if (!Ok)
-    return false;
-  Out.Coll = ir::Collective::allGather(Out.Topo.getNumRanks(), PerRank);
-  // Every chunk must be a whole number of bytes. The default size rounds up
-  // to the next multiple; a size the user wrote must divide.
-  uint64_t Parts = Out.Coll.getNumChunks();
-  if (Bytes % Parts != 0) {
-    if (Size) {
-      Diags.report(DiagId::SizeNotDivisible, Size->Size.Range,
-                   Size->Size.Spelling + " " + Size->Size.Unit, Parts, Parts);
-      return false;
-    }
-    Bytes += Parts - Bytes % Parts;
-  }
-  Out.SizeBytes = Bytes;
-  return true;
-}
-
 std::optional<ir::Sketch> Sema::run(llvm::StringRef Wanted) {
   collect();
   if (Diags.hasErrors())
@@ -305,18 +244,25 @@ std::optional<ir::Sketch> Sema::run(llvm::StringRef Wanted) {
     Chain.push_back(Base);
   }
   std::vector<const Node *> Singles;
+  std::vector<const PolicyItem *> Policies;
   TopologyItems TopoItems;
   bool HavePairs = false;
+  auto IsTopologyPart = [](const Node *I) {
+    return llvm::isa<PairsItem>(I) || llvm::isa<ForStmt>(I) ||
+           llvm::isa<SenderItem>(I) || I->getKind() == Node::K_RelayFormItem;
+  };
   for (const SketchDecl *D : Chain) {
     bool ThisHasPairs = false;
     for (const auto &I : D->Items) {
-      if (llvm::isa<PairsItem>(I.get()) || llvm::isa<ForStmt>(I.get())) {
+      if (IsTopologyPart(I.get())) {
         ThisHasPairs = true;
         if (!HavePairs)
           TopoItems.RelayAndExclude.push_back(I.get());
-      } else if (const auto *L = llvm::dyn_cast<LinksItem>(I.get())) {
+      } else if (I->getKind() == Node::K_LinksItem) {
         if (!TopoItems.Links)
-          TopoItems.Links = L;
+          TopoItems.Links = llvm::cast<LinksItem>(I.get());
+      } else if (const auto *P = llvm::dyn_cast<PolicyItem>(I.get())) {
+        Policies.push_back(P);
       } else {
         Singles.push_back(I.get());
       }
@@ -326,21 +272,23 @@ std::optional<ir::Sketch> Sema::run(llvm::StringRef Wanted) {
   // Duplicated single items within one sketch are errors.
   for (const SketchDecl *D : Chain) {
     const Node *First[Node::K_BinaryExpr + 1] = {};
+    llvm::StringMap<const Node *> PolicyFor;
     for (const auto &I : D->Items) {
-      if (llvm::isa<PairsItem>(I.get()) || llvm::isa<ForStmt>(I.get()))
+      if (IsTopologyPart(I.get()))
         continue;
-      const Node *&Slot = First[I->getKind()];
-      if (Slot) {
-        const char *What = llvm::isa<CollectiveItem>(I.get()) ? "collective"
-                           : llvm::isa<ChunksItem>(I.get())   ? "chunks"
-                           : llvm::isa<SizeItem>(I.get())     ? "size"
-                           : llvm::isa<LinksItem>(I.get())    ? "links"
-                           : llvm::isa<ProtocolItem>(I.get()) ? "protocol"
-                           : llvm::isa<SymmetryItem>(I.get()) ? "symmetry"
-                           : I->getKind() == Node::K_GapItem  ? "gap"
-                                                              : "time limit";
-        Diags.report(DiagId::DuplicateItem, I->getRange(), What);
+      if (const auto *P = llvm::dyn_cast<PolicyItem>(I.get())) {
+        auto [It, New] = PolicyFor.try_emplace(P->Switch, P);
+        if (!New) {
+          Diagnostic &Err =
+              Diags.report(DiagId::DuplicatePolicy, P->getRange(), P->Switch);
+          Diags.note(Err, DiagId::PreviousDecl, It->second->getRange());
+        }
+        continue;
       }
+      const Node *&Slot = First[I->getKind()];
+      if (Slot)
+        Diags.report(DiagId::DuplicateItem, I->getRange(),
+                     itemName(I->getKind()));
       Slot = I.get();
     }
   }
@@ -374,11 +322,15 @@ std::optional<ir::Sketch> Sema::run(llvm::StringRef Wanted) {
   ir::Sketch Out;
   Out.Name = S->Name;
   Out.Loc = S->NameRange;
+  RelayRules Rules;
   auto Logical =
-      buildLogicalTopology(*M, TopoItems, S->Name, S->NameRange, Diags);
+      buildLogicalTopology(*M, TopoItems, S->Name, S->NameRange, Diags, Rules);
   if (!Logical)
     return std::nullopt;
   Out.Topo = std::move(*Logical);
+  Out.Carries = std::move(Rules.Carries);
+  if (!applyPolicies(Policies, Out.Topo, M->Name, Diags))
+    return std::nullopt;
   // The most derived item of each kind wins.
   std::vector<const Node *> Effective;
   std::vector<bool> Taken(Node::K_BinaryExpr + 1, false);
@@ -387,7 +339,8 @@ std::optional<ir::Sketch> Sema::run(llvm::StringRef Wanted) {
       Taken[I->getKind()] = true;
       Effective.push_back(I);
     }
-  if (!checkSketchItems(Effective, S->NameRange, S->Name, Out) ||
+  if (!checkSketchItems(Effective, S->NameRange, S->Name, M->Name, Rules, Out,
+                        Diags) ||
       !checkSketchOptions(Effective, Out, Diags))
     return std::nullopt;
   return Out;

@@ -26,7 +26,7 @@ namespace tacclc {
 struct Machine {
   std::string Name;
   ir::Topology Physical;
-  int NicClass = -1;   ///< Class of inter-node links, or -1.
+  int NicClass = -1;   ///< Class of the first NIC, or -1 without NICs.
   bool IsFlat = false; ///< Declared with `topology` (no nodes, no classes).
   llvm::SMRange NameRange;
 };
@@ -44,6 +44,29 @@ bool checkCosts(const std::vector<ast::LinkAttr> &Attrs, llvm::SMRange Owner,
                 DiagnosticEngine &Diags, double &AlphaUs, double &BetaUsPerB);
 
 /// Checks a flat `topology` declaration.
+/// A size such as `1 MB` in bytes (a whole number from 1 B to 1 PB).
+std::optional<uint64_t> checkSizeBytes(const ast::Quantity &Q,
+                                       llvm::StringRef What,
+                                       DiagnosticEngine &Diags);
+
+/// Checks a class's `at SIZE { ... }` measurements into \p C's profile.
+bool checkProfile(const ast::ClassStmt &Stmt, ir::LinkClass &C,
+                  DiagnosticEngine &Diags);
+
+/// One element of an evaluated GPU list: a local GPU (Node unset) or a
+/// node:gpu address, not yet checked against the machine's shape.
+struct GpuRef {
+  std::optional<int64_t> Node;
+  int64_t Gpu = 0;
+  llvm::SMRange Range;
+};
+
+/// Evaluates `[0, 2 .. 4]`, expanding ranges; rejects mixed forms,
+/// empty ranges and repeated GPUs.
+std::optional<std::vector<GpuRef>> evalGpuList(const ast::GpuList &L,
+                                               const Scope &S,
+                                               DiagnosticEngine &Diags);
+
 std::optional<Machine> checkFlatTopology(const ast::TopologyDecl &T,
                                          DiagnosticEngine &Diags);
 
@@ -57,7 +80,15 @@ std::optional<Machine> instantiateMachine(const ast::MachineDecl &M,
 /// along `from` chains.
 struct TopologyItems {
   const ast::LinksItem *Links = nullptr;
-  std::vector<const ast::Node *> RelayAndExclude; ///< Items or loops.
+  /// relay, relay each/direct/all, exclude, sender items, or loops of them.
+  std::vector<const ast::Node *> RelayAndExclude;
+};
+
+/// Inter-node relay rules of a sketch: which local GPUs' chunks each
+/// sender carries to other nodes (empty: no restriction).
+struct RelayRules {
+  std::vector<std::vector<bool>> Carries; ///< [sender][source], local GPUs.
+  const ast::Node *FirstSender = nullptr;
 };
 
 /// Builds the logical topology of a sketch on machine \p M.
@@ -65,7 +96,22 @@ std::optional<ir::Topology> buildLogicalTopology(const Machine &M,
                                                  const TopologyItems &Items,
                                                  llvm::StringRef SketchName,
                                                  llvm::SMRange SketchLoc,
-                                                 DiagnosticEngine &Diags);
+                                                 DiagnosticEngine &Diags,
+                                                 RelayRules &Rules);
+
+/// Checks the collective, chunks, size, instances, `contiguous` and
+/// `sender first` items into \p Out (whose topology and relay rules are
+/// set), then resolves cost profiles at the chunk size.
+bool checkSketchItems(const std::vector<const ast::Node *> &Items,
+                      llvm::SMRange Loc, llvm::StringRef Name,
+                      llvm::StringRef MachineName, const RelayRules &Rules,
+                      ir::Sketch &Out, DiagnosticEngine &Diags);
+
+/// Applies `policy SWITCH VALUE` items (most derived sketch first) to the
+/// logical topology's switches.
+bool applyPolicies(const std::vector<const ast::PolicyItem *> &Items,
+                   ir::Topology &T, llvm::StringRef MachineName,
+                   DiagnosticEngine &Diags);
 
 /// Runs the `for` loop \p F: binds its variable in a new frame of \p S for
 /// each value and calls \p Body on each statement while it returns true.
@@ -93,6 +139,7 @@ inline constexpr uint64_t MaxLoopIterations = 1000000;
 inline constexpr uint64_t MaxEvalWork = 20000000;
 /// The most ranks a machine may have.
 inline constexpr unsigned MaxRanks = 1024;
+inline constexpr unsigned MaxMultiplicity = 64;
 
 } // namespace tacclc
 

@@ -2,8 +2,9 @@
 //
 // Shared checks of physical descriptions: alpha/beta quantities with their
 // units, exactly-once cost attributes, GPU addresses (`node:gpu` or a flat
-// rank) against a machine's shape, bounded `for` loops, and the flat
-// `topology` form with numbered ranks and explicit links.
+// rank) against a machine's shape, bounded `for` loops, sizes, per-size
+// cost profiles, GPU lists (`[0, 2 .. 4]`), and the flat `topology` form
+// with numbered ranks and explicit links.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/SemaInternal.h"
@@ -11,8 +12,12 @@
 
 #include "llvm/Support/Casting.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 using namespace tacclc;
 using namespace tacclc::ast;
@@ -249,4 +254,124 @@ bool tacclc::runLoop(const ForStmt &F, Scope &S, uint64_t &Iterations,
       return false;
   }
   return true;
+}
+
+std::optional<uint64_t> tacclc::checkSizeBytes(const Quantity &Q,
+                                               llvm::StringRef What,
+                                               DiagnosticEngine &Diags) {
+  if (Q.Unit.empty()) {
+    Diags.report(DiagId::MissingUnit, Q.NumberRange, What.str(), "1 MB");
+    return std::nullopt;
+  }
+  auto Scale = sizeUnitInBytes(Q.Unit);
+  if (!Scale) {
+    Diags.report(DiagId::WrongUnit, Q.UnitRange, Q.Unit, What.str(),
+                 SizeUnits);
+    return std::nullopt;
+  }
+  double B = Q.Value * *Scale;
+  if (!(B >= 1) || B > 1e15) {
+    Diags.report(DiagId::OutOfRange, Q.NumberRange, What.str(),
+                 "between 1 B and 1 PB", Q.Spelling + " " + Q.Unit);
+    return std::nullopt;
+  }
+  if (B != std::floor(B)) {
+    Diags.report(DiagId::NotAnInteger, Q.Range, What.str() + " in bytes",
+                 Q.Spelling + " " + Q.Unit);
+    return std::nullopt;
+  }
+  return static_cast<uint64_t>(B);
+}
+
+bool tacclc::checkProfile(const ClassStmt &Stmt, ir::LinkClass &C,
+                          DiagnosticEngine &Diags) {
+  if (Stmt.Profile.empty())
+    return true;
+  if (!Stmt.Attrs.empty()) {
+    Diags.report(DiagId::ProfileAndCosts, Stmt.Attrs.front().KeywordRange,
+                 Stmt.Name);
+    return false;
+  }
+  bool Ok = true;
+  std::vector<std::pair<ir::CostPoint, const ProfilePoint *>> Points;
+  for (const ProfilePoint &P : Stmt.Profile) {
+    auto Bytes = checkSizeBytes(P.Size, "a measurement size", Diags);
+    ir::CostPoint Pt;
+    if (!Bytes || !checkCosts(P.Attrs, P.Range, "measurement of class",
+                              Stmt.Name, Diags, Pt.AlphaUs, Pt.BetaUsPerB)) {
+      Ok = false;
+      continue;
+    }
+    Pt.Bytes = double(*Bytes);
+    for (const auto &[Prev, Where] : Points)
+      if (Prev.Bytes == Pt.Bytes) {
+        Diagnostic &D = Diags.report(DiagId::DuplicateProfileSize,
+                                     P.Size.Range, Stmt.Name, *Bytes);
+        Diags.note(D, DiagId::PreviousDecl, Where->Size.Range);
+        Ok = false;
+      }
+    Points.push_back({Pt, &P});
+  }
+  if (!Ok)
+    return false;
+  std::stable_sort(Points.begin(), Points.end(), [](const auto &A, const auto &B) {
+    return A.first.Bytes < B.first.Bytes;
+  });
+  for (const auto &P : Points)
+    C.Profile.push_back(P.first);
+  ir::CostPoint At1MB = C.costsAt(1e6);
+  C.AlphaUs = At1MB.AlphaUs;
+  C.BetaUsPerB = At1MB.BetaUsPerB;
+  return true;
+}
+
+std::optional<std::vector<GpuRef>>
+tacclc::evalGpuList(const GpuList &L, const Scope &S, DiagnosticEngine &Diags) {
+  std::vector<GpuRef> Out;
+  std::set<std::pair<int64_t, int64_t>> Seen;
+  std::optional<bool> Addressed;
+  for (const GpuListElem &E : L) {
+    bool HasNode = E.First.NodeIndex != nullptr;
+    if (Addressed && *Addressed != HasNode) {
+      Diags.report(DiagId::MixedGpuList, E.Range);
+      return std::nullopt;
+    }
+    Addressed = HasNode;
+    if (E.Last && HasNode) {
+      Diags.report(DiagId::RangeNeedsLocal, E.Range);
+      return std::nullopt;
+    }
+    auto Gpu = evalExpr(*E.First.Gpu, S, Diags);
+    std::optional<int64_t> Node;
+    if (HasNode && !(Node = evalExpr(*E.First.NodeIndex, S, Diags)))
+      return std::nullopt;
+    if (!Gpu)
+      return std::nullopt;
+    int64_t Hi = *Gpu + 1;
+    if (E.Last) {
+      auto Last = evalExpr(*E.Last, S, Diags);
+      if (!Last)
+        return std::nullopt;
+      if (*Last <= *Gpu) {
+        Diags.report(DiagId::EmptyGpuList, E.Range, *Gpu, *Last);
+        return std::nullopt;
+      }
+      if (*Last - *Gpu > int64_t(MaxRanks)) {
+        Diags.report(DiagId::OutOfRange, E.Range, "a GPU range",
+                     fmt::format("at most {} GPUs long", MaxRanks),
+                     fmt::format("{}..{}", *Gpu, *Last));
+        return std::nullopt;
+      }
+      Hi = *Last;
+    }
+    for (int64_t G = *Gpu; G < Hi; ++G) {
+      if (!Seen.insert({Node.value_or(-1), G}).second) {
+        Diags.report(DiagId::DuplicateGpu, E.Range,
+                     Node ? fmt::format("{}:{}", *Node, G) : std::to_string(G));
+        return std::nullopt;
+      }
+      Out.push_back({Node, G, E.Range});
+    }
+  }
+  return Out;
 }

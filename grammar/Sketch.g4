@@ -49,11 +49,26 @@ param : name=IDENT (COLON type=IDENT)? (ASSIGN value=expr)? ;
 machineStmt
   : GPUS PER NODE ASSIGN? value=expr SEMI?                    # gpusPerNodeStmt
   | name=IDENT ASSIGN value=expr SEMI?                        # letStmt
-  | CLASS name=IDENT LBRACE linkAttr* RBRACE                  # classStmt
-  | LINK cls=IDENT endpointPair (COMMA endpointPair)* SEMI?   # classLinkStmt
-  | NIC cls=IDENT SEMI?                                       # nicStmt
+  | CLASS name=IDENT LBRACE classItem* RBRACE                 # classStmt
+  | LINK cls=IDENT linkPair (COMMA linkPair)* SEMI?           # classLinkStmt
+  | NIC cls=IDENT gpuList? SEMI?                              # nicStmt
+  | SWITCH name=IDENT cls=IDENT gpuList SEMI?                 # switchStmt
   | FOR var=IDENT IN range LBRACE machineStmt* RBRACE         # machineForStmt
   ;
+
+// A class's costs, optionally measured at several message sizes:
+//   class ib { alpha = 2.6 us; beta = 105 us/MB  at 1 KB { alpha = 2.6 us ... } }
+classItem
+  : linkAttr                                  # classAttr
+  | AT size=quantity LBRACE linkAttr* RBRACE  # profilePoint
+  ;
+
+// `a <-> b x2`: two parallel links of the class.
+linkPair : endpointPair (mult=IDENT)? ;
+
+// [0, 2, 4 .. 8] or [0:1, 1:1]: GPUs of a NIC or a switch.
+gpuList : LBRACKET gpuListElem (COMMA gpuListElem)* RBRACKET ;
+gpuListElem : first=address (DOTDOT last=expr)? ;
 
 // `n:g` is GPU g of node n; a single expression is a flat rank number.
 endpointPair : src=address arrow=(ARROW | BIARROW) dst=address ;
@@ -84,11 +99,18 @@ arg : (name=IDENT COLON)? value=expr ;
 qualifiedName : first=IDENT (DOT second=IDENT)? ;
 
 sketchItem
-  : COLLECTIVE kind=IDENT SEMI?                                # collectiveItem
+  : COLLECTIVE kind=IDENT (ROOT root=address)? SEMI?           # collectiveItem
   | CHUNKS count=INT SEMI?                                     # chunksItem
-  | SIZE quantity SEMI?                                        # sizeItem
+  | SIZE lo=quantity (DOTDOT hi=quantity)? SEMI?               # sizeItem
   | LINKS IDENT (COMMA IDENT)* SEMI?                           # linksItem
   | RELAY endpointPair (COMMA endpointPair)* SEMI?             # relayItem
+  | RELAY EACH endpointPair (COMMA endpointPair)* SEMI?        # relayEachItem
+  | RELAY form=(DIRECT | ALL) SEMI?                            # relayFormItem
+  | SENDER gpu=expr CARRIES gpuList SEMI?                      # senderItem
+  | SENDER FIRST SEMI?                                         # senderFirstItem
+  | POLICY sw=IDENT value=policyName SEMI?                     # policyItem
+  | INSTANCES count=INT SEMI?                                  # instancesItem
+  | CONTIGUOUS IDENT (COMMA IDENT)* SEMI?                      # contiguousItem
   | EXCLUDE endpointPair (COMMA endpointPair)* SEMI?           # excludeItem
   | FOR var=IDENT IN range LBRACE sketchItem* RBRACE           # sketchForItem
   | PROTOCOL name=IDENT SEMI?                                  # protocolItem
@@ -96,6 +118,9 @@ sketchItem
   | GAP number SEMI?                                           # gapItem
   | SYMMETRY symmetry (COMMA symmetry)* SEMI?                  # symmetryItem
   ;
+
+// uc-min, uc-max, free
+policyName : first=IDENT (MINUS second=IDENT)? ;
 
 // Symmetries the designer asserts (checked to be automorphisms):
 //   rotate gpus by K          GPU g of every node -> GPU (g + K) % gpus
@@ -145,6 +170,18 @@ ROTATE     : 'rotate' ;
 BY         : 'by' ;
 WITHIN     : 'within' ;
 MAP        : 'map' ;
+AT         : 'at' ;
+SWITCH     : 'switch' ;
+ROOT       : 'root' ;
+EACH       : 'each' ;
+DIRECT     : 'direct' ;
+ALL        : 'all' ;
+SENDER     : 'sender' ;
+CARRIES    : 'carries' ;
+FIRST      : 'first' ;
+POLICY     : 'policy' ;
+INSTANCES  : 'instances' ;
+CONTIGUOUS : 'contiguous' ;
 
 ARROW   : '->' ;
 BIARROW : '<->' ;

@@ -1,8 +1,9 @@
 //===- ir/Collective.cpp - Collective constructors and queries ------------===//
 //
-// The chunk-level definition of each collective. ALLGATHER follows the
-// MSCCL buffer layout: each rank's input holds its K chunks, each output
-// holds all R*K chunks in rank-major order.
+// The chunk-level definition of each collective, following the MSCCL buffer
+// layouts (e.g. ALLGATHER: each rank's input holds its K chunks, each output
+// holds all R*K chunks in rank-major order). The size a user gives is
+// counted as nccl-tests counts it: the larger of a rank's two buffers.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Collective.h"
@@ -11,42 +12,131 @@
 
 using namespace tacclc::ir;
 
+namespace {
+struct KindName {
+  CollectiveKind Kind;
+  const char *Name;
+};
+constexpr KindName KindNames[] = {
+    {CollectiveKind::AllGather, "allgather"},
+    {CollectiveKind::AllToAll, "alltoall"},
+    {CollectiveKind::Broadcast, "broadcast"},
+    {CollectiveKind::Scatter, "scatter"},
+    {CollectiveKind::Gather, "gather"},
+    {CollectiveKind::ReduceScatter, "reducescatter"},
+    {CollectiveKind::Reduce, "reduce"},
+    {CollectiveKind::AllReduce, "allreduce"},
+};
+} // namespace
+
 llvm::StringRef tacclc::ir::collectiveName(CollectiveKind K) {
-  switch (K) {
-  case CollectiveKind::AllGather:
-    return "allgather";
-  }
+  for (const KindName &N : KindNames)
+    if (N.Kind == K)
+      return N.Name;
   return "unknown";
 }
 
 std::optional<CollectiveKind>
 tacclc::ir::parseCollectiveName(llvm::StringRef Name) {
-  if (Name == "allgather")
-    return CollectiveKind::AllGather;
+  for (const KindName &N : KindNames)
+    if (Name == N.Name)
+      return N.Kind;
   return std::nullopt;
 }
 
+bool tacclc::ir::isRooted(CollectiveKind K) {
+  return K == CollectiveKind::Broadcast || K == CollectiveKind::Scatter ||
+         K == CollectiveKind::Gather || K == CollectiveKind::Reduce;
+}
+
+bool tacclc::ir::isCombining(CollectiveKind K) {
+  return K == CollectiveKind::ReduceScatter || K == CollectiveKind::Reduce ||
+         K == CollectiveKind::AllReduce;
+}
+
 Collective Collective::allGather(unsigned NumRanks, unsigned ChunksPerRank) {
+  return make(CollectiveKind::AllGather, NumRanks, ChunksPerRank);
+}
+
+Collective Collective::make(CollectiveKind Kind, unsigned NumRanks,
+                            unsigned ChunksPerRank, RankId Root) {
   Collective C;
-  C.Kind = CollectiveKind::AllGather;
+  C.Kind = Kind;
+  C.Root = Root;
   C.NumRanks = NumRanks;
   C.ChunksPerRank = ChunksPerRank;
-  C.InputChunks = ChunksPerRank;
-  C.OutputChunks = NumRanks * ChunksPerRank;
+  const unsigned R = NumRanks, K = ChunksPerRank;
   std::vector<RankId> All;
-  for (unsigned R = 0; R < NumRanks; ++R)
-    All.push_back(RankId(R));
-  for (unsigned R = 0; R < NumRanks; ++R)
-    for (unsigned J = 0; J < ChunksPerRank; ++J) {
-      Chunk Ch;
-      Ch.Source = RankId(R);
-      Ch.InputIndex = J;
-      Ch.OutputIndex = R * ChunksPerRank + J;
-      Ch.Pre = {RankId(R)};
-      Ch.Post = All;
-      C.Chunks.push_back(std::move(Ch));
-    }
+  for (unsigned I = 0; I < R; ++I)
+    All.push_back(RankId(I));
+  auto Add = [&](std::vector<RankId> Pre, unsigned In, unsigned Out,
+                 std::vector<RankId> Post) {
+    Chunk Ch;
+    Ch.Source = Pre.front();
+    Ch.InputIndex = In;
+    Ch.OutputIndex = Out;
+    Ch.Pre = std::move(Pre);
+    Ch.Post = std::move(Post);
+    C.Chunks.push_back(std::move(Ch));
+  };
+  switch (Kind) {
+  case CollectiveKind::AllGather:
+    C.InputChunks = K;
+    C.OutputChunks = R * K;
+    for (unsigned S = 0; S < R; ++S)
+      for (unsigned J = 0; J < K; ++J)
+        Add({RankId(S)}, J, S * K + J, All);
+    break;
+  case CollectiveKind::AllToAll:
+    C.InputChunks = C.OutputChunks = R * K;
+    for (unsigned S = 0; S < R; ++S)
+      for (unsigned D = 0; D < R; ++D)
+        for (unsigned J = 0; J < K; ++J)
+          Add({RankId(S)}, D * K + J, S * K + J, {RankId(D)});
+    break;
+  case CollectiveKind::Broadcast:
+    C.InputChunks = C.OutputChunks = K;
+    for (unsigned J = 0; J < K; ++J)
+      Add({Root}, J, J, All);
+    break;
+  case CollectiveKind::Scatter:
+    C.InputChunks = R * K;
+    C.OutputChunks = K;
+    for (unsigned D = 0; D < R; ++D)
+      for (unsigned J = 0; J < K; ++J)
+        Add({Root}, D * K + J, J, {RankId(D)});
+    break;
+  case CollectiveKind::Gather:
+    C.InputChunks = K;
+    C.OutputChunks = R * K;
+    for (unsigned S = 0; S < R; ++S)
+      for (unsigned J = 0; J < K; ++J)
+        Add({RankId(S)}, J, S * K + J, {Root});
+    break;
+  case CollectiveKind::ReduceScatter:
+    C.InputChunks = R * K;
+    C.OutputChunks = K;
+    for (unsigned D = 0; D < R; ++D)
+      for (unsigned J = 0; J < K; ++J)
+        Add(All, D * K + J, J, {RankId(D)});
+    break;
+  case CollectiveKind::Reduce:
+    C.InputChunks = C.OutputChunks = K;
+    for (unsigned J = 0; J < K; ++J)
+      Add(All, J, J, {Root});
+    break;
+  case CollectiveKind::AllReduce:
+    C.InputChunks = C.OutputChunks = R * K;
+    for (unsigned P = 0; P < R; ++P)
+      for (unsigned J = 0; J < K; ++J)
+        Add(All, P * K + J, P * K + J, All);
+    break;
+  }
   return C;
+}
+
+unsigned Collective::getSizeParts() const {
+  return std::max(InputChunks, OutputChunks);
 }
 
 bool Collective::isPre(ChunkId C, RankId R) const {
@@ -60,9 +150,5 @@ bool Collective::isPost(ChunkId C, RankId R) const {
 }
 
 double Collective::chunkBytes(double SizeBytes) const {
-  switch (Kind) {
-  case CollectiveKind::AllGather:
-    return SizeBytes / (double(NumRanks) * ChunksPerRank);
-  }
-  return SizeBytes;
+  return SizeBytes / getSizeParts();
 }

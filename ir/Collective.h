@@ -22,16 +22,31 @@
 namespace tacclc::ir {
 
 /// The collectives tacclc knows by name.
-enum class CollectiveKind { AllGather };
+enum class CollectiveKind {
+  AllGather,
+  AllToAll,
+  Broadcast,
+  Scatter,
+  Gather,
+  ReduceScatter,
+  Reduce,
+  AllReduce,
+};
 
 /// The lower-case name used in sketches and in MSCCL XML ("allgather").
 llvm::StringRef collectiveName(CollectiveKind K);
 /// Parses a collective name as written in a sketch.
 std::optional<CollectiveKind> parseCollectiveName(llvm::StringRef Name);
+/// True for broadcast, scatter, gather and reduce.
+bool isRooted(CollectiveKind K);
+/// True for the reducing collectives (reducescatter, reduce, allreduce).
+bool isCombining(CollectiveKind K);
 
-/// One chunk: who has it, who needs it, and where it lives.
+/// One unit of data the collective moves. For a reducing collective the
+/// chunk's value is the sum of the contributions of every Pre rank.
 struct Chunk {
-  RankId Source;            ///< The rank whose input holds the chunk.
+  RankId Source;            ///< The rank whose input holds the chunk
+                            ///< (the first contributor when reducing).
   unsigned InputIndex = 0;  ///< Chunk offset in the source's input buffer.
   unsigned OutputIndex = 0; ///< Chunk offset in every output buffer.
   std::vector<RankId> Pre;  ///< Ranks holding the chunk at the start.
@@ -44,8 +59,24 @@ public:
   /// ALLGATHER: chunk c = r*K + j is input chunk j of rank r and output chunk
   /// c of every rank.
   static Collective allGather(unsigned NumRanks, unsigned ChunksPerRank);
+  /// Any collective; \p Root matters only for rooted ones. Layouts (K
+  /// chunks per part, R ranks):
+  ///   alltoall       chunk (s, d, j): input d*K+j of s -> output s*K+j of d
+  ///   broadcast      chunk j: input j of root -> output j of every rank
+  ///   scatter        chunk (d, j): input d*K+j of root -> output j of d
+  ///   gather         chunk (s, j): input j of s -> output s*K+j of root
+  ///   reducescatter  chunk (d, j): sum of input d*K+j -> output j of d
+  ///   reduce         chunk j: sum of input j -> output j of root
+  ///   allreduce      chunk (p, j): sum of input p*K+j -> output p*K+j of all
+  static Collective make(CollectiveKind Kind, unsigned NumRanks,
+                         unsigned ChunksPerRank, RankId Root = RankId(0));
 
   CollectiveKind getKind() const { return Kind; }
+  /// The root of a rooted collective.
+  RankId getRoot() const { return Root; }
+  /// The number of equal parts the size (as nccl-tests counts it) splits
+  /// into: one per chunk of a rank's largest buffer.
+  unsigned getSizeParts() const;
   unsigned getNumRanks() const { return NumRanks; }
   unsigned getChunksPerRank() const { return ChunksPerRank; }
   llvm::ArrayRef<Chunk> chunks() const { return Chunks; }
@@ -67,6 +98,7 @@ public:
 
 private:
   CollectiveKind Kind = CollectiveKind::AllGather;
+  RankId Root = RankId(0);
   unsigned NumRanks = 0, ChunksPerRank = 0;
   unsigned InputChunks = 0, OutputChunks = 0;
   std::vector<Chunk> Chunks;

@@ -42,6 +42,32 @@ struct Sketch {
   std::optional<double> TimeLimitSeconds, RelativeGap;
   /// Generators of the sketch's symmetry group, each an automorphism.
   std::vector<Symmetry> Symmetries;
+  /// `size LO .. HI`: the input sizes the program is meant for (written to
+  /// the XML's minBytes/maxBytes); both 0 without a range. SizeBytes is
+  /// then the design point inside the range.
+  uint64_t MinBytes = 0, MaxBytes = 0;
+  /// Parallel instances of the program (`instances N`).
+  unsigned Instances = 1;
+  /// Link classes on which consecutive chunks may be sent as one transfer
+  /// (`contiguous CLASS, ...`), indexed like Topo.classes().
+  std::vector<bool> ContiguousClasses;
+  /// Inter-node relay rules: Carries[s][g] says local GPU s may send the
+  /// chunks of local GPU g to another node. Empty: any sender may.
+  std::vector<std::vector<bool>> Carries;
+  /// A sender puts its own chunks on a link to another node before the
+  /// chunks it relays for other GPUs (`sender first`).
+  bool SenderFirst = false;
+
+  /// True if chunk \p C may cross link \p L under the relay rules.
+  bool mayCarry(ChunkId C, LinkId L) const {
+    if (Carries.empty())
+      return true;
+    const Link &Ln = Topo.link(L);
+    if (Topo.nodeOf(Ln.Src) == Topo.nodeOf(Ln.Dst))
+      return true;
+    unsigned G = Topo.getGpusPerNode();
+    return Carries[Ln.Src.index() % G][Coll.chunk(C).Source.index() % G];
+  }
   llvm::SMRange Loc;           ///< The sketch's name.
   llvm::SMRange CollectiveLoc; ///< The `collective` item.
 

@@ -1,11 +1,14 @@
 //===- ir/Topology.cpp - Topology queries ---------------------------------===//
 //
 // Link storage with adjacency lists and a shortest-path query used by the
-// routing stage (warm starts, valid inequalities) and by diagnostics.
+// routing stage (warm starts, valid inequalities) and by diagnostics; the
+// shared ports of switches and NICs; per-size cost profiles.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Topology.h"
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <queue>
@@ -49,4 +52,98 @@ std::vector<double> Topology::distancesFrom(RankId From, double Bytes) const {
     }
   }
   return Dist;
+}
+
+CostPoint LinkClass::costsAt(double Bytes) const {
+  if (Profile.empty())
+    return {Bytes, AlphaUs, BetaUsPerB};
+  if (Bytes <= Profile.front().Bytes)
+    return Profile.front();
+  if (Bytes >= Profile.back().Bytes)
+    return Profile.back();
+  size_t Hi = 1;
+  while (Profile[Hi].Bytes < Bytes)
+    ++Hi;
+  const CostPoint &A = Profile[Hi - 1], &B = Profile[Hi];
+  double W = (std::log(Bytes) - std::log(A.Bytes)) /
+             (std::log(B.Bytes) - std::log(A.Bytes));
+  return {Bytes, A.AlphaUs + W * (B.AlphaUs - A.AlphaUs),
+          A.BetaUsPerB + W * (B.BetaUsPerB - A.BetaUsPerB)};
+}
+
+llvm::StringRef tacclc::ir::switchPolicyName(SwitchPolicy P) {
+  switch (P) {
+  case SwitchPolicy::Free:
+    return "free";
+  case SwitchPolicy::UcMin:
+    return "uc-min";
+  case SwitchPolicy::UcMax:
+    return "uc-max";
+  }
+  return "free";
+}
+
+int Topology::addNic(Nic N) {
+  if (NicOf.empty())
+    NicOf.assign(NumRanks, -1);
+  int Id = static_cast<int>(Nics.size());
+  for (RankId R : N.Ranks)
+    NicOf[R.index()] = Id;
+  Nics.push_back(std::move(N));
+  return Id;
+}
+
+void Topology::applyCostsAt(double Bytes) {
+  for (Link &L : Links)
+    if (L.Class >= 0 && !Classes[L.Class].Profile.empty()) {
+      CostPoint C = Classes[L.Class].costsAt(Bytes);
+      L.AlphaUs = C.AlphaUs;
+      L.BetaUsPerB = C.BetaUsPerB;
+    }
+}
+
+std::vector<Resource> Topology::resources() const {
+  std::vector<Resource> Result;
+  auto Push = [&](std::string Name, std::vector<LinkId> Ids) {
+    if (Ids.size() >= 2)
+      Result.push_back({std::move(Name), std::move(Ids)});
+  };
+  auto Where = [&](RankId R) {
+    return std::to_string(nodeOf(R)) + ":" +
+           std::to_string(R.index() % GpusPerNode);
+  };
+  for (size_t S = 0; S < Switches.size(); ++S)
+    for (const auto &Group : Switches[S].Groups)
+      for (RankId R : Group) {
+        std::vector<LinkId> Egress, Ingress;
+        for (LinkId Id : Out[R.index()])
+          if (link(Id).Switch == int(S))
+            Egress.push_back(Id);
+        for (LinkId Id : In[R.index()])
+          if (link(Id).Switch == int(S))
+            Ingress.push_back(Id);
+        Push("switch " + Switches[S].Name + " port out of " + Where(R),
+             std::move(Egress));
+        Push("switch " + Switches[S].Name + " port into " + Where(R),
+             std::move(Ingress));
+      }
+  for (const Nic &N : Nics) {
+    std::vector<LinkId> Send, Recv;
+    std::string Name = "nic of " + Where(N.Ranks.front());
+    for (size_t I = 1; I < N.Ranks.size(); ++I)
+      Name += "," + std::to_string(N.Ranks[I].index() % GpusPerNode);
+    for (RankId R : N.Ranks) {
+      for (LinkId Id : Out[R.index()])
+        if (nodeOf(link(Id).Dst) != nodeOf(R))
+          Send.push_back(Id);
+      for (LinkId Id : In[R.index()])
+        if (nodeOf(link(Id).Src) != nodeOf(R))
+          Recv.push_back(Id);
+    }
+    std::sort(Send.begin(), Send.end());
+    std::sort(Recv.begin(), Recv.end());
+    Push(Name + " (send)", std::move(Send));
+    Push(Name + " (receive)", std::move(Recv));
+  }
+  return Result;
 }

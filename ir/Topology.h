@@ -21,10 +21,59 @@
 namespace tacclc::ir {
 
 /// A kind of link (NVLink, PCIe, InfiniBand, ...) and its default cost.
+/// Costs of a link class measured at one message size.
+struct CostPoint {
+  double Bytes = 0;
+  double AlphaUs = 0;
+  double BetaUsPerB = 0;
+};
+
 struct LinkClass {
   std::string Name;
   double AlphaUs = 0;
   double BetaUsPerB = 0;
+  /// Costs measured at several message sizes, ascending by size; empty when
+  /// the class has one size-independent alpha and beta.
+  std::vector<CostPoint> Profile;
+
+  /// Alpha and beta for messages of \p Bytes: the class's costs, or the
+  /// profile interpolated linearly in log(size) between the two nearest
+  /// measurements (clamped to the first and last outside them).
+  CostPoint costsAt(double Bytes) const;
+};
+
+/// How the synthesizer treats a switch hyperedge (TACCL's
+/// switch_hyperedge_strategy).
+enum class SwitchPolicy {
+  Free,  ///< No preference: routing minimises time only.
+  UcMin, ///< Prefer few distinct GPU pairs through the switch.
+  UcMax, ///< Prefer many distinct GPU pairs through the switch.
+};
+llvm::StringRef switchPolicyName(SwitchPolicy P);
+
+/// A switch hyperedge: every GPU in a group reaches every other through the
+/// switch, and each GPU's port into and out of the switch is one shared
+/// resource. A per-node switch has one group per node.
+struct Switch {
+  std::string Name;
+  int Class = -1;
+  std::vector<std::vector<RankId>> Groups;
+  SwitchPolicy Policy = SwitchPolicy::Free;
+};
+
+/// A network interface shared by some GPUs of one node; every transfer that
+/// leaves (enters) the node from (to) one of them uses its send (receive)
+/// side.
+struct Nic {
+  int Class = -1;
+  std::vector<RankId> Ranks;
+};
+
+/// Links whose transfers serialise on one port (a switch port or a NIC
+/// side), so their total load bounds the run time like a link's does.
+struct Resource {
+  std::string Name;
+  std::vector<LinkId> Links;
 };
 
 /// A directed link Src -> Dst.
@@ -33,6 +82,8 @@ struct Link {
   double AlphaUs = 0;    ///< Latency per transfer, microseconds.
   double BetaUsPerB = 0; ///< Inverse bandwidth, microseconds per byte.
   int Class = -1;        ///< Index into Topology::classes(), or -1.
+  unsigned Multiplicity = 1; ///< Parallel physical links (`x2`).
+  int Switch = -1;           ///< The switch the link goes through, or -1.
 
   /// Time to move \p Bytes over this link alone.
   double costUs(double Bytes) const { return AlphaUs + BetaUsPerB * Bytes; }
@@ -78,6 +129,27 @@ public:
   /// The link Src -> Dst if there is one.
   std::optional<LinkId> findLink(RankId Src, RankId Dst) const;
 
+  /// Adds a switch; returns its index.
+  int addSwitch(Switch S) {
+    Switches.push_back(std::move(S));
+    return static_cast<int>(Switches.size()) - 1;
+  }
+  llvm::ArrayRef<Switch> switches() const { return Switches; }
+  Switch &switchAt(size_t I) { return Switches[I]; }
+  /// Adds a NIC shared by its ranks; returns its index.
+  int addNic(Nic N);
+  llvm::ArrayRef<Nic> nics() const { return Nics; }
+  /// The NIC rank \p R uses, or -1.
+  int nicOf(RankId R) const {
+    return NicOf.empty() ? -1 : NicOf[R.index()];
+  }
+  /// The shared ports: both directions of every switch port and NIC that
+  /// carries at least two links, in a fixed order.
+  std::vector<Resource> resources() const;
+  /// Sets every classed link's alpha and beta to its class's costs at
+  /// \p Bytes (used once the chunk size is known).
+  void applyCostsAt(double Bytes);
+
   /// Cheapest time from \p From to every rank when one message of \p Bytes
   /// travels alone (Dijkstra; +infinity where unreachable).
   std::vector<double> distancesFrom(RankId From, double Bytes) const;
@@ -88,6 +160,9 @@ private:
   unsigned NumNodes = 1, GpusPerNode = 0;
   std::vector<LinkClass> Classes;
   std::vector<Link> Links;
+  std::vector<Switch> Switches;
+  std::vector<Nic> Nics;
+  std::vector<int> NicOf;
   std::vector<std::vector<LinkId>> Out, In;
 };
 

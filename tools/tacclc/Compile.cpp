@@ -160,6 +160,11 @@ int tacclc::runCompile(const CompileOptions &Opts) {
     return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
                       ir::printDot(*Sketch, OS);
                     }));
+  if (Sketch->Coll.getKind() != ir::CollectiveKind::AllGather) {
+    Diags.report(DiagId::UnsupportedCollective, Sketch->CollectiveLoc,
+                 ir::collectiveName(Sketch->Coll.getKind()).str());
+    return Fail();
+  }
   if (Opts.Emit == EmitKind::Milp) {
     if (!checkRoutable(*Sketch, Diags))
       return Fail();

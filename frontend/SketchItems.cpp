@@ -1,0 +1,248 @@
+//===- frontend/SketchItems.cpp - What a sketch asks for ------------------===//
+//
+// Checks the single-valued items of a sketch once its logical topology is
+// known: the collective (with `root` for broadcast, scatter, gather and
+// reduce), `chunks`, `size` (one size, or a range `LO .. HI` whose design
+// point is the geometric mean rounded up to whole chunks), `instances`,
+// `contiguous` link classes, `sender first`, and the switch policies. It
+// also resolves per-size cost profiles at the chunk size.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/SemaInternal.h"
+
+#include "llvm/Support/Casting.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+using namespace tacclc;
+using namespace tacclc::ast;
+
+namespace {
+constexpr unsigned MaxChunksPerRank = 64;
+constexpr unsigned MaxInstances = 32;
+
+template <typename T> const T *findItem(const std::vector<const Node *> &Items) {
+  for (const Node *I : Items)
+    if (const auto *X = llvm::dyn_cast<T>(I))
+      return X;
+  return nullptr;
+}
+
+const Node *findKind(const std::vector<const Node *> &Items, Node::Kind K) {
+  for (const Node *I : Items)
+    if (I->getKind() == K)
+      return I;
+  return nullptr;
+}
+
+/// Chooses the byte count synthesis optimises for; false after a diagnostic.
+bool checkSize(const SizeItem *Size, uint64_t Parts, ir::Sketch &Out,
+               DiagnosticEngine &Diags) {
+  uint64_t Bytes = 1000000; // documented default: 1 MB
+  if (Size) {
+    auto Lo = checkSizeBytes(Size->Size, "size", Diags);
+    if (!Lo)
+      return false;
+    Bytes = *Lo;
+    if (Size->Hi) {
+      auto Hi = checkSizeBytes(*Size->Hi, "size", Diags);
+      if (!Hi)
+        return false;
+      if (*Hi < *Lo) {
+        Diags.report(DiagId::EmptySizeRange, Size->getRange(),
+                     Size->Size.Spelling + " " + Size->Size.Unit,
+                     Size->Hi->Spelling + " " + Size->Hi->Unit);
+        return false;
+      }
+      Out.MinBytes = *Lo;
+      Out.MaxBytes = *Hi;
+      Bytes = uint64_t(std::sqrt(double(*Lo) * double(*Hi)));
+      Bytes = std::max(Bytes, *Lo);
+      // The design point may round; it must still split into whole chunks.
+      if (Bytes % Parts)
+        Bytes += Parts - Bytes % Parts;
+      return Out.SizeBytes = Bytes, true;
+    }
+  }
+  // Every chunk must be a whole number of bytes. The default size rounds up
+  // to the next multiple; a size the user wrote must divide.
+  if (Bytes % Parts != 0) {
+    if (Size) {
+      Diags.report(DiagId::SizeNotDivisible, Size->Size.Range,
+                   Size->Size.Spelling + " " + Size->Size.Unit, Parts, Parts);
+      return false;
+    }
+    Bytes += Parts - Bytes % Parts;
+  }
+  Out.SizeBytes = Bytes;
+  return true;
+}
+
+/// The collective and its root; false after a diagnostic.
+bool checkCollective(const CollectiveItem &Coll, unsigned PerRank,
+                     llvm::StringRef MachineName, ir::Sketch &Out,
+                     DiagnosticEngine &Diags) {
+  auto Kind = ir::parseCollectiveName(Coll.Name);
+  if (!Kind) {
+    Diags.report(DiagId::UnknownCollective, Coll.NameRange, Coll.Name);
+    return false;
+  }
+  ir::RankId Root(0);
+  if (ir::isRooted(*Kind)) {
+    if (!Coll.Root) {
+      Diags.report(DiagId::RootRequired, Coll.getRange(), Coll.Name,
+                   Coll.Name);
+      return false;
+    }
+    Scope S;
+    auto R = evalAddress(*Coll.Root, S, Out.Topo, MachineName, Diags);
+    if (!R)
+      return false;
+    Root = ir::RankId(*R);
+  } else if (Coll.Root) {
+    Diags.report(DiagId::RootNotAllowed, Coll.Root->Range, Coll.Name);
+    return false;
+  }
+  Out.Coll = ir::Collective::make(*Kind, Out.Topo.getNumRanks(), PerRank, Root);
+  Out.CollectiveLoc = Coll.getRange();
+  return true;
+}
+
+/// `contiguous CLASS, ...`.
+bool checkContiguous(const LinksItem &Item, ir::Sketch &Out,
+                     llvm::StringRef MachineName, DiagnosticEngine &Diags) {
+  auto Classes = Out.Topo.classes();
+  Out.ContiguousClasses.assign(Classes.size(), false);
+  bool Ok = true;
+  for (const auto &Name : Item.Classes) {
+    size_t C = 0;
+    while (C < Classes.size() && Classes[C].Name != Name.Text)
+      ++C;
+    if (C == Classes.size()) {
+      Diags.report(DiagId::UnknownClass, Name.Range, MachineName.str(),
+                   Name.Text);
+      Ok = false;
+      continue;
+    }
+    Out.ContiguousClasses[C] = true;
+  }
+  return Ok;
+}
+} // namespace
+
+bool tacclc::checkSketchItems(const std::vector<const Node *> &Items,
+                              llvm::SMRange Loc, llvm::StringRef Name,
+                              llvm::StringRef MachineName,
+                              const RelayRules &Rules, ir::Sketch &Out,
+                              DiagnosticEngine &Diags) {
+  const auto *Coll = findItem<CollectiveItem>(Items);
+  if (!Coll) {
+    Diags.report(DiagId::MissingItem, Loc, "sketch", Name.str(), "collective");
+    return false;
+  }
+  unsigned PerRank = 1;
+  bool ChunksOk = true;
+  if (const auto *Chunks = findItem<ChunksItem>(Items)) {
+    const IntLit &K = Chunks->Count;
+    if (K.Overflow || K.Value < 1 || K.Value > MaxChunksPerRank) {
+      Diags.report(DiagId::OutOfRange, K.Range, "chunks",
+                   fmt::format("between 1 and {}", MaxChunksPerRank),
+                   K.Spelling);
+      ChunksOk = false;
+    } else {
+      PerRank = static_cast<unsigned>(K.Value);
+    }
+  }
+  if (!checkCollective(*Coll, PerRank, MachineName, Out, Diags))
+    return false;
+  // With bad chunks, the size is still checked (for its own errors).
+  if (!checkSize(findItem<SizeItem>(Items), Out.Coll.getSizeParts(), Out,
+                 Diags) ||
+      !ChunksOk)
+    return false;
+  if (const auto *In = findItem<InstancesItem>(Items)) {
+    const IntLit &K = In->Count;
+    if (K.Overflow || K.Value < 1 || K.Value > MaxInstances) {
+      Diags.report(DiagId::OutOfRange, K.Range, "instances",
+                   fmt::format("between 1 and {}", MaxInstances), K.Spelling);
+      return false;
+    }
+    Out.Instances = unsigned(K.Value);
+  }
+  if (const Node *C = findKind(Items, Node::K_ContiguousItem))
+    if (!checkContiguous(*llvm::cast<LinksItem>(C), Out, MachineName, Diags))
+      return false;
+  if (const Node *F = findKind(Items, Node::K_SenderFirstItem)) {
+    if (Out.Carries.empty()) {
+      Diags.report(DiagId::SenderFirstNeedsSenders, F->getRange());
+      return false;
+    }
+    Out.SenderFirst = true;
+  }
+  // Chunks that must leave their node need a sender that carries them.
+  if (!Out.Carries.empty()) {
+    const unsigned G = Out.Topo.getGpusPerNode();
+    for (const ir::Chunk &C : Out.Coll.chunks()) {
+      unsigned Src = C.Source.index() % G;
+      bool Leaves = false;
+      for (ir::RankId R : C.Post)
+        Leaves |= Out.Topo.nodeOf(R) != Out.Topo.nodeOf(C.Source);
+      bool Carried = false;
+      for (unsigned S = 0; S < G; ++S)
+        Carried |= Out.Carries[S][Src];
+      if (Leaves && !Carried) {
+        Diags.report(DiagId::NotCarried, Rules.FirstSender->getRange(), Src);
+        return false;
+      }
+    }
+  }
+  Out.Topo.applyCostsAt(Out.chunkBytes());
+  return true;
+}
+
+bool tacclc::applyPolicies(const std::vector<const PolicyItem *> &Items,
+                           ir::Topology &T, llvm::StringRef MachineName,
+                           DiagnosticEngine &Diags) {
+  std::vector<const PolicyItem *> Given(T.switches().size(), nullptr);
+  bool Ok = true;
+  for (const PolicyItem *P : Items) {
+    size_t Sw = 0;
+    while (Sw < T.switches().size() && T.switches()[Sw].Name != P->Switch)
+      ++Sw;
+    if (Sw == T.switches().size()) {
+      std::string Close;
+      for (const ir::Switch &S : T.switches())
+        if (Close.empty() && llvm::StringRef(P->Switch).edit_distance(S.Name) <= 2)
+          Close = S.Name;
+      if (Close.empty())
+        Diags.report(DiagId::UnknownSwitch, P->SwitchRange, MachineName.str(),
+                     P->Switch);
+      else
+        Diags.report(DiagId::UnknownSwitchSuggest, P->SwitchRange,
+                     MachineName.str(), P->Switch, Close);
+      Ok = false;
+      continue;
+    }
+    ir::SwitchPolicy Policy;
+    if (P->Value == "uc-min")
+      Policy = ir::SwitchPolicy::UcMin;
+    else if (P->Value == "uc-max")
+      Policy = ir::SwitchPolicy::UcMax;
+    else if (P->Value == "free")
+      Policy = ir::SwitchPolicy::Free;
+    else {
+      Diags.report(DiagId::UnknownPolicy, P->ValueRange, P->Value);
+      Ok = false;
+      continue;
+    }
+    // Items come most derived first: a base sketch's policy for the same
+    // switch is overridden (Sema rejected repeats within one sketch).
+    if (Given[Sw])
+      continue;
+    Given[Sw] = P;
+    T.switchAt(Sw).Policy = Policy;
+  }
+  return Ok;
+}
