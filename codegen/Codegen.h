@@ -23,6 +23,8 @@ namespace tacclc {
 struct CodegenOptions {
   unsigned MaxStepsPerTb = 64;
   unsigned MaxDepTargetTb = 127;
+  unsigned MaxTbsPerRank = 216; ///< The older runtime's limit (108 * 2).
+  unsigned MaxChannels = 32;
 };
 
 /// Lowers the schedule \p Sch of \p S to a program. Reports an error (and
@@ -31,6 +33,14 @@ std::optional<ir::Program> lowerToProgram(const ir::Sketch &S,
                                           const ir::Schedule &Sch,
                                           const CodegenOptions &Opts,
                                           DiagnosticEngine &Diags);
+
+/// Runs \p Instances copies of every threadblock side by side (MSCCL's
+/// parallel instances): each chunk splits into that many subchunks, copy i
+/// moves subchunk i of every chunk on channel i. Reports a diagnostic and
+/// returns false when the copies exceed the runtime's limits.
+bool replicateInstances(ir::Program &P, unsigned Instances,
+                        const CodegenOptions &Opts, llvm::SMRange Loc,
+                        DiagnosticEngine &Diags);
 
 /// Prints \p P as TACCL-EF XML: no XML declaration, one tag per line, two
 /// spaces per level, no tabs, every attribute both MSCCL runtimes require.

@@ -38,9 +38,40 @@ void tacclc::ir::printSketch(const Sketch &S, llvm::raw_ostream &OS) {
   OS << fmt::format("sketch {} on {}\n", S.Name, T.getName().str());
   OS << fmt::format("  ranks {} ({} node(s) x {} GPUs)\n", T.getNumRanks(),
                     T.getNumNodes(), T.getGpusPerNode());
-  for (const LinkClass &C : T.classes())
-    OS << fmt::format("  class {} alpha {:.6g} us beta {:.6g} us/MB\n", C.Name,
-                      C.AlphaUs, C.BetaUsPerB * 1e6);
+  for (const LinkClass &C : T.classes()) {
+    if (C.Profile.empty()) {
+      OS << fmt::format("  class {} alpha {:.6g} us beta {:.6g} us/MB\n",
+                        C.Name, C.AlphaUs, C.BetaUsPerB * 1e6);
+      continue;
+    }
+    CostPoint At = C.costsAt(S.chunkBytes());
+    OS << fmt::format("  class {} at chunk size: alpha {:.6g} us beta {:.6g} "
+                      "us/MB; measured:",
+                      C.Name, At.AlphaUs, At.BetaUsPerB * 1e6);
+    for (const CostPoint &P : C.Profile)
+      OS << fmt::format(" {} ({:.6g} us, {:.6g} us/MB)",
+                        formatBytes(uint64_t(P.Bytes)), P.AlphaUs,
+                        P.BetaUsPerB * 1e6);
+    OS << "\n";
+  }
+  for (const Switch &Sw : T.switches()) {
+    OS << fmt::format("  switch {} class {} policy {}:", Sw.Name,
+                      T.classes()[Sw.Class].Name,
+                      switchPolicyName(Sw.Policy).str());
+    for (const auto &Group : Sw.Groups) {
+      OS << " [";
+      for (size_t I = 0; I < Group.size(); ++I)
+        OS << (I ? " " : "") << Group[I].index();
+      OS << "]";
+    }
+    OS << "\n";
+  }
+  for (const Nic &N : T.nics()) {
+    OS << fmt::format("  nic class {} ranks [", T.classes()[N.Class].Name);
+    for (size_t I = 0; I < N.Ranks.size(); ++I)
+      OS << (I ? " " : "") << N.Ranks[I].index();
+    OS << "]\n";
+  }
   for (size_t I = 0; I < T.links().size(); ++I) {
     const Link &L = T.links()[I];
     OS << fmt::format("  link #{} {}", I, linkName(T, LinkId(I)));
@@ -49,13 +80,39 @@ void tacclc::ir::printSketch(const Sketch &S, llvm::raw_ostream &OS) {
     else
       OS << fmt::format(" alpha {:.6g} us beta {:.6g} us/MB", L.AlphaUs,
                         L.BetaUsPerB * 1e6);
+    if (L.Multiplicity > 1)
+      OS << fmt::format(" x{}", L.Multiplicity);
+    if (L.Switch >= 0)
+      OS << fmt::format(" via {}", T.switches()[L.Switch].Name);
     OS << "\n";
   }
   const Collective &C = S.Coll;
-  OS << fmt::format("  collective {} chunks/rank {} size {} ({} bytes/chunk)\n",
-                    collectiveName(C.getKind()).str(), C.getChunksPerRank(),
-                    formatBytes(S.SizeBytes),
+  OS << fmt::format("  collective {}", collectiveName(C.getKind()).str());
+  if (isRooted(C.getKind()))
+    OS << fmt::format(" root {}", C.getRoot().index());
+  OS << fmt::format(" chunks/rank {} size {} ({} bytes/chunk)",
+                    C.getChunksPerRank(), formatBytes(S.SizeBytes),
                     fmt::format("{:.6g}", S.chunkBytes()));
+  if (S.MaxBytes)
+    OS << fmt::format(" for sizes {} .. {}", formatBytes(S.MinBytes),
+                      formatBytes(S.MaxBytes));
+  OS << "\n";
+  if (S.Instances > 1)
+    OS << fmt::format("  instances {}\n", S.Instances);
+  for (size_t I = 0; I < S.ContiguousClasses.size(); ++I)
+    if (S.ContiguousClasses[I])
+      OS << fmt::format("  contiguous sends on class {}\n",
+                        T.classes()[I].Name);
+  for (size_t Snd = 0; Snd < S.Carries.size(); ++Snd) {
+    std::string List;
+    for (size_t G = 0; G < S.Carries[Snd].size(); ++G)
+      if (S.Carries[Snd][G])
+        List += (List.empty() ? "" : " ") + std::to_string(G);
+    if (!List.empty())
+      OS << fmt::format("  sender {} carries [{}]\n", Snd, List);
+  }
+  if (S.SenderFirst)
+    OS << "  senders send their own chunks first\n";
   OS << fmt::format("  protocol {}", S.Protocol);
   if (S.TimeLimitSeconds)
     OS << fmt::format(", time limit {:g} s", *S.TimeLimitSeconds);
@@ -72,8 +129,12 @@ void tacclc::ir::printSketch(const Sketch &S, llvm::raw_ostream &OS) {
                     C.getInputChunks(), C.getOutputChunks());
   for (unsigned I = 0; I < C.getNumChunks(); ++I) {
     const Chunk &Ch = C.chunk(ChunkId(I));
-    OS << fmt::format("  chunk {}: rank {} i[{}] -> o[{}] post {{", I,
-                      Ch.Source.index(), Ch.InputIndex, Ch.OutputIndex);
+    if (isCombining(C.getKind()))
+      OS << fmt::format("  chunk {}: sum of all ranks' i[{}] -> o[{}] post {{",
+                        I, Ch.InputIndex, Ch.OutputIndex);
+    else
+      OS << fmt::format("  chunk {}: rank {} i[{}] -> o[{}] post {{", I,
+                        Ch.Source.index(), Ch.InputIndex, Ch.OutputIndex);
     for (size_t P = 0; P < Ch.Post.size(); ++P)
       OS << (P ? "," : "") << Ch.Post[P].index();
     OS << "}\n";

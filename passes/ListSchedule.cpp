@@ -4,10 +4,15 @@
 //   1. every route link (c, l) is a job; it becomes ready when chunk c has
 //      arrived at l's source (time 0 at pre ranks);
 //   2. repeatedly start the ready job with the earliest possible start time
-//      max(ready, link free); ties go to the job with the longest remaining
-//      path below it (critical path first), then lower chunk, then lower link;
+//      max(ready, a free lane of the link (parallel links give several),
+//      every shared port the link uses free); ties go to the job with the
+//      longest remaining path below it (critical path first), then lower
+//      chunk, then lower link; with `sender first`, a chunk relayed over a
+//      link to another node waits until the sender's own chunks on that link
+//      have started;
 //   3. its end time is start + alpha + beta * chunk bytes; the chunk's arrival
-//      at the link's destination releases the jobs leaving that rank.
+//      at the link's destination releases the jobs leaving that rank, and
+//      the lane and ports stay busy until then.
 // Deterministic by construction: no hashing, total order on ties.
 //
 //===----------------------------------------------------------------------===//
@@ -59,7 +64,32 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R) {
     }
   }
 
-  std::vector<double> LinkFree(Topo.links().size(), 0.0);
+  // Lanes per link, shared ports per link, own chunks pending per link.
+  std::vector<std::vector<double>> LaneFree;
+  for (const Link &L : Topo.links())
+    LaneFree.emplace_back(L.Multiplicity, 0.0);
+  const std::vector<Resource> Ports = Topo.resources();
+  std::vector<double> PortFree(Ports.size(), 0.0);
+  std::vector<std::vector<size_t>> PortsOf(Topo.links().size());
+  for (size_t P = 0; P < Ports.size(); ++P)
+    for (LinkId L : Ports[P].Links)
+      PortsOf[L.index()].push_back(P);
+  auto IsOwn = [&](const Job &J) {
+    return S.Coll.chunk(J.Chunk).Source == Topo.link(J.Link).Src;
+  };
+  auto CrossesNodes = [&](LinkId L) {
+    return Topo.nodeOf(Topo.link(L).Src) != Topo.nodeOf(Topo.link(L).Dst);
+  };
+  std::vector<unsigned> OwnPending(Topo.links().size(), 0);
+  if (S.SenderFirst)
+    for (const Job &J : Jobs)
+      if (CrossesNodes(J.Link) && IsOwn(J))
+        ++OwnPending[J.Link.index()];
+  auto EarliestLane = [&](LinkId L) {
+    const std::vector<double> &Lanes = LaneFree[L.index()];
+    return size_t(std::min_element(Lanes.begin(), Lanes.end()) - Lanes.begin());
+  };
+
   Schedule Out;
   for (size_t Left = Jobs.size(); Left > 0; --Left) {
     size_t Best = Jobs.size();
@@ -68,7 +98,12 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R) {
       const Job &J = Jobs[I];
       if (J.Done || J.Ready == std::numeric_limits<double>::infinity())
         continue;
-      double Start = std::max(J.Ready, LinkFree[J.Link.index()]);
+      if (OwnPending[J.Link.index()] > 0 && !IsOwn(J))
+        continue;
+      double Start = std::max(
+          J.Ready, LaneFree[J.Link.index()][EarliestLane(J.Link)]);
+      for (size_t P : PortsOf[J.Link.index()])
+        Start = std::max(Start, PortFree[P]);
       if (Best == Jobs.size() || Start < BestStart - 1e-12 ||
           (Start <= BestStart + 1e-12 &&
            std::make_tuple(-J.Remaining, J.Chunk.index(), J.Link.index()) <
@@ -81,7 +116,11 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R) {
     Job &J = Jobs[Best];
     J.Done = true;
     double End = BestStart + Topo.link(J.Link).costUs(Bytes);
-    LinkFree[J.Link.index()] = End;
+    LaneFree[J.Link.index()][EarliestLane(J.Link)] = End;
+    for (size_t P : PortsOf[J.Link.index()])
+      PortFree[P] = End;
+    if (S.SenderFirst && CrossesNodes(J.Link) && IsOwn(J))
+      --OwnPending[J.Link.index()];
     for (size_t C : Children[Best])
       Jobs[C].Ready = End;
     Out.Transfers.push_back({J.Chunk, J.Link, BestStart, End});

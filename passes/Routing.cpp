@@ -2,7 +2,8 @@
 //
 // Algorithm:
 //   1. reachability: every post rank of every chunk must be reachable from a
-//      pre rank, else the sketch is infeasible (a user error);
+//      pre rank over links the relay rules allow it, else the sketch is
+//      infeasible (a user error);
 //   2. build the model (RoutingModel.cpp) and solve it with CBC, warm-started;
 //   3. map the status: optimal or feasible-at-time-limit gives routes;
 //      infeasible, no incumbent or solver error gives a diagnostic;
@@ -25,14 +26,24 @@ bool tacclc::checkRoutable(const Sketch &S, DiagnosticEngine &Diags) {
   const Collective &Coll = S.Coll;
   for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
     const Chunk &Ch = Coll.chunk(ChunkId(C));
-    std::vector<double> Dist(S.Topo.getNumRanks(), INFINITY);
-    for (RankId Pre : Ch.Pre) {
-      std::vector<double> D = S.Topo.distancesFrom(Pre, 1.0);
-      for (size_t R = 0; R < D.size(); ++R)
-        Dist[R] = std::min(Dist[R], D[R]);
+    // Breadth-first over the links the relay rules let this chunk use.
+    std::vector<bool> Seen(S.Topo.getNumRanks(), false);
+    std::vector<RankId> Work(Ch.Pre.begin(), Ch.Pre.end());
+    for (RankId R : Work)
+      Seen[R.index()] = true;
+    while (!Work.empty()) {
+      RankId R = Work.back();
+      Work.pop_back();
+      for (LinkId L : S.Topo.outLinks(R)) {
+        RankId Dst = S.Topo.link(L).Dst;
+        if (!Seen[Dst.index()] && S.mayCarry(ChunkId(C), L)) {
+          Seen[Dst.index()] = true;
+          Work.push_back(Dst);
+        }
+      }
     }
     for (RankId Post : Ch.Post)
-      if (!std::isfinite(Dist[Post.index()])) {
+      if (!Seen[Post.index()]) {
         Diags.report(DiagId::Unreachable, S.Loc,
                      fmt::format("chunk {} (input chunk {} of rank {})", C,
                                  Ch.InputIndex, Ch.Source.index()),

@@ -13,12 +13,23 @@
 //   t[c,r] >= t[c,s] + cost(l) - M_l (1 - x[c,l])
 //   t[c,r] >= sum_{l=(s->r)} (dist_c(s) + cost(l)) x[c,l]   (valid cut)
 //   T >= t[c,r]                        r in post(c)
-//   T >= sum_c cost(l) x[c,l]          per link: bandwidth relaxed to load
+//   T >= sum_c cost(l) x[c,l] / m(l)   per link (m = parallel links):
+//                                       bandwidth relaxed to load
+//   T >= sum_{l in p} sum_c cost(l) x[c,l]   per shared port p (a switch
+//                                       port or one side of a NIC)
+//   K y[l] >= sum_c x[c,l]             uc-min switch links (y: link used)
+//   y[l] <= sum_c x[c,l]               uc-max switch links
 //
 //   sum_{l entering node n} x[c,l] >= 1   n needs c and holds none of it
 //   x[c,s->r] + x[c,r->s] <= 1                  (both valid cuts)
 //
-//   minimise T + eps * sum t   (eps prefers early arrivals among ties)
+//   minimise T + eps * sum t +/- eps_u * sum y
+//   (eps prefers early arrivals among ties; eps_u, a thousandth of the
+//   cheapest switch link's cost per distinct link, makes uc-min prefer few
+//   and uc-max many distinct GPU pairs through the switch, as TACCL does)
+//
+// Links a chunk may not use under the sketch's relay rules (`sender s
+// carries [...]`) have no variable for that chunk.
 //
 // Algorithm:
 //   1. per chunk, Dijkstra from its source gives dist_c; a second Dijkstra
@@ -95,7 +106,8 @@ ChunkPaths paths(const Sketch &S, ChunkId C, double Bytes,
   const Topology &T = S.Topo;
   std::vector<double> Cost(T.links().size()), Weight(T.links().size());
   for (unsigned L = 0; L < T.links().size(); ++L) {
-    Cost[L] = T.link(LinkId(L)).costUs(Bytes);
+    Cost[L] = S.mayCarry(C, LinkId(L)) ? T.link(LinkId(L)).costUs(Bytes)
+                                       : std::numeric_limits<double>::infinity();
     Weight[L] = Cost[L] + (Spread ? Load[L] : 0.0);
   }
   ChunkPaths P;
@@ -124,6 +136,52 @@ ChunkPaths paths(const Sketch &S, ChunkId C, double Bytes,
   }
   return P;
 }
+
+/// uc-min / uc-max: one binary per switch link saying whether any chunk
+/// uses it, with a small objective weight of the policy's sign.
+void addSwitchPolicies(const Sketch &S, RoutingModel &RM,
+                       const std::vector<ChunkPaths> &Paths,
+                       std::vector<double> &Start) {
+  const Topology &Topo = S.Topo;
+  const double Bytes = S.chunkBytes();
+  solver::Model &M = RM.Model;
+  const unsigned NumChunks = S.Coll.getNumChunks();
+  double Cheapest = std::numeric_limits<double>::infinity();
+  for (const Link &L : Topo.links())
+    if (L.Switch >= 0 && Topo.switches()[L.Switch].Policy != SwitchPolicy::Free)
+      Cheapest = std::min(Cheapest, L.costUs(Bytes));
+  if (!std::isfinite(Cheapest))
+    return;
+  for (unsigned L = 0; L < Topo.links().size(); ++L) {
+    const Link &Lk = Topo.link(LinkId(L));
+    if (Lk.Switch < 0)
+      continue;
+    SwitchPolicy Policy = Topo.switches()[Lk.Switch].Policy;
+    if (Policy == SwitchPolicy::Free)
+      continue;
+    std::vector<Term> Row;
+    bool Used = false;
+    for (unsigned C = 0; C < NumChunks; ++C)
+      if (auto X = RM.UseVar[C][L]) {
+        Row.push_back({*X, -1.0});
+        Used |= Paths[C].Parent[Lk.Dst.index()] == LinkId(L);
+      }
+    if (Row.empty())
+      continue;
+    double Weight = 1e-3 * Cheapest;
+    bool Min = Policy == SwitchPolicy::UcMin;
+    VarId Y = M.addVariable(
+        fmt::format("y_l{}_{}", Lk.Src.index(), Lk.Dst.index()), 0, 1,
+        solver::VarKind::Binary, Min ? Weight : -Weight);
+    Start.push_back(Used ? 1.0 : 0.0);
+    Row.push_back({Y, Min ? double(Row.size()) : 1.0});
+    std::string Name = fmt::format("uc_l{}_{}", Lk.Src.index(), Lk.Dst.index());
+    if (Min)
+      M.addGreaterEqual(Name, Row, 0.0);
+    else
+      M.addLessEqual(Name, Row, 0.0);
+  }
+}
 } // namespace
 
 RoutingModel tacclc::buildRoutingModel(const Sketch &S) {
@@ -132,6 +190,8 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S) {
   const double Bytes = S.chunkBytes();
   const unsigned NumRanks = Topo.getNumRanks();
   const unsigned NumLinks = Topo.links().size();
+
+  const std::vector<Resource> Ports = Topo.resources();
 
   // 1. Shortest distances and warm-start trees: plain shortest-path trees,
   //    or trees that avoid loaded links; the better makespan is the horizon.
@@ -148,8 +208,14 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S) {
         LowerBound = std::max(LowerBound, Try.back().Dist[R.index()]);
       }
     }
-    for (double L : Load)
-      TryH = std::max(TryH, L);
+    for (unsigned L = 0; L < NumLinks; ++L)
+      TryH = std::max(TryH, Load[L] / Topo.link(LinkId(L)).Multiplicity);
+    for (const Resource &P : Ports) {
+      double PortLoad = 0;
+      for (LinkId L : P.Links)
+        PortLoad += Load[L.index()];
+      TryH = std::max(TryH, PortLoad);
+    }
     if (Paths.empty() || TryH < H) {
       Paths = std::move(Try);
       H = TryH;
@@ -183,7 +249,8 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S) {
     // 2. Usable links.
     for (unsigned L = 0; L < NumLinks; ++L) {
       const Link &Lk = Topo.link(LinkId(L));
-      if (Coll.isPre(Ch, Lk.Dst) || !std::isfinite(P.Dist[Lk.Src.index()]))
+      if (Coll.isPre(Ch, Lk.Dst) || !std::isfinite(P.Dist[Lk.Src.index()]) ||
+          !S.mayCarry(Ch, LinkId(L)))
         continue;
       if (P.Dist[Lk.Src.index()] + Lk.costUs(Bytes) > H * (1 + 1e-9) + 1e-9)
         continue;
@@ -284,11 +351,22 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S) {
     const Link &Lk = Topo.link(LinkId(L));
     for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
       if (auto X = RM.UseVar[C][L])
-        Row.push_back({*X, -Lk.costUs(Bytes)});
+        Row.push_back({*X, -Lk.costUs(Bytes) / Lk.Multiplicity});
     if (Row.size() > 1)
       M.addGreaterEqual(
           fmt::format("load_l{}_{}", Lk.Src.index(), Lk.Dst.index()), Row, 0.0);
   }
+  // ... and so does each shared port's.
+  for (size_t P = 0; P < Ports.size(); ++P) {
+    std::vector<Term> Row = {{RM.Makespan, 1.0}};
+    for (LinkId L : Ports[P].Links)
+      for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
+        if (auto X = RM.UseVar[C][L.index()])
+          Row.push_back({*X, -Topo.link(L).costUs(Bytes)});
+    if (Row.size() > 2)
+      M.addGreaterEqual(fmt::format("port{}", P), Row, 0.0);
+  }
+  addSwitchPolicies(S, RM, Paths, Start);
   RM.WarmStart = std::move(Start);
   RM.WarmStartMakespanUs = H;
   return RM;

@@ -34,22 +34,44 @@ def run(*args, expect=None):
     return proc
 
 
+# Sketches larger than this are checked (front end, IR, routing model) but
+# not solved here: solving them to optimality takes minutes (bench/ does).
+MAX_SOLVED_RANKS = 16
+
+
 def stdlib(path):
     listing = run("--list", path, expect=0).stdout.splitlines()
     names = [l.split()[1] for l in listing if l.startswith("sketch ")]
     for name in names:
-        roundtrip(path, name)
+        ir = run(path, "--sketch", name, "--emit=ir", expect=0).stdout
+        ranks = int(re.search(r"^  ranks (\d+)", ir, re.M).group(1))
+        coll = re.search(r"^  collective (\w+)", ir, re.M).group(1)
+        if ranks <= MAX_SOLVED_RANKS and coll == "allgather":
+            roundtrip(path, name, time_limit=10)
+        else:
+            run(path, "--sketch", name, "--emit=dot", expect=0)
+            if coll == "allgather":
+                run(path, "--sketch", name, "--emit=milp", expect=0)
+            print(f"checked {os.path.basename(path)} {name}: {ranks} ranks")
     print(f"stdlib {os.path.basename(path)}: {len(listing)} declarations ok")
 
 
-def roundtrip(sketch, name=None):
+def roundtrip(sketch, name=None, time_limit=None):
     select = ["--sketch", name] if name else []
+    if time_limit:
+        select += ["--time-limit", str(time_limit)]
     with tempfile.TemporaryDirectory() as tmp:
         a, b = os.path.join(tmp, "a.xml"), os.path.join(tmp, "b.xml")
-        run(sketch, *select, "-o", a, expect=0)
-        run(sketch, *select, "-o", b, expect=0)
-        if open(a, "rb").read() != open(b, "rb").read():
-            sys.exit("FAIL: two compiles of the same sketch differ")
+        summary = run(sketch, *select, "-o", a, "--summary", expect=0).stdout
+        # Byte-identical output is promised for solves that finish; one cut
+        # short by the time limit depends on how far the solver got.
+        if "routing     optimal" in summary:
+            run(sketch, *select, "-o", b, expect=0)
+            if open(a, "rb").read() != open(b, "rb").read():
+                sys.exit("FAIL: two compiles of the same sketch differ")
+        else:
+            print(f"note: {name or sketch} stopped at the time limit; "
+                  "determinism not compared")
         run("check", a, expect=0)
         run("run", a, "--backend", "cpu", expect=0)
         # A size that needs several loop iterations of the executor.

@@ -207,10 +207,17 @@ int tacclc::runCompile(const CompileOptions &Opts) {
   if (Opts.LegacyDialect)
     CG.MaxStepsPerTb = 256;
   auto Program = lowerToProgram(*Sketch, Sched, CG, Diags);
-  if (!Program)
+  if (!Program || !replicateInstances(*Program, Sketch->Instances, CG,
+                                      Sketch->Loc, Diags))
     return Fail();
+  // The size range the runtime selects the program for: the sketch's, or
+  // every size. The new runtime's range is inclusive with 0 = unlimited;
+  // the old one's is exclusive and 0 would mean "never".
+  Program->MinBytes = Sketch->MinBytes;
+  Program->MaxBytes = Sketch->MaxBytes;
   if (Opts.LegacyDialect)
-    Program->MaxBytes = uint64_t(1) << 40; // legacy: exclusive, 0 = never
+    Program->MaxBytes =
+        Sketch->MaxBytes ? Sketch->MaxBytes + 1 : uint64_t(1) << 40;
   std::string Xml =
       toText([&](llvm::raw_ostream &OS) { writeXml(*Program, OS); });
   verifyOrDie(Xml, Opts.LegacyDialect);
