@@ -128,3 +128,170 @@ TEST_CASE("an unreachable rank is a diagnostic, not a crash") {
   CHECK(!routeChunks(S, SynthesisOptions(), Diags));
   CHECK(Diags.errorCount() == 1);
 }
+
+namespace {
+/// Two nodes of two GPUs: NVLink inside, and relays 0->2, 1->3, 2->0, 3->1
+/// (every GPU has a way out) through one NIC per node.
+Sketch twoNodes(bool SenderRules) {
+  Sketch S;
+  S.Name = "s";
+  S.Topo = Topology("box", 2, 2);
+  int Nv = S.Topo.addClass({"nv", 0.5, 10e-6, {}});
+  int Ib = S.Topo.addClass({"ib", 2.0, 100e-6, {}});
+  for (unsigned N = 0; N < 2; ++N) {
+    S.Topo.addLink({RankId(2 * N), RankId(2 * N + 1), 0.5, 10e-6, Nv});
+    S.Topo.addLink({RankId(2 * N + 1), RankId(2 * N), 0.5, 10e-6, Nv});
+    S.Topo.addNic({Ib, {RankId(2 * N), RankId(2 * N + 1)}});
+  }
+  for (unsigned G = 0; G < 2; ++G) {
+    S.Topo.addLink({RankId(G), RankId(G + 2), 2.0, 100e-6, Ib});
+    S.Topo.addLink({RankId(G + 2), RankId(G), 2.0, 100e-6, Ib});
+  }
+  S.Coll = Collective::allGather(4, 1);
+  S.SizeBytes = 4000000;
+  if (SenderRules) // only local GPU 1 sends between nodes, for both GPUs
+    S.Carries = {{false, false}, {true, true}};
+  return S;
+}
+} // namespace
+
+TEST_CASE("sender rules keep chunks off the links of other senders") {
+  llvm::SourceMgr SM;
+  DiagnosticEngine Diags(SM);
+  Sketch S = twoNodes(true);
+  auto R = routeChunks(S, SynthesisOptions(), Diags);
+  REQUIRE(R);
+  for (const ChunkRoute &CR : R->Chunks)
+    for (LinkId L : CR.Links) {
+      const Link &Lk = S.Topo.link(L);
+      if (S.Topo.nodeOf(Lk.Src) != S.Topo.nodeOf(Lk.Dst))
+        CHECK(Lk.Src.index() % 2 == 1);
+    }
+  // Without the rules, the direct links of GPU 0 are used too.
+  Sketch Free = twoNodes(false);
+  auto RF = routeChunks(Free, SynthesisOptions(), Diags);
+  REQUIRE(RF);
+  bool UsesGpu0 = false;
+  for (const ChunkRoute &CR : RF->Chunks)
+    for (LinkId L : CR.Links)
+      UsesGpu0 |= Free.Topo.link(L).Src.index() % 2 == 0 &&
+                  Free.Topo.nodeOf(Free.Topo.link(L).Src) !=
+                      Free.Topo.nodeOf(Free.Topo.link(L).Dst);
+  CHECK(UsesGpu0);
+}
+
+TEST_CASE("a shared NIC serialises the transfers of the GPUs behind it") {
+  Sketch S = twoNodes(false);
+  // Both GPUs of node 0 send their own chunk across at time 0; the NIC's
+  // send side lets only one go at a time.
+  Routes R;
+  for (unsigned C = 0; C < 2; ++C)
+    R.Chunks.push_back(
+        {ChunkId(C), {*S.Topo.findLink(RankId(C), RankId(C + 2))}});
+  for (unsigned C = 2; C < 4; ++C)
+    R.Chunks.push_back({ChunkId(C), {}});
+  Schedule Sch = scheduleTransfers(S, R);
+  double Cost = 2.0 + 100e-6 * 1e6;
+  CHECK(Sch.MakespanUs == doctest::Approx(2 * Cost));
+}
+
+TEST_CASE("parallel links carry transfers side by side") {
+  Sketch S = ringSketch(2, 2, false, 4000000);
+  Routes R;
+  for (unsigned C = 0; C < 4; ++C) {
+    unsigned Src = S.Coll.chunk(ChunkId(C)).Source.index();
+    R.Chunks.push_back(
+        {ChunkId(C), {*S.Topo.findLink(RankId(Src), RankId(1 - Src))}});
+  }
+  double Cost = 0.7 + 46.0 * 1.0;
+  CHECK(scheduleTransfers(S, R).MakespanUs == doctest::Approx(2 * Cost));
+  Sketch Double = S;
+  Double.Topo = Topology("ring", 2);
+  for (const Link &L : S.Topo.links()) {
+    Link Copy = L;
+    Copy.Multiplicity = 2;
+    Double.Topo.addLink(Copy);
+  }
+  CHECK(scheduleTransfers(Double, R).MakespanUs == doctest::Approx(Cost));
+}
+
+TEST_CASE("sender first: own chunks cross to the other node before relayed") {
+  Sketch S = twoNodes(true);
+  S.SenderFirst = true;
+  // Chunk 0 (GPU 0) goes 0 -> 1 -> 3; chunk 1 (GPU 1) goes 1 -> 3.
+  Routes R;
+  R.Chunks.push_back({ChunkId(0),
+                      {*S.Topo.findLink(RankId(0), RankId(1)),
+                       *S.Topo.findLink(RankId(1), RankId(3))}});
+  R.Chunks.push_back({ChunkId(1), {*S.Topo.findLink(RankId(1), RankId(3))}});
+  R.Chunks.push_back({ChunkId(2), {}});
+  R.Chunks.push_back({ChunkId(3), {}});
+  Schedule Sch = scheduleTransfers(S, R);
+  LinkId Ib = *S.Topo.findLink(RankId(1), RankId(3));
+  double Own = -1, Relayed = -1;
+  for (const Transfer &T : Sch.Transfers)
+    if (T.Link == Ib)
+      (T.Chunk == ChunkId(1) ? Own : Relayed) = T.StartUs;
+  CHECK(Own == 0.0);
+  CHECK(Relayed >= Own + 2.0);
+}
+
+TEST_CASE("the warm start satisfies port, policy and sender-rule rows too") {
+  for (SwitchPolicy P : {SwitchPolicy::UcMin, SwitchPolicy::UcMax}) {
+    CAPTURE(switchPolicyName(P).str());
+    Sketch S;
+    S.Name = "s";
+    S.Topo = Topology("box", 2, 3);
+    int Nv = S.Topo.addClass({"nv", 0.5, 10e-6, {}});
+    int Ib = S.Topo.addClass({"ib", 2.0, 100e-6, {}});
+    Switch Sw{"nvs", Nv, {}, P};
+    for (unsigned N = 0; N < 2; ++N)
+      Sw.Groups.push_back({RankId(3 * N), RankId(3 * N + 1), RankId(3 * N + 2)});
+    int Id = S.Topo.addSwitch(Sw);
+    for (const auto &G : Sw.Groups)
+      for (RankId A : G)
+        for (RankId B : G)
+          if (A != B) {
+            Link L{A, B, 0.5, 10e-6, Nv};
+            L.Switch = Id;
+            S.Topo.addLink(L);
+          }
+    for (unsigned N = 0; N < 2; ++N)
+      S.Topo.addNic({Ib, {RankId(3 * N), RankId(3 * N + 1), RankId(3 * N + 2)}});
+    for (unsigned G = 0; G < 3; ++G)
+      for (unsigned H = 0; H < 3; ++H) {
+        S.Topo.addLink({RankId(G), RankId(3 + H), 2.0, 100e-6, Ib});
+        S.Topo.addLink({RankId(3 + H), RankId(G), 2.0, 100e-6, Ib});
+      }
+    S.Coll = Collective::allGather(6, 2);
+    S.SizeBytes = 1200000;
+    S.Carries = {{true, false, false}, {false, true, true}, {false, false, false}};
+    RoutingModel RM = buildRoutingModel(S);
+    REQUIRE(RM.WarmStart.size() == RM.Model.variables().size());
+    unsigned PolicyRows = 0, PortRows = 0;
+    for (const auto &Row : RM.Model.constraints()) {
+      double Sum = 0;
+      for (const auto &T : Row.Terms)
+        Sum += T.Coef * RM.WarmStart[T.Var.Index];
+      CAPTURE(Row.Name);
+      CHECK(Sum >= Row.Lower - 1e-6);
+      CHECK(Sum <= Row.Upper + 1e-6);
+      PolicyRows += Row.Name.rfind("uc_", 0) == 0;
+      PortRows += Row.Name.rfind("port", 0) == 0;
+    }
+    CHECK(PolicyRows > 0);
+    CHECK(PortRows > 0);
+    // No variable lets GPU 2 send between nodes (it carries nothing), and
+    // GPU 0 only carries its own chunks.
+    for (unsigned C = 0; C < S.Coll.getNumChunks(); ++C)
+      for (unsigned L = 0; L < S.Topo.links().size(); ++L) {
+        const Link &Lk = S.Topo.link(LinkId(L));
+        if (S.Topo.nodeOf(Lk.Src) == S.Topo.nodeOf(Lk.Dst))
+          continue;
+        if (Lk.Src.index() % 3 == 2 ||
+            (Lk.Src.index() % 3 == 0 &&
+             S.Coll.chunk(ChunkId(C)).Source.index() % 3 != 0))
+          CHECK_FALSE(RM.UseVar[C][L].has_value());
+      }
+  }
+}
