@@ -46,18 +46,6 @@ struct PendingLink {
   unsigned Multiplicity = 1;
 };
 
-struct PendingNic {
-  int Class;
-  std::optional<std::vector<GpuRef>> Gpus;
-  const NicStmt *Stmt;
-};
-
-struct PendingSwitch {
-  int Class;
-  std::vector<GpuRef> Gpus;
-  const SwitchStmt *Stmt;
-};
-
 /// `x2` -> 2; 0 when malformed.
 unsigned parseMultiplicity(llvm::StringRef Text) {
   unsigned V = 0;
@@ -80,11 +68,6 @@ private:
   void exec(const Node &N);
   std::optional<Endpoint> endpoint(const Address &A);
   std::optional<unsigned> rankOf(const Endpoint &E, const ir::Topology &T);
-  std::optional<unsigned> refRank(const GpuRef &G, unsigned Node,
-                                  const ir::Topology &T);
-  bool layOutNics(ir::Topology &T);
-  bool layOutSwitches(Machine &Out,
-                      std::map<std::pair<unsigned, unsigned>, llvm::SMRange> &Seen);
 
   const MachineDecl &M;
   DiagnosticEngine &Diags;
@@ -416,121 +399,11 @@ std::optional<Machine> MachineEvaluator::run(llvm::ArrayRef<Arg> Args,
     Link.Multiplicity = L.Multiplicity;
     Out.Physical.addLink(Link);
   }
-  if (!Good || !layOutSwitches(Out, Seen) || !layOutNics(Out.Physical))
+  if (!Good ||
+      !layOutSwitches(Switches, Classes, Out.Physical, Seen, M.Name, Diags) ||
+      !layOutNics(Nics, Out.Physical, M.Name, Diags))
     return std::nullopt;
   return Out;
-}
-
-std::optional<unsigned> MachineEvaluator::refRank(const GpuRef &G,
-                                                  unsigned Node,
-                                                  const ir::Topology &T) {
-  if (G.Node)
-    Node = unsigned(std::clamp<int64_t>(*G.Node, 0, INT32_MAX));
-  if (G.Node && (*G.Node < 0 || *G.Node >= int64_t(T.getNumNodes()))) {
-    Diags.report(DiagId::NodeOutOfRange, G.Range, *G.Node, M.Name,
-                 T.getNumNodes() - 1);
-    return std::nullopt;
-  }
-  if (G.Gpu < 0 || G.Gpu >= int64_t(T.getGpusPerNode())) {
-    Diags.report(DiagId::GpuOutOfRange, G.Range, G.Gpu, M.Name,
-                 T.getGpusPerNode() - 1);
-    return std::nullopt;
-  }
-  return Node * T.getGpusPerNode() + unsigned(G.Gpu);
-}
-
-bool MachineEvaluator::layOutNics(ir::Topology &T) {
-  if (Nics.empty())
-    return true;
-  const unsigned G = T.getGpusPerNode();
-  for (size_t I = 0; I < Nics.size() && Nics.size() > 1; ++I)
-    if (!Nics[I].Gpus) {
-      Diagnostic &D =
-          Diags.report(DiagId::WholeNodeNic,
-                       Nics[std::max<size_t>(I, 1)].Stmt->getRange(),
-                       Nics[I].Stmt->Class);
-      Diags.note(D, DiagId::PreviousDecl, Nics[0].Stmt->getRange());
-      return false;
-    }
-  // Which statement serves each local GPU.
-  std::vector<const PendingNic *> Owner(G, nullptr);
-  for (const PendingNic &N : Nics) {
-    if (!N.Gpus) {
-      for (unsigned Gpu = 0; Gpu < G; ++Gpu)
-        Owner[Gpu] = &N;
-      continue;
-    }
-    for (const GpuRef &R : *N.Gpus) {
-      if (R.Node) {
-        Diags.report(DiagId::NicGpusLocal, R.Range);
-        return false;
-      }
-      if (!refRank(R, 0, T))
-        return false;
-      if (Owner[R.Gpu]) {
-        Diagnostic &D = Diags.report(DiagId::GpuInTwoNics, R.Range, R.Gpu);
-        Diags.note(D, DiagId::PreviousDecl, Owner[R.Gpu]->Stmt->getRange());
-        return false;
-      }
-      Owner[R.Gpu] = &N;
-    }
-  }
-  for (unsigned Node = 0; Node < T.getNumNodes(); ++Node)
-    for (const PendingNic &N : Nics) {
-      ir::Nic Nic;
-      Nic.Class = N.Class;
-      for (unsigned Gpu = 0; Gpu < G; ++Gpu)
-        if (Owner[Gpu] == &N)
-          Nic.Ranks.push_back(ir::RankId(Node * G + Gpu));
-      T.addNic(std::move(Nic));
-    }
-  return true;
-}
-
-bool MachineEvaluator::layOutSwitches(
-    Machine &Out, std::map<std::pair<unsigned, unsigned>, llvm::SMRange> &Seen) {
-  ir::Topology &T = Out.Physical;
-  for (const PendingSwitch &P : Switches) {
-    if (P.Gpus.size() < 2) {
-      Diags.report(DiagId::SwitchTooSmall, P.Stmt->NameRange, P.Stmt->Name,
-                   P.Gpus.size());
-      return false;
-    }
-    ir::Switch Sw;
-    Sw.Name = P.Stmt->Name;
-    Sw.Class = P.Class;
-    bool Global = P.Gpus.front().Node.has_value();
-    for (unsigned Node = 0; Node < (Global ? 1 : T.getNumNodes()); ++Node) {
-      std::vector<ir::RankId> Group;
-      for (const GpuRef &R : P.Gpus) {
-        auto Rank = refRank(R, Node, T);
-        if (!Rank)
-          return false;
-        Group.push_back(ir::RankId(*Rank));
-      }
-      Sw.Groups.push_back(std::move(Group));
-    }
-    int Id = T.addSwitch(Sw);
-    ir::CostPoint C = Classes[P.Class].costsAt(1e6);
-    for (const auto &Group : Sw.Groups)
-      for (ir::RankId A : Group)
-        for (ir::RankId B : Group) {
-          if (A == B)
-            continue;
-          auto [It, Inserted] =
-              Seen.emplace(std::make_pair(A.index(), B.index()), P.Stmt->getRange());
-          if (!Inserted) {
-            Diagnostic &D = Diags.report(DiagId::DuplicateLink, P.Stmt->getRange(),
-                                         A.index(), B.index());
-            Diags.note(D, DiagId::PreviousDecl, It->second);
-            return false;
-          }
-          ir::Link L{A, B, C.AlphaUs, C.BetaUsPerB, P.Class};
-          L.Switch = Id;
-          T.addLink(L);
-        }
-  }
-  return true;
 }
 
 std::optional<Machine> tacclc::instantiateMachine(const MachineDecl &M,

@@ -18,6 +18,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <map>
 #include <optional>
 
 namespace tacclc {
@@ -66,6 +67,35 @@ struct GpuRef {
 std::optional<std::vector<GpuRef>> evalGpuList(const ast::GpuList &L,
                                                const Scope &S,
                                                DiagnosticEngine &Diags);
+
+/// A `nic` statement as evaluated (GPUs unchecked).
+struct PendingNic {
+  int Class;
+  std::optional<std::vector<GpuRef>> Gpus; ///< Absent: the whole node.
+  const ast::NicStmt *Stmt;
+};
+
+/// A `switch` statement as evaluated (GPUs unchecked).
+struct PendingSwitch {
+  int Class;
+  std::vector<GpuRef> Gpus;
+  const ast::SwitchStmt *Stmt;
+};
+
+/// Links seen so far (source, destination) and where each was declared.
+using LinkDecls = std::map<std::pair<unsigned, unsigned>, llvm::SMRange>;
+
+/// Adds each switch's groups and links (one group per node for local GPU
+/// lists) to \p T; false after a diagnostic.
+bool layOutSwitches(const std::vector<PendingSwitch> &Switches,
+                    const std::vector<ir::LinkClass> &Classes, ir::Topology &T,
+                    LinkDecls &Seen, llvm::StringRef MachineName,
+                    DiagnosticEngine &Diags);
+
+/// Adds the NICs, the same layout on every node, to \p T; false after a
+/// diagnostic.
+bool layOutNics(const std::vector<PendingNic> &Nics, ir::Topology &T,
+                llvm::StringRef MachineName, DiagnosticEngine &Diags);
 
 std::optional<Machine> checkFlatTopology(const ast::TopologyDecl &T,
                                          DiagnosticEngine &Diags);
