@@ -182,7 +182,7 @@ private:
       }
     } else if (const auto *Fo = llvm::dyn_cast<FormItem>(&N)) {
       OS << (N.getKind() == Node::K_SenderFirstItem ? "SenderFirst"
-                                                     : "Relay " + Fo->Form);
+                                                    : "Relay " + Fo->Form);
     } else if (const auto *Se = llvm::dyn_cast<SenderItem>(&N)) {
       OS << "Sender " << printExpr(*Se->Gpu) << " carries ";
       gpuList(Se->Carried);

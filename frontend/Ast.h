@@ -350,8 +350,7 @@ public:
     std::string Text;
     llvm::SMRange Range;
   };
-  LinksItem(llvm::SMRange R, std::vector<Name> Classes,
-            Kind K = K_LinksItem)
+  LinksItem(llvm::SMRange R, std::vector<Name> Classes, Kind K = K_LinksItem)
       : Node(K, R), Classes(std::move(Classes)) {}
   std::vector<Name> Classes;
   /// `links` and `contiguous` both name link classes.
@@ -380,8 +379,7 @@ public:
       : Node(K, R), Form(std::move(Form)) {}
   std::string Form;
   static bool classof(const Node *N) {
-    return N->getKind() == K_RelayFormItem ||
-           N->getKind() == K_SenderFirstItem;
+    return N->getKind() == K_RelayFormItem || N->getKind() == K_SenderFirstItem;
   }
 };
 
@@ -418,9 +416,7 @@ public:
   InstancesItem(llvm::SMRange R, IntLit Count)
       : Node(K_InstancesItem, R), Count(std::move(Count)) {}
   IntLit Count;
-  static bool classof(const Node *N) {
-    return N->getKind() == K_InstancesItem;
-  }
+  static bool classof(const Node *N) { return N->getKind() == K_InstancesItem; }
 };
 
 /// `protocol Simple|LL|LL128`.

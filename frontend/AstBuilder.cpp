@@ -212,8 +212,8 @@ private:
                                              range(CL->cls), std::move(Pairs));
     }
     if (auto *N = dynamic_cast<P::NicStmtContext *>(Ctx)) {
-      auto Nic = std::make_unique<NicStmt>(range(N), N->cls->getText(),
-                                           range(N->cls));
+      auto Nic =
+          std::make_unique<NicStmt>(range(N), N->cls->getText(), range(N->cls));
       if (N->gpuList())
         Nic->Gpus = gpuList(N->gpuList());
       return Nic;
@@ -279,9 +279,8 @@ private:
       std::string Value = Po->value->first->getText();
       if (Po->value->second)
         Value += "-" + Po->value->second->getText();
-      return std::make_unique<PolicyItem>(range(Po), Po->sw->getText(),
-                                          range(Po->sw), Value,
-                                          range(Po->value));
+      return std::make_unique<PolicyItem>(
+          range(Po), Po->sw->getText(), range(Po->sw), Value, range(Po->value));
     }
     if (auto *In = dynamic_cast<P::InstancesItemContext *>(Item))
       return std::make_unique<InstancesItem>(range(In), intLit(In->count));

@@ -242,8 +242,8 @@ void MachineEvaluator::exec(const Node &N) {
     }
     for (const PendingSwitch &Prev : Switches)
       if (Prev.Stmt->Name == Sw->Name) {
-        Diagnostic &D =
-            Diags.report(DiagId::DuplicateDecl, Sw->NameRange, "switch", Sw->Name);
+        Diagnostic &D = Diags.report(DiagId::DuplicateDecl, Sw->NameRange,
+                                     "switch", Sw->Name);
         Diags.note(D, DiagId::PreviousDecl, Prev.Stmt->NameRange);
         Ok = false;
         return;
@@ -394,8 +394,8 @@ std::optional<Machine> MachineEvaluator::run(llvm::ArrayRef<Arg> Args,
       continue;
     }
     ir::CostPoint C = Classes[L.Class].costsAt(1e6);
-    ir::Link Link{ir::RankId(*Src), ir::RankId(*Dst), C.AlphaUs,
-                  C.BetaUsPerB, L.Class};
+    ir::Link Link{ir::RankId(*Src), ir::RankId(*Dst), C.AlphaUs, C.BetaUsPerB,
+                  L.Class};
     Link.Multiplicity = L.Multiplicity;
     Out.Physical.addLink(Link);
   }

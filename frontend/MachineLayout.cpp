@@ -46,10 +46,9 @@ bool tacclc::layOutNics(const std::vector<PendingNic> &Nics, ir::Topology &T,
   const unsigned G = T.getGpusPerNode();
   for (size_t I = 0; I < Nics.size() && Nics.size() > 1; ++I)
     if (!Nics[I].Gpus) {
-      Diagnostic &D =
-          Diags.report(DiagId::WholeNodeNic,
-                       Nics[std::max<size_t>(I, 1)].Stmt->getRange(),
-                       Nics[I].Stmt->Class);
+      Diagnostic &D = Diags.report(
+          DiagId::WholeNodeNic, Nics[std::max<size_t>(I, 1)].Stmt->getRange(),
+          Nics[I].Stmt->Class);
       Diags.note(D, DiagId::PreviousDecl, Nics[0].Stmt->getRange());
       return false;
     }
@@ -120,11 +119,12 @@ bool tacclc::layOutSwitches(const std::vector<PendingSwitch> &Switches,
         for (ir::RankId B : Group) {
           if (A == B)
             continue;
-          auto [It, Inserted] =
-              Seen.emplace(std::make_pair(A.index(), B.index()), P.Stmt->getRange());
+          auto [It, Inserted] = Seen.emplace(
+              std::make_pair(A.index(), B.index()), P.Stmt->getRange());
           if (!Inserted) {
-            Diagnostic &D = Diags.report(DiagId::DuplicateLink, P.Stmt->getRange(),
-                                         A.index(), B.index());
+            Diagnostic &D =
+                Diags.report(DiagId::DuplicateLink, P.Stmt->getRange(),
+                             A.index(), B.index());
             Diags.note(D, DiagId::PreviousDecl, It->second);
             return false;
           }
@@ -135,4 +135,3 @@ bool tacclc::layOutSwitches(const std::vector<PendingSwitch> &Switches,
   }
   return true;
 }
-

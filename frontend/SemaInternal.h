@@ -64,9 +64,8 @@ struct GpuRef {
 
 /// Evaluates `[0, 2 .. 4]`, expanding ranges; rejects mixed forms,
 /// empty ranges and repeated GPUs.
-std::optional<std::vector<GpuRef>> evalGpuList(const ast::GpuList &L,
-                                               const Scope &S,
-                                               DiagnosticEngine &Diags);
+std::optional<std::vector<GpuRef>>
+evalGpuList(const ast::GpuList &L, const Scope &S, DiagnosticEngine &Diags);
 
 /// A `nic` statement as evaluated (GPUs unchecked).
 struct PendingNic {
@@ -122,12 +121,10 @@ struct RelayRules {
 };
 
 /// Builds the logical topology of a sketch on machine \p M.
-std::optional<ir::Topology> buildLogicalTopology(const Machine &M,
-                                                 const TopologyItems &Items,
-                                                 llvm::StringRef SketchName,
-                                                 llvm::SMRange SketchLoc,
-                                                 DiagnosticEngine &Diags,
-                                                 RelayRules &Rules);
+std::optional<ir::Topology>
+buildLogicalTopology(const Machine &M, const TopologyItems &Items,
+                     llvm::StringRef SketchName, llvm::SMRange SketchLoc,
+                     DiagnosticEngine &Diags, RelayRules &Rules);
 
 /// Checks the collective, chunks, size, instances, `contiguous` and
 /// `sender first` items into \p Out (whose topology and relay rules are

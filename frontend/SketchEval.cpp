@@ -187,10 +187,10 @@ void LogicalBuilder::relayEach(const EndpointPair &Pair) {
   for (unsigned From = 0; From < N && Ok; ++From)
     for (unsigned To = 0; To < N && Ok; ++To)
       if (From != To) {
-        addRelay(From * G + unsigned(*Ends[0]), To * G + unsigned(*Ends[1]),
+        addRelay(From * G + unsigned(*Ends[0]), To *G + unsigned(*Ends[1]),
                  Pair.Range);
         if (Pair.Bidirectional && Ok)
-          addRelay(To * G + unsigned(*Ends[1]), From * G + unsigned(*Ends[0]),
+          addRelay(To * G + unsigned(*Ends[1]), From *G + unsigned(*Ends[0]),
                    Pair.Range);
       }
 }
@@ -275,8 +275,8 @@ void LogicalBuilder::exec(const Node &N) {
   if (const auto *Pi = llvm::dyn_cast<PairsItem>(&N)) {
     for (const EndpointPair &Pair : Pi->Pairs)
       N.getKind() == Node::K_RelayItem       ? relay(Pair)
-        : N.getKind() == Node::K_RelayEachItem ? relayEach(Pair)
-                                               : exclude(Pair);
+      : N.getKind() == Node::K_RelayEachItem ? relayEach(Pair)
+                                             : exclude(Pair);
     return;
   }
   if (const auto *Fo = llvm::dyn_cast<FormItem>(&N)) {
@@ -340,11 +340,9 @@ std::optional<ir::Topology> LogicalBuilder::finish(llvm::StringRef SketchName,
   return T;
 }
 
-std::optional<ir::Topology>
-tacclc::buildLogicalTopology(const Machine &M, const TopologyItems &Items,
-                             llvm::StringRef SketchName,
-                             llvm::SMRange SketchLoc, DiagnosticEngine &Diags,
-                             RelayRules &Rules) {
+std::optional<ir::Topology> tacclc::buildLogicalTopology(
+    const Machine &M, const TopologyItems &Items, llvm::StringRef SketchName,
+    llvm::SMRange SketchLoc, DiagnosticEngine &Diags, RelayRules &Rules) {
   LogicalBuilder B(M, Diags);
   if (!B.selectClasses(Items.Links))
     return std::nullopt;

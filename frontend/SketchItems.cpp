@@ -23,7 +23,8 @@ namespace {
 constexpr unsigned MaxChunksPerRank = 64;
 constexpr unsigned MaxInstances = 32;
 
-template <typename T> const T *findItem(const std::vector<const Node *> &Items) {
+template <typename T>
+const T *findItem(const std::vector<const Node *> &Items) {
   for (const Node *I : Items)
     if (const auto *X = llvm::dyn_cast<T>(I))
       return X;
@@ -92,8 +93,7 @@ bool checkCollective(const CollectiveItem &Coll, unsigned PerRank,
   ir::RankId Root(0);
   if (ir::isRooted(*Kind)) {
     if (!Coll.Root) {
-      Diags.report(DiagId::RootRequired, Coll.getRange(), Coll.Name,
-                   Coll.Name);
+      Diags.report(DiagId::RootRequired, Coll.getRange(), Coll.Name, Coll.Name);
       return false;
     }
     Scope S;
@@ -214,7 +214,8 @@ bool tacclc::applyPolicies(const std::vector<const PolicyItem *> &Items,
     if (Sw == T.switches().size()) {
       std::string Close;
       for (const ir::Switch &S : T.switches())
-        if (Close.empty() && llvm::StringRef(P->Switch).edit_distance(S.Name) <= 2)
+        if (Close.empty() &&
+            llvm::StringRef(P->Switch).edit_distance(S.Name) <= 2)
           Close = S.Name;
       if (Close.empty())
         Diags.report(DiagId::UnknownSwitch, P->SwitchRange, MachineName.str(),

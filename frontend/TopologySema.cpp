@@ -265,8 +265,7 @@ std::optional<uint64_t> tacclc::checkSizeBytes(const Quantity &Q,
   }
   auto Scale = sizeUnitInBytes(Q.Unit);
   if (!Scale) {
-    Diags.report(DiagId::WrongUnit, Q.UnitRange, Q.Unit, What.str(),
-                 SizeUnits);
+    Diags.report(DiagId::WrongUnit, Q.UnitRange, Q.Unit, What.str(), SizeUnits);
     return std::nullopt;
   }
   double B = Q.Value * *Scale;
@@ -305,8 +304,8 @@ bool tacclc::checkProfile(const ClassStmt &Stmt, ir::LinkClass &C,
     Pt.Bytes = double(*Bytes);
     for (const auto &[Prev, Where] : Points)
       if (Prev.Bytes == Pt.Bytes) {
-        Diagnostic &D = Diags.report(DiagId::DuplicateProfileSize,
-                                     P.Size.Range, Stmt.Name, *Bytes);
+        Diagnostic &D = Diags.report(DiagId::DuplicateProfileSize, P.Size.Range,
+                                     Stmt.Name, *Bytes);
         Diags.note(D, DiagId::PreviousDecl, Where->Size.Range);
         Ok = false;
       }
@@ -314,9 +313,10 @@ bool tacclc::checkProfile(const ClassStmt &Stmt, ir::LinkClass &C,
   }
   if (!Ok)
     return false;
-  std::stable_sort(Points.begin(), Points.end(), [](const auto &A, const auto &B) {
-    return A.first.Bytes < B.first.Bytes;
-  });
+  std::stable_sort(Points.begin(), Points.end(),
+                   [](const auto &A, const auto &B) {
+                     return A.first.Bytes < B.first.Bytes;
+                   });
   for (const auto &P : Points)
     C.Profile.push_back(P.first);
   ir::CostPoint At1MB = C.costsAt(1e6);

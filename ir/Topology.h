@@ -79,9 +79,9 @@ struct Resource {
 /// A directed link Src -> Dst.
 struct Link {
   RankId Src, Dst;
-  double AlphaUs = 0;    ///< Latency per transfer, microseconds.
-  double BetaUsPerB = 0; ///< Inverse bandwidth, microseconds per byte.
-  int Class = -1;        ///< Index into Topology::classes(), or -1.
+  double AlphaUs = 0;        ///< Latency per transfer, microseconds.
+  double BetaUsPerB = 0;     ///< Inverse bandwidth, microseconds per byte.
+  int Class = -1;            ///< Index into Topology::classes(), or -1.
   unsigned Multiplicity = 1; ///< Parallel physical links (`x2`).
   int Switch = -1;           ///< The switch the link goes through, or -1.
 
@@ -140,9 +140,7 @@ public:
   int addNic(Nic N);
   llvm::ArrayRef<Nic> nics() const { return Nics; }
   /// The NIC rank \p R uses, or -1.
-  int nicOf(RankId R) const {
-    return NicOf.empty() ? -1 : NicOf[R.index()];
-  }
+  int nicOf(RankId R) const { return NicOf.empty() ? -1 : NicOf[R.index()]; }
   /// The shared ports: both directions of every switch port and NIC that
   /// carries at least two links, in a fixed order.
   std::vector<Resource> resources() const;

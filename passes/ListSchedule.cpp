@@ -100,8 +100,8 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R) {
         continue;
       if (OwnPending[J.Link.index()] > 0 && !IsOwn(J))
         continue;
-      double Start = std::max(
-          J.Ready, LaneFree[J.Link.index()][EarliestLane(J.Link)]);
+      double Start =
+          std::max(J.Ready, LaneFree[J.Link.index()][EarliestLane(J.Link)]);
       for (size_t P : PortsOf[J.Link.index()])
         Start = std::max(Start, PortFree[P]);
       if (Best == Jobs.size() || Start < BestStart - 1e-12 ||

@@ -106,8 +106,9 @@ ChunkPaths paths(const Sketch &S, ChunkId C, double Bytes,
   const Topology &T = S.Topo;
   std::vector<double> Cost(T.links().size()), Weight(T.links().size());
   for (unsigned L = 0; L < T.links().size(); ++L) {
-    Cost[L] = S.mayCarry(C, LinkId(L)) ? T.link(LinkId(L)).costUs(Bytes)
-                                       : std::numeric_limits<double>::infinity();
+    Cost[L] = S.mayCarry(C, LinkId(L))
+                  ? T.link(LinkId(L)).costUs(Bytes)
+                  : std::numeric_limits<double>::infinity();
     Weight[L] = Cost[L] + (Spread ? Load[L] : 0.0);
   }
   ChunkPaths P;
@@ -170,9 +171,9 @@ void addSwitchPolicies(const Sketch &S, RoutingModel &RM,
       continue;
     double Weight = 1e-3 * Cheapest;
     bool Min = Policy == SwitchPolicy::UcMin;
-    VarId Y = M.addVariable(
-        fmt::format("y_l{}_{}", Lk.Src.index(), Lk.Dst.index()), 0, 1,
-        solver::VarKind::Binary, Min ? Weight : -Weight);
+    VarId Y =
+        M.addVariable(fmt::format("y_l{}_{}", Lk.Src.index(), Lk.Dst.index()),
+                      0, 1, solver::VarKind::Binary, Min ? Weight : -Weight);
     Start.push_back(Used ? 1.0 : 0.0);
     Row.push_back({Y, Min ? double(Row.size()) : 1.0});
     std::string Name = fmt::format("uc_l{}_{}", Lk.Src.index(), Lk.Dst.index());

@@ -207,8 +207,8 @@ int tacclc::runCompile(const CompileOptions &Opts) {
   if (Opts.LegacyDialect)
     CG.MaxStepsPerTb = 256;
   auto Program = lowerToProgram(*Sketch, Sched, CG, Diags);
-  if (!Program || !replicateInstances(*Program, Sketch->Instances, CG,
-                                      Sketch->Loc, Diags))
+  if (!Program ||
+      !replicateInstances(*Program, Sketch->Instances, CG, Sketch->Loc, Diags))
     return Fail();
   // The size range the runtime selects the program for: the sketch's, or
   // every size. The new runtime's range is inclusive with 0 = unlimited;

@@ -246,7 +246,8 @@ TEST_CASE("the warm start satisfies port, policy and sender-rule rows too") {
     int Ib = S.Topo.addClass({"ib", 2.0, 100e-6, {}});
     Switch Sw{"nvs", Nv, {}, P};
     for (unsigned N = 0; N < 2; ++N)
-      Sw.Groups.push_back({RankId(3 * N), RankId(3 * N + 1), RankId(3 * N + 2)});
+      Sw.Groups.push_back(
+          {RankId(3 * N), RankId(3 * N + 1), RankId(3 * N + 2)});
     int Id = S.Topo.addSwitch(Sw);
     for (const auto &G : Sw.Groups)
       for (RankId A : G)
@@ -257,7 +258,8 @@ TEST_CASE("the warm start satisfies port, policy and sender-rule rows too") {
             S.Topo.addLink(L);
           }
     for (unsigned N = 0; N < 2; ++N)
-      S.Topo.addNic({Ib, {RankId(3 * N), RankId(3 * N + 1), RankId(3 * N + 2)}});
+      S.Topo.addNic(
+          {Ib, {RankId(3 * N), RankId(3 * N + 1), RankId(3 * N + 2)}});
     for (unsigned G = 0; G < 3; ++G)
       for (unsigned H = 0; H < 3; ++H) {
         S.Topo.addLink({RankId(G), RankId(3 + H), 2.0, 100e-6, Ib});
@@ -265,7 +267,8 @@ TEST_CASE("the warm start satisfies port, policy and sender-rule rows too") {
       }
     S.Coll = Collective::allGather(6, 2);
     S.SizeBytes = 1200000;
-    S.Carries = {{true, false, false}, {false, true, true}, {false, false, false}};
+    S.Carries = {
+        {true, false, false}, {false, true, true}, {false, false, false}};
     RoutingModel RM = buildRoutingModel(S);
     REQUIRE(RM.WarmStart.size() == RM.Model.variables().size());
     unsigned PolicyRows = 0, PortRows = 0;
