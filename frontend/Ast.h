@@ -495,7 +495,9 @@ public:
 struct Param {
   std::string Name;
   llvm::SMRange NameRange;
-  ExprPtr Default; ///< Null when the parameter is required.
+  ExprPtr Default;  ///< Null when the parameter is required.
+  std::string Type; ///< As written after ':' (empty if none).
+  llvm::SMRange TypeRange;
 };
 
 /// `machine NAME(params) { statements }`.

@@ -240,6 +240,10 @@ private:
       Pa.NameRange = range(Pc->name);
       if (Pc->value)
         Pa.Default = expr(Pc->value);
+      if (Pc->type) {
+        Pa.Type = Pc->type->getText();
+        Pa.TypeRange = range(Pc->type);
+      }
       M->Params.push_back(std::move(Pa));
     }
     for (P::MachineStmtContext *S : Ctx->machineStmt())

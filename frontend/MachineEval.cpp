@@ -81,6 +81,7 @@ private:
   std::vector<llvm::SMRange> ClassLocs;
   std::vector<PendingLink> Links;
   std::vector<PendingNic> Nics;
+  uint64_t NicGpus = 0; ///< GPUs listed by the `nic` statements so far.
   std::vector<PendingSwitch> Switches;
 };
 } // namespace
@@ -118,6 +119,11 @@ bool MachineEvaluator::bindParams(llvm::ArrayRef<Arg> Args,
   Scope Caller; // arguments are constant expressions
   for (size_t I = 0; I < M.Params.size(); ++I) {
     const Param &P = M.Params[I];
+    if (!P.Type.empty() && P.Type != "int") {
+      Diags.report(DiagId::UnknownParamType, P.TypeRange, P.Type);
+      Good = false;
+      continue;
+    }
     std::optional<int64_t> V;
     if (Given[I]) {
       V = evalExpr(*Given[I]->Value, Caller, Diags);
@@ -228,6 +234,17 @@ void MachineEvaluator::exec(const Node &N) {
     if (Ni->Gpus) {
       P.Gpus = evalGpuList(*Ni->Gpus, S, Diags);
       if (!P.Gpus) {
+        Ok = false;
+        return;
+      }
+      // A local GPU is served by one NIC at most, so more than MaxRanks in
+      // all cannot lay out; stop here, before a loop piles up millions.
+      NicGpus += P.Gpus->size();
+      if (NicGpus > MaxRanks) {
+        Diags.report(DiagId::OutOfRange, Ni->getRange(),
+                     "the number of GPUs served by NICs",
+                     fmt::format("at most {} (one NIC per GPU)", MaxRanks),
+                     NicGpus);
         Ok = false;
         return;
       }

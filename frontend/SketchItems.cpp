@@ -97,6 +97,9 @@ bool checkCollective(const CollectiveItem &Coll, unsigned PerRank,
       return false;
     }
     Scope S;
+    S.define("nodes", Out.Topo.getNumNodes(), {});
+    S.define("gpus", Out.Topo.getGpusPerNode(), {});
+    S.define("ranks", Out.Topo.getNumRanks(), {});
     auto R = evalAddress(*Coll.Root, S, Out.Topo, MachineName, Diags);
     if (!R)
       return false;

@@ -347,7 +347,9 @@ tacclc::evalGpuList(const GpuList &L, const Scope &S, DiagnosticEngine &Diags) {
       return std::nullopt;
     if (!Gpu)
       return std::nullopt;
-    int64_t Hi = *Gpu + 1;
+    // The number of GPUs, not the end: `*Gpu + 1` and `*Last - *Gpu` can
+    // overflow int64_t. Last > Gpu makes the unsigned difference exact.
+    uint64_t Count = 1;
     if (E.Last) {
       auto Last = evalExpr(*E.Last, S, Diags);
       if (!Last)
@@ -356,15 +358,16 @@ tacclc::evalGpuList(const GpuList &L, const Scope &S, DiagnosticEngine &Diags) {
         Diags.report(DiagId::EmptyGpuList, E.Range, *Gpu, *Last);
         return std::nullopt;
       }
-      if (*Last - *Gpu > int64_t(MaxRanks)) {
+      Count = uint64_t(*Last) - uint64_t(*Gpu);
+      if (Count > MaxRanks) {
         Diags.report(DiagId::OutOfRange, E.Range, "a GPU range",
                      fmt::format("at most {} GPUs long", MaxRanks),
                      fmt::format("{}..{}", *Gpu, *Last));
         return std::nullopt;
       }
-      Hi = *Last;
     }
-    for (int64_t G = *Gpu; G < Hi; ++G) {
+    for (uint64_t I = 0; I < Count; ++I) {
+      int64_t G = *Gpu + int64_t(I);
       if (!Seen.insert({Node.value_or(-1), G}).second) {
         Diags.report(DiagId::DuplicateGpu, E.Range,
                      Node ? fmt::format("{}:{}", *Node, G) : std::to_string(G));

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 using namespace tacclc::ir;
 
@@ -92,7 +93,9 @@ void tacclc::ir::printSketch(const Sketch &S, llvm::raw_ostream &OS) {
     OS << fmt::format(" root {}", C.getRoot().index());
   OS << fmt::format(" chunks/rank {} size {} ({} bytes/chunk)",
                     C.getChunksPerRank(), formatBytes(S.SizeBytes),
-                    fmt::format("{:.6g}", S.chunkBytes()));
+                    S.chunkBytes() == std::floor(S.chunkBytes())
+                        ? fmt::format("{}", uint64_t(S.chunkBytes()))
+                        : fmt::format("{:.6g}", S.chunkBytes()));
   if (S.MaxBytes)
     OS << fmt::format(" for sizes {} .. {}", formatBytes(S.MinBytes),
                       formatBytes(S.MaxBytes));
