@@ -22,6 +22,8 @@ using namespace tacclc::ast;
 namespace {
 constexpr unsigned MaxChunksPerRank = 64;
 constexpr unsigned MaxInstances = 32;
+/// Chunks of one collective in all: alltoall on 1024 ranks with one chunk.
+constexpr uint64_t MaxChunks = uint64_t(1) << 20;
 
 template <typename T>
 const T *findItem(const std::vector<const Node *> &Items) {
@@ -106,6 +108,19 @@ bool checkCollective(const CollectiveItem &Coll, unsigned PerRank,
     Root = ir::RankId(*R);
   } else if (Coll.Root) {
     Diags.report(DiagId::RootNotAllowed, Coll.Root->Range, Coll.Name);
+    return false;
+  }
+  // alltoall has a chunk per ordered pair of ranks and per `chunks`: on 1024
+  // ranks with 64 chunks that is 67M chunks, more memory than exists. Every
+  // other collective has at most ranks x chunks (65536).
+  const uint64_t R = Out.Topo.getNumRanks();
+  uint64_t NumChunks =
+      uint64_t(PerRank) * (*Kind == ir::CollectiveKind::AllToAll ? R * R : R);
+  if (NumChunks > MaxChunks) {
+    Diags.report(
+        DiagId::OutOfRange, Coll.getRange(),
+        fmt::format("the number of chunks of {} on {} ranks", Coll.Name, R),
+        fmt::format("at most {}", MaxChunks), NumChunks);
     return false;
   }
   Out.Coll = ir::Collective::make(*Kind, Out.Topo.getNumRanks(), PerRank, Root);

@@ -16,7 +16,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 using namespace tacclc;
 using namespace tacclc::ast;
@@ -40,8 +42,50 @@ bool sameCost(const ir::Link &A, const ir::Link &B) {
   auto Close = [](double X, double Y) {
     return std::abs(X - Y) <= 1e-12 * std::max(std::abs(X), std::abs(Y));
   };
-  return A.Class == B.Class && Close(A.AlphaUs, B.AlphaUs) &&
+  return A.Class == B.Class && A.Multiplicity == B.Multiplicity &&
+         A.Switch == B.Switch && Close(A.AlphaUs, B.AlphaUs) &&
          Close(A.BetaUsPerB, B.BetaUsPerB);
+}
+
+/// The sorted image of \p Ranks under \p Perm (the identity if empty).
+std::vector<unsigned> image(llvm::ArrayRef<ir::RankId> Ranks,
+                            llvm::ArrayRef<unsigned> Perm = {}) {
+  std::vector<unsigned> Out;
+  for (ir::RankId R : Ranks)
+    Out.push_back(Perm.empty() ? R.index() : Perm[R.index()]);
+  std::sort(Out.begin(), Out.end());
+  return Out;
+}
+
+std::string rankList(const ir::Topology &T, llvm::ArrayRef<unsigned> Ranks) {
+  std::string Out;
+  for (unsigned R : Ranks)
+    Out += (Out.empty() ? "" : ", ") + rankName(T, R);
+  return Out;
+}
+
+/// A symmetry must also map every NIC onto a NIC and every switch group
+/// onto a group of the same switch, or shared ports would not correspond.
+/// Returns a description of the first violation, or nothing.
+std::optional<std::string> breaksSharing(const ir::Topology &T,
+                                         llvm::ArrayRef<unsigned> Perm) {
+  std::set<std::vector<unsigned>> Nics;
+  for (const ir::Nic &N : T.nics())
+    Nics.insert(image(N.Ranks));
+  for (const ir::Nic &N : T.nics())
+    if (!Nics.count(image(N.Ranks, Perm)))
+      return "it maps the NIC of " + rankList(T, image(N.Ranks)) + " onto " +
+             rankList(T, image(N.Ranks, Perm)) + ", which do not share a NIC";
+  for (const ir::Switch &Sw : T.switches()) {
+    std::set<std::vector<unsigned>> Groups;
+    for (const auto &G : Sw.Groups)
+      Groups.insert(image(G));
+    for (const auto &G : Sw.Groups)
+      if (!Groups.count(image(G, Perm)))
+        return "it maps GPUs of switch '" + Sw.Name + "' onto " +
+               rankList(T, image(G, Perm)) + ", which are not one group of it";
+  }
+  return std::nullopt;
 }
 
 /// Builds the permutation of one form; nothing after an error.
@@ -158,6 +202,17 @@ bool tacclc::checkSketchOptions(const std::vector<const Node *> &Items,
         Out.RelativeGap = Q.Value;
       }
     } else if (const auto *Sy = llvm::dyn_cast<SymmetryItem>(I)) {
+      // Each generator is checked against every link; TACCL's sketches use
+      // at most two.
+      constexpr size_t MaxGenerators = 16;
+      if (Sy->Forms.size() > MaxGenerators) {
+        Diags.report(DiagId::OutOfRange, Sy->Forms[MaxGenerators].Range,
+                     "the number of symmetries",
+                     fmt::format("at most {}", MaxGenerators),
+                     std::to_string(Sy->Forms.size()));
+        Ok = false;
+        continue;
+      }
       for (const SymmetryForm &F : Sy->Forms) {
         auto Perm = permutation(F, Out.Topo, Diags);
         if (!Perm) {
@@ -169,6 +224,7 @@ bool tacclc::checkSketchOptions(const std::vector<const Node *> &Items,
                                                F.Range.Start.getPointer())
                                .str();
         const ir::Topology &T = Out.Topo;
+        bool LinksOk = true;
         for (const ir::Link &L : T.links()) {
           ir::RankId A((*Perm)[L.Src.index()]), B((*Perm)[L.Dst.index()]);
           auto Image = T.findLink(A, B);
@@ -181,9 +237,14 @@ bool tacclc::checkSketchOptions(const std::vector<const Node *> &Items,
                        Image ? "a link of another class or cost: " +
                                    linkText(T, T.link(*Image))
                              : std::string("which is not a link"));
-          Ok = false;
+          Ok = LinksOk = false;
           break;
         }
+        if (LinksOk)
+          if (auto Why = breaksSharing(T, *Perm)) {
+            Diags.report(DiagId::SymmetryBreaksSharing, F.Range, Text, *Why);
+            Ok = false;
+          }
         Out.Symmetries.push_back({Text, std::move(*Perm)});
       }
     }

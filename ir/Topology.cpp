@@ -18,16 +18,18 @@ using namespace tacclc::ir;
 LinkId Topology::addLink(const Link &L) {
   LinkId Id(static_cast<uint32_t>(Links.size()));
   Links.push_back(L);
+  LinkIndex.emplace(uint64_t(L.Src.index()) * NumRanks + L.Dst.index(),
+                    Id.index());
   Out[L.Src.index()].push_back(Id);
   In[L.Dst.index()].push_back(Id);
   return Id;
 }
 
 std::optional<LinkId> Topology::findLink(RankId Src, RankId Dst) const {
-  for (LinkId Id : outLinks(Src))
-    if (link(Id).Dst == Dst)
-      return Id;
-  return std::nullopt;
+  auto It = LinkIndex.find(uint64_t(Src.index()) * NumRanks + Dst.index());
+  if (It == LinkIndex.end())
+    return std::nullopt;
+  return LinkId(It->second);
 }
 
 std::vector<double> Topology::distancesFrom(RankId From, double Bytes) const {

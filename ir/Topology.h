@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace tacclc::ir {
@@ -161,6 +162,8 @@ private:
   std::vector<Switch> Switches;
   std::vector<Nic> Nics;
   std::vector<int> NicOf;
+  /// (Src * NumRanks + Dst) -> link index, for findLink.
+  std::unordered_map<uint64_t, uint32_t> LinkIndex;
   std::vector<std::vector<LinkId>> Out, In;
 };
 
