@@ -165,13 +165,44 @@ void tacclc::ir::printDot(const Sketch &S, llvm::raw_ostream &OS) {
       OS << fmt::format("    r{} [label=\"{}\"];\n", R,
                         T.getNumNodes() > 1 ? fmt::format("{}:{}", N, R - N * G)
                                             : std::to_string(R));
+    // Hubs of switch groups inside this node.
+    for (size_t Sw = 0; Sw < T.switches().size(); ++Sw)
+      for (size_t Grp = 0; Grp < T.switches()[Sw].Groups.size(); ++Grp) {
+        const auto &Members = T.switches()[Sw].Groups[Grp];
+        if (std::all_of(Members.begin(), Members.end(),
+                        [&](RankId R) { return T.nodeOf(R) == N; }))
+          OS << fmt::format("    s{}_{} [shape=diamond, label=\"{}\"];\n", Sw,
+                            Grp, T.switches()[Sw].Name);
+      }
     if (T.getNumNodes() > 1)
       OS << "  }\n";
   }
+  // A switch is drawn as one hub per group with an undirected edge to each
+  // member, instead of its links between every pair of members.
+  for (size_t Sw = 0; Sw < T.switches().size(); ++Sw) {
+    const Switch &X = T.switches()[Sw];
+    for (size_t Grp = 0; Grp < X.Groups.size(); ++Grp) {
+      const auto &Members = X.Groups[Grp];
+      bool OneNode = std::all_of(Members.begin(), Members.end(), [&](RankId R) {
+        return T.nodeOf(R) == T.nodeOf(Members.front());
+      });
+      if (!OneNode)
+        OS << fmt::format("  s{}_{} [shape=diamond, label=\"{}\"];\n", Sw, Grp,
+                          X.Name);
+      for (RankId R : Members)
+        OS << fmt::format("  s{}_{} -> r{} [dir=none, label=\"{}\", {}];\n", Sw,
+                          Grp, R.index(), T.classes()[X.Class].Name,
+                          Styles[X.Class % 6]);
+    }
+  }
   for (const Link &L : T.links()) {
+    if (L.Switch >= 0)
+      continue;
     OS << fmt::format("  r{} -> r{}", L.Src.index(), L.Dst.index());
     if (L.Class >= 0)
-      OS << fmt::format(" [label=\"{}\", {}]", T.classes()[L.Class].Name,
+      OS << fmt::format(" [label=\"{}{}\", {}]", T.classes()[L.Class].Name,
+                        L.Multiplicity > 1 ? fmt::format(" x{}", L.Multiplicity)
+                                           : std::string(),
                         Styles[L.Class % 6]);
     OS << ";\n";
   }
