@@ -419,9 +419,15 @@ std::vector<std::string> tacclc::describeMachines(const ModuleSet &Modules,
     if (!M)
       continue;
     const ir::Topology &T = M->Physical;
-    Out.push_back(fmt::format("{}: {} node(s) x {} GPUs, {} links", Head,
+    std::string Extra;
+    if (!T.switches().empty())
+      Extra += fmt::format(", {} switch(es)", T.switches().size());
+    if (!T.nics().empty())
+      Extra += fmt::format(", {} NIC(s) per node",
+                           T.nics().size() / T.getNumNodes());
+    Out.push_back(fmt::format("{}: {} node(s) x {} GPUs, {} links{}", Head,
                               T.getNumNodes(), T.getGpusPerNode(),
-                              T.links().size()));
+                              T.links().size(), Extra));
   }
   return Out;
 }
