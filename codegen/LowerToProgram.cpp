@@ -1,17 +1,20 @@
 //===- codegen/LowerToProgram.cpp - Schedule to TACCL-EF program ----------===//
 //
-// Algorithm (ALLGATHER, out-of-place):
-//   1. buffers: input = the rank's own K chunks, output = all R*K chunks,
-//      no scratch; nchunksperloop = R*K;
+// Algorithm (non-reducing collectives, out-of-place):
+//   1. buffers as the collective defines them (ALLGATHER: input = the rank's
+//      own K chunks, output = all R*K chunks); nchunksperloop = the larger
+//      buffer's chunk count; a chunk lives in the input at its source, in
+//      the output where it is wanted, and in scratch (one slot per chunk, in
+//      arrival order) at a rank that only relays it;
 //   2. threadblocks: per rank, one tb per used outgoing link (send = peer)
 //      followed by one tb per used incoming link (recv = peer), all on
 //      channel 0; so no two tbs share a (peer, channel, direction);
 //   3. steps: each tb carries its link's transfers in schedule order, which
 //      is also the FIFO order MSCCL matches sends and receives by; a send
-//      reads the input buffer at the chunk's source and the output buffer
-//      on relays, where it depends on the receive that delivered the chunk;
-//   4. the local copy input -> output of the rank's own chunks opens the
-//      rank's first send tb;
+//      reads where the chunk lives on its rank and, away from the source,
+//      depends on the receive that delivered it;
+//   4. the local copy input -> output of each chunk its source also needs
+//      (ALLGATHER: the rank's own chunks) opens the rank's first send tb;
 //   5. dependencies beyond the first become nops right before the step; every
 //      dependency target gets hasdep=1;
 //   6. limits: steps per tb and dependency-target tb ids are checked.
@@ -36,7 +39,8 @@ struct PendingStep {
 struct RankBuilder {
   std::vector<ThreadBlock> Tbs;
   std::vector<std::vector<PendingStep>> Steps;
-  std::map<unsigned, int> SendTb, RecvTb; // peer -> tb
+  /// (peer, segment) -> tb.
+  std::map<std::pair<unsigned, unsigned>, int> SendTb, RecvTb;
 };
 } // namespace
 
@@ -52,37 +56,80 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
   P.Name = S.Name;
   P.Protocol = S.Protocol;
   P.Collective = std::string(collectiveName(Coll.getKind()));
-  P.ChunksPerLoop = Coll.getOutputChunks();
-  P.NumChannels = 1;
+  P.ChunksPerLoop = Coll.getSizeParts();
+  if (isCombining(Coll.getKind()))
+    reportInternalError("lowering of reducing collectives is not implemented");
   P.InPlace = false;
   P.OutOfPlace = true;
 
-  // 2. Threadblocks, sends first, each side ordered by peer.
-  std::vector<RankBuilder> Ranks(NumRanks);
-  std::vector<std::vector<bool>> LinkUsed(NumRanks,
-                                          std::vector<bool>(NumRanks, false));
+  // 2. Threadblocks, sends first, each side ordered by peer. A link with
+  //    more transfers than a threadblock may hold steps is split into
+  //    consecutive segments, segment k on channel k at both ends (so the
+  //    FIFO of each (peer, channel) still sees one ordered stream). The
+  //    rank's first send threadblock also holds its local copies.
+  std::vector<unsigned> Copies(NumRanks, 0);
+  for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
+    if (Coll.isPost(ChunkId(C), Coll.chunk(ChunkId(C)).Source))
+      ++Copies[Coll.chunk(ChunkId(C)).Source.index()];
+  using Key = std::pair<unsigned, unsigned>; // (source rank, destination)
+  std::map<Key, unsigned> Count, Cap, Ordinal;
   for (const Transfer &T : Sch.Transfers) {
     const Link &L = Topo.link(T.Link);
-    LinkUsed[L.Src.index()][L.Dst.index()] = true;
+    ++Count[{L.Src.index(), L.Dst.index()}];
   }
-  for (unsigned R = 0; R < NumRanks; ++R) {
-    RankBuilder &RB = Ranks[R];
-    for (unsigned Peer = 0; Peer < NumRanks; ++Peer)
-      if (LinkUsed[R][Peer]) {
-        RB.SendTb[Peer] = RB.Tbs.size();
-        RB.Tbs.push_back({static_cast<int>(Peer), -1, 0, {}});
-      }
-    for (unsigned Peer = 0; Peer < NumRanks; ++Peer)
-      if (LinkUsed[Peer][R]) {
-        RB.RecvTb[Peer] = RB.Tbs.size();
-        RB.Tbs.push_back({-1, static_cast<int>(Peer), 0, {}});
-      }
+  std::vector<bool> HasFirst(NumRanks, false);
+  unsigned Segments = 1;
+  for (const auto &[K, N] : Count) {
+    unsigned Reserved = HasFirst[K.first] ? 0 : Copies[K.first];
+    HasFirst[K.first] = true;
+    if (Reserved >= Opts.MaxStepsPerTb) {
+      Diags.report(DiagId::LimitExceeded, S.Loc,
+                   fmt::format("rank {} copies {} chunks locally; the runtime "
+                               "allows {} steps per threadblock (use fewer "
+                               "chunks)",
+                               K.first, Reserved, Opts.MaxStepsPerTb));
+      return std::nullopt;
+    }
+    Cap[K] = Opts.MaxStepsPerTb - Reserved;
+    Segments = std::max(Segments, (N + Cap[K] - 1) / Cap[K]);
+  }
+  if (Segments > Opts.MaxChannels) {
+    Diags.report(DiagId::LimitExceeded, S.Loc,
+                 fmt::format("a link carries so many transfers that it needs "
+                             "{} channels of {} steps; the runtime allows {} "
+                             "channels (use fewer chunks)",
+                             Segments, Opts.MaxStepsPerTb, Opts.MaxChannels));
+    return std::nullopt;
+  }
+  P.NumChannels = Segments;
+  std::vector<RankBuilder> Ranks(NumRanks);
+  for (const auto &[K, N] : Count) {
+    RankBuilder &RB = Ranks[K.first];
+    for (unsigned Seg = 0; Seg * Cap[K] < N; ++Seg) {
+      RB.SendTb[{K.second, Seg}] = RB.Tbs.size();
+      RB.Tbs.push_back({static_cast<int>(K.second), -1, Seg, {}});
+    }
+  }
+  // Receive threadblocks, ordered by peer: iterate (destination, source).
+  std::map<Key, unsigned> ByDst;
+  for (const auto &[K, N] : Count)
+    ByDst[{K.second, K.first}] = N;
+  for (const auto &[K, N] : ByDst) {
+    RankBuilder &RB = Ranks[K.first];
+    unsigned LinkCap = Cap[{K.second, K.first}];
+    for (unsigned Seg = 0; Seg * LinkCap < N; ++Seg) {
+      RB.RecvTb[{K.second, Seg}] = RB.Tbs.size();
+      RB.Tbs.push_back({-1, static_cast<int>(K.second), Seg, {}});
+    }
+  }
+  for (RankBuilder &RB : Ranks)
     RB.Steps.resize(RB.Tbs.size());
-  }
 
-  // 4. Local copies of each rank's own chunks.
+  // 4. Local copies of the chunks their source also needs.
   for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
     const Chunk &Ch = Coll.chunk(ChunkId(C));
+    if (!Coll.isPost(ChunkId(C), Ch.Source))
+      continue;
     RankBuilder &RB = Ranks[Ch.Source.index()];
     if (RB.Tbs.empty())
       reportInternalError("a rank that owns a chunk has no threadblock");
@@ -95,21 +142,31 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
     RB.Steps[0].push_back({Cpy, {}});
   }
 
-  // 3. Transfers in schedule order; remember where each chunk arrived.
+  // 3. Transfers in schedule order; remember where each chunk arrived and
+  //    where it is kept on each rank.
   std::map<std::pair<unsigned, unsigned>, std::pair<int, int>> ArrivedAt;
+  std::vector<unsigned> ScratchUsed(NumRanks, 0);
+  std::map<std::pair<unsigned, unsigned>, unsigned> ScratchSlot;
+  auto Place = [&](ChunkId C, unsigned Rank) -> std::pair<Buffer, int> {
+    const Chunk &Ch = Coll.chunk(C);
+    if (Coll.isPre(C, RankId(Rank)))
+      return {Buffer::Input, int(Ch.InputIndex)};
+    if (Coll.isPost(C, RankId(Rank)))
+      return {Buffer::Output, int(Ch.OutputIndex)};
+    auto [It, New] = ScratchSlot.try_emplace({C.index(), Rank}, 0);
+    if (New)
+      It->second = ScratchUsed[Rank]++;
+    return {Buffer::Scratch, int(It->second)};
+  };
   for (const Transfer &T : Sch.Transfers) {
     const Link &L = Topo.link(T.Link);
-    const Chunk &Ch = Coll.chunk(T.Chunk);
     unsigned Src = L.Src.index(), Dst = L.Dst.index();
     bool AtSource = Coll.isPre(T.Chunk, L.Src);
+    auto [SrcBuf, SrcOff] = Place(T.Chunk, Src);
+    auto [DstBuf, DstOff] = Place(T.Chunk, Dst);
 
     PendingStep Send;
-    Send.S = {OpType::Send,
-              AtSource ? Buffer::Input : Buffer::Output,
-              static_cast<int>(AtSource ? Ch.InputIndex : Ch.OutputIndex),
-              Buffer::Output,
-              static_cast<int>(Ch.OutputIndex),
-              1};
+    Send.S = {OpType::Send, SrcBuf, SrcOff, DstBuf, DstOff, 1};
     if (!AtSource) {
       auto It = ArrivedAt.find({T.Chunk.index(), Src});
       if (It == ArrivedAt.end())
@@ -118,17 +175,13 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
                         T.Chunk.index(), Src));
       Send.Deps.push_back(It->second);
     }
-    int STb = Ranks[Src].SendTb.at(Dst);
+    unsigned Seg = Ordinal[{Src, Dst}]++ / Cap[{Src, Dst}];
+    int STb = Ranks[Src].SendTb.at({Dst, Seg});
     Ranks[Src].Steps[STb].push_back(Send);
 
     PendingStep Recv;
-    Recv.S = {OpType::Recv,
-              Buffer::Output,
-              static_cast<int>(Ch.OutputIndex),
-              Buffer::Output,
-              static_cast<int>(Ch.OutputIndex),
-              1};
-    int RTb = Ranks[Dst].RecvTb.at(Src);
+    Recv.S = {OpType::Recv, DstBuf, DstOff, DstBuf, DstOff, 1};
+    int RTb = Ranks[Dst].RecvTb.at({Src, Seg});
     ArrivedAt[{T.Chunk.index(), Dst}] = {
         RTb, static_cast<int>(Ranks[Dst].Steps[RTb].size())};
     Ranks[Dst].Steps[RTb].push_back(Recv);
@@ -196,7 +249,7 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
     GpuProgram &G = P.Gpus[R];
     G.InputChunks = Coll.getInputChunks();
     G.OutputChunks = Coll.getOutputChunks();
-    G.ScratchChunks = 0;
+    G.ScratchChunks = ScratchUsed[R];
     G.Tbs = std::move(RB.Tbs);
   }
   if (!Ok)

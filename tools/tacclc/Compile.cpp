@@ -160,7 +160,10 @@ int tacclc::runCompile(const CompileOptions &Opts) {
     return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
                       ir::printDot(*Sketch, OS);
                     }));
-  if (Sketch->Coll.getKind() != ir::CollectiveKind::AllGather) {
+  // Synthesis handles every non-reducing collective; the verifier (and
+  // MSCCL, which has no root attribute) covers allgather and alltoall.
+  if (Sketch->Coll.getKind() != ir::CollectiveKind::AllGather &&
+      Sketch->Coll.getKind() != ir::CollectiveKind::AllToAll) {
     Diags.report(DiagId::UnsupportedCollective, Sketch->CollectiveLoc,
                  ir::collectiveName(Sketch->Coll.getKind()).str());
     return Fail();
