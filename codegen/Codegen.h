@@ -25,6 +25,10 @@ struct CodegenOptions {
   unsigned MaxDepTargetTb = 127;
   unsigned MaxTbsPerRank = 216; ///< The older runtime's limit (108 * 2).
   unsigned MaxChannels = 32;
+  /// Mark programs that are also correct in place (inplace="1" beside
+  /// outofplace="1"). Off for the legacy runtime, which has no outofplace
+  /// attribute and would then use the program for in-place calls only.
+  bool ServeInPlace = true;
 };
 
 /// Lowers the schedule \p Sch of \p S to a program. Reports an error (and

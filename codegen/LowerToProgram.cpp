@@ -17,7 +17,8 @@
 //      (ALLGATHER: the rank's own chunks) opens the rank's first send tb;
 //   5. dependencies beyond the first become nops right before the step; every
 //      dependency target gets hasdep=1;
-//   6. limits: steps per tb and dependency-target tb ids are checked.
+//   6. limits: steps per tb and dependency-target tb ids are checked;
+//   7. ALLGATHER programs also serve in-place calls (see below).
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Codegen.h"
@@ -59,7 +60,11 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
   P.ChunksPerLoop = Coll.getSizeParts();
   if (isCombining(Coll.getKind()))
     reportInternalError("lowering of reducing collectives is not implemented");
-  P.InPlace = false;
+  // In place, a rank's input is its own part of the output. For ALLGATHER
+  // that changes nothing: own chunks are only read (and copied onto
+  // themselves), and receives write only other ranks' parts. Layouts where
+  // a receive may land on input not yet sent (ALLTOALL) stay out-of-place.
+  P.InPlace = Opts.ServeInPlace && Coll.getKind() == CollectiveKind::AllGather;
   P.OutOfPlace = true;
 
   // 2. Threadblocks, sends first, each side ordered by peer. A link with

@@ -82,6 +82,8 @@ def roundtrip(sketch, name=None, time_limit=None):
         unit = n * g * 4
         big = unit * ((5 * 1024 * 1024) // unit + 1)
         run("run", a, "--backend", "cpu", "--bytes", str(big), expect=0)
+        if 'inplace="1"' in text:
+            run("run", a, "--backend", "cpu", "--inplace", expect=0)
     print(f"roundtrip {os.path.basename(sketch)} {name or ''}: ok")
 
 

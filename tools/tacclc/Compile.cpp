@@ -207,8 +207,10 @@ int tacclc::runCompile(const CompileOptions &Opts) {
                     }));
 
   CodegenOptions CG;
-  if (Opts.LegacyDialect)
+  if (Opts.LegacyDialect) {
     CG.MaxStepsPerTb = 256;
+    CG.ServeInPlace = false;
+  }
   auto Program = lowerToProgram(*Sketch, Sched, CG, Diags);
   if (!Program ||
       !replicateInstances(*Program, Sketch->Instances, CG, Sketch->Loc, Diags))
