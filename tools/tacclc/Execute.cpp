@@ -74,6 +74,18 @@ int tacclc::runCheck(const CheckOptions &Opts) {
       std::accumulate(A->Gpus.begin(), A->Gpus.end(), size_t(0),
                       [](size_t S, const auto &G) { return S + G.Tbs.size(); }),
       totalSteps(*A));
+  // The file may serve the other runtime too: its loader decides.
+  tacclrt::Report Other;
+  bool OtherLegacy = !Opts.LegacyDialect;
+  const char *Names[2] = {"msccl-executor", "msccl-legacy"};
+  if (load(Opts.Input, OtherLegacy, Other))
+    llvm::outs() << fmt::format("{}: valid for {} and {}\n", Opts.Input,
+                                Names[Opts.LegacyDialect], Names[OtherLegacy]);
+  else
+    llvm::outs() << fmt::format(
+        "{}: valid for {}; not for {}: {}\n", Opts.Input,
+        Names[Opts.LegacyDialect], Names[OtherLegacy],
+        Other.empty() ? std::string("rejected") : Other.begin()->Message);
   return ExitSuccess;
 }
 
