@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <tuple>
 
 using namespace tacclc;
 using namespace tacclc::ir;
@@ -40,7 +41,7 @@ struct PendingStep {
 struct RankBuilder {
   std::vector<ThreadBlock> Tbs;
   std::vector<std::vector<PendingStep>> Steps;
-  /// (peer, segment) -> tb.
+  /// (peer, channel) -> tb.
   std::map<std::pair<unsigned, unsigned>, int> SendTb, RecvTb;
 };
 } // namespace
@@ -76,55 +77,65 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
   for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
     if (Coll.isPost(ChunkId(C), Coll.chunk(ChunkId(C)).Source))
       ++Copies[Coll.chunk(ChunkId(C)).Source.index()];
-  using Key = std::pair<unsigned, unsigned>; // (source rank, destination)
+  // A stream is one link lane: (source rank, destination, lane); parallel
+  // links (`x2`) give a link several lanes, each its own connection.
+  using Key = std::tuple<unsigned, unsigned, unsigned>;
   std::map<Key, unsigned> Count, Cap, Ordinal;
+  unsigned Lanes = 1;
   for (const Transfer &T : Sch.Transfers) {
     const Link &L = Topo.link(T.Link);
-    ++Count[{L.Src.index(), L.Dst.index()}];
+    ++Count[{L.Src.index(), L.Dst.index(), T.Lane}];
+    Lanes = std::max(Lanes, T.Lane + 1);
   }
   std::vector<bool> HasFirst(NumRanks, false);
   unsigned Segments = 1;
   for (const auto &[K, N] : Count) {
-    unsigned Reserved = HasFirst[K.first] ? 0 : Copies[K.first];
-    HasFirst[K.first] = true;
+    unsigned Src = std::get<0>(K);
+    unsigned Reserved = HasFirst[Src] ? 0 : Copies[Src];
+    HasFirst[Src] = true;
     if (Reserved >= Opts.MaxStepsPerTb) {
       Diags.report(DiagId::LimitExceeded, S.Loc,
                    fmt::format("rank {} copies {} chunks locally; the runtime "
                                "allows {} steps per threadblock (use fewer "
                                "chunks)",
-                               K.first, Reserved, Opts.MaxStepsPerTb));
+                               Src, Reserved, Opts.MaxStepsPerTb));
       return std::nullopt;
     }
     Cap[K] = Opts.MaxStepsPerTb - Reserved;
     Segments = std::max(Segments, (N + Cap[K] - 1) / Cap[K]);
   }
-  if (Segments > Opts.MaxChannels) {
+  if (Segments * Lanes > Opts.MaxChannels) {
     Diags.report(DiagId::LimitExceeded, S.Loc,
-                 fmt::format("a link carries so many transfers that it needs "
-                             "{} channels of {} steps; the runtime allows {} "
-                             "channels (use fewer chunks)",
-                             Segments, Opts.MaxStepsPerTb, Opts.MaxChannels));
+                 fmt::format("the links need {} channels ({} segment(s) of {} "
+                             "steps x {} parallel link(s)); the runtime "
+                             "allows {} (use fewer chunks)",
+                             Segments * Lanes, Segments, Opts.MaxStepsPerTb,
+                             Lanes, Opts.MaxChannels));
     return std::nullopt;
   }
-  P.NumChannels = Segments;
+  P.NumChannels = Segments * Lanes;
+  auto Channel = [&](unsigned Lane, unsigned Seg) {
+    return Seg * Lanes + Lane;
+  };
   std::vector<RankBuilder> Ranks(NumRanks);
   for (const auto &[K, N] : Count) {
-    RankBuilder &RB = Ranks[K.first];
+    auto [Src, Dst, Lane] = K;
+    RankBuilder &RB = Ranks[Src];
     for (unsigned Seg = 0; Seg * Cap[K] < N; ++Seg) {
-      RB.SendTb[{K.second, Seg}] = RB.Tbs.size();
-      RB.Tbs.push_back({static_cast<int>(K.second), -1, Seg, {}});
+      RB.SendTb[{Dst, Channel(Lane, Seg)}] = RB.Tbs.size();
+      RB.Tbs.push_back({static_cast<int>(Dst), -1, Channel(Lane, Seg), {}});
     }
   }
   // Receive threadblocks, ordered by peer: iterate (destination, source).
-  std::map<Key, unsigned> ByDst;
+  std::map<Key, Key> ByDst;
   for (const auto &[K, N] : Count)
-    ByDst[{K.second, K.first}] = N;
-  for (const auto &[K, N] : ByDst) {
-    RankBuilder &RB = Ranks[K.first];
-    unsigned LinkCap = Cap[{K.second, K.first}];
-    for (unsigned Seg = 0; Seg * LinkCap < N; ++Seg) {
-      RB.RecvTb[{K.second, Seg}] = RB.Tbs.size();
-      RB.Tbs.push_back({-1, static_cast<int>(K.second), Seg, {}});
+    ByDst[{std::get<1>(K), std::get<0>(K), std::get<2>(K)}] = K;
+  for (const auto &[D, K] : ByDst) {
+    auto [Src, Dst, Lane] = K;
+    RankBuilder &RB = Ranks[Dst];
+    for (unsigned Seg = 0; Seg * Cap[K] < Count[K]; ++Seg) {
+      RB.RecvTb[{Src, Channel(Lane, Seg)}] = RB.Tbs.size();
+      RB.Tbs.push_back({-1, static_cast<int>(Src), Channel(Lane, Seg), {}});
     }
   }
   for (RankBuilder &RB : Ranks)
@@ -180,13 +191,14 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
                         T.Chunk.index(), Src));
       Send.Deps.push_back(It->second);
     }
-    unsigned Seg = Ordinal[{Src, Dst}]++ / Cap[{Src, Dst}];
-    int STb = Ranks[Src].SendTb.at({Dst, Seg});
+    Key Stream{Src, Dst, T.Lane};
+    unsigned Chan = Channel(T.Lane, Ordinal[Stream]++ / Cap[Stream]);
+    int STb = Ranks[Src].SendTb.at({Dst, Chan});
     Ranks[Src].Steps[STb].push_back(Send);
 
     PendingStep Recv;
     Recv.S = {OpType::Recv, DstBuf, DstOff, DstBuf, DstOff, 1};
-    int RTb = Ranks[Dst].RecvTb.at({Src, Seg});
+    int RTb = Ranks[Dst].RecvTb.at({Src, Chan});
     ArrivedAt[{T.Chunk.index(), Dst}] = {
         RTb, static_cast<int>(Ranks[Dst].Steps[RTb].size())};
     Ranks[Dst].Steps[RTb].push_back(Recv);

@@ -20,6 +20,7 @@ struct Transfer {
   ChunkId Chunk;
   LinkId Link;
   double StartUs = 0, EndUs = 0;
+  unsigned Lane = 0; ///< Which of the link's parallel links carries it.
 };
 
 /// All transfers, sorted by (StartUs, Link, Chunk).

@@ -116,14 +116,15 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R) {
     Job &J = Jobs[Best];
     J.Done = true;
     double End = BestStart + Topo.link(J.Link).costUs(Bytes);
-    LaneFree[J.Link.index()][EarliestLane(J.Link)] = End;
+    size_t Lane = EarliestLane(J.Link);
+    LaneFree[J.Link.index()][Lane] = End;
     for (size_t P : PortsOf[J.Link.index()])
       PortFree[P] = End;
     if (S.SenderFirst && CrossesNodes(J.Link) && IsOwn(J))
       --OwnPending[J.Link.index()];
     for (size_t C : Children[Best])
       Jobs[C].Ready = End;
-    Out.Transfers.push_back({J.Chunk, J.Link, BestStart, End});
+    Out.Transfers.push_back({J.Chunk, J.Link, BestStart, End, unsigned(Lane)});
     Out.MakespanUs = std::max(Out.MakespanUs, End);
   }
   std::stable_sort(
