@@ -13,6 +13,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace tacclc;
@@ -212,7 +213,17 @@ TEST_CASE("parallel links carry transfers side by side") {
     Copy.Multiplicity = 2;
     Double.Topo.addLink(Copy);
   }
-  CHECK(scheduleTransfers(Double, R).MakespanUs == doctest::Approx(Cost));
+  Schedule Sch = scheduleTransfers(Double, R);
+  CHECK(Sch.MakespanUs == doctest::Approx(Cost));
+  // The two transfers on each link start together, one on each lane.
+  for (const Link &L : Double.Topo.links()) {
+    std::vector<unsigned> Lanes;
+    for (const Transfer &T : Sch.Transfers)
+      if (Double.Topo.link(T.Link).Src == L.Src)
+        Lanes.push_back(T.Lane);
+    std::sort(Lanes.begin(), Lanes.end());
+    CHECK(Lanes == std::vector<unsigned>{0, 1});
+  }
 }
 
 TEST_CASE("sender first: own chunks cross to the other node before relayed") {
