@@ -29,6 +29,8 @@ struct CodegenOptions {
   /// outofplace="1"). Off for the legacy runtime, which has no outofplace
   /// attribute and would then use the program for in-place calls only.
   bool ServeInPlace = true;
+  /// Forward relayed chunks with one `rcs` step (FuseRelays.cpp).
+  bool FuseRelays = true;
 };
 
 /// Lowers the schedule \p Sch of \p S to a program. Reports an error (and

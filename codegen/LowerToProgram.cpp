@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Codegen.h"
+#include "codegen/LoweringInternal.h"
 
 #include <fmt/format.h>
 
@@ -30,21 +31,6 @@
 
 using namespace tacclc;
 using namespace tacclc::ir;
-
-namespace {
-/// A step plus the (tb, step) pairs it must wait for.
-struct PendingStep {
-  Step S;
-  std::vector<std::pair<int, int>> Deps;
-};
-
-struct RankBuilder {
-  std::vector<ThreadBlock> Tbs;
-  std::vector<std::vector<PendingStep>> Steps;
-  /// (peer, channel) -> tb.
-  std::map<std::pair<unsigned, unsigned>, int> SendTb, RecvTb;
-};
-} // namespace
 
 std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
                                               const Schedule &Sch,
@@ -141,7 +127,10 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
   for (RankBuilder &RB : Ranks)
     RB.Steps.resize(RB.Tbs.size());
 
-  // 4. Local copies of the chunks their source also needs.
+  // 4. Local copies of the chunks their source also needs. Sends of such a
+  //    chunk read the copy (and wait for it): in place, the copy writes the
+  //    very input it reads, and an unordered read would race with it.
+  std::map<unsigned, std::pair<int, int>> CopyAt;
   for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
     const Chunk &Ch = Coll.chunk(ChunkId(C));
     if (!Coll.isPost(ChunkId(C), Ch.Source))
@@ -155,6 +144,7 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
              Buffer::Output,
              static_cast<int>(Ch.OutputIndex),
              1};
+    CopyAt[C] = {0, static_cast<int>(RB.Steps[0].size())};
     RB.Steps[0].push_back({Cpy, {}});
   }
 
@@ -180,9 +170,17 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
     bool AtSource = Coll.isPre(T.Chunk, L.Src);
     auto [SrcBuf, SrcOff] = Place(T.Chunk, Src);
     auto [DstBuf, DstOff] = Place(T.Chunk, Dst);
+    auto Copied = CopyAt.find(T.Chunk.index());
+    bool FromCopy = AtSource && Copied != CopyAt.end();
+    if (FromCopy) {
+      SrcBuf = Buffer::Output;
+      SrcOff = int(Coll.chunk(T.Chunk).OutputIndex);
+    }
 
     PendingStep Send;
     Send.S = {OpType::Send, SrcBuf, SrcOff, DstBuf, DstOff, 1};
+    Send.Time = T.StartUs;
+
     if (!AtSource) {
       auto It = ArrivedAt.find({T.Chunk.index(), Src});
       if (It == ArrivedAt.end())
@@ -194,15 +192,24 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
     Key Stream{Src, Dst, T.Lane};
     unsigned Chan = Channel(T.Lane, Ordinal[Stream]++ / Cap[Stream]);
     int STb = Ranks[Src].SendTb.at({Dst, Chan});
+    // (Program order already covers a copy in the same threadblock.)
+    if (FromCopy && Copied->second.first != STb)
+      Send.Deps.push_back(Copied->second);
     Ranks[Src].Steps[STb].push_back(Send);
 
     PendingStep Recv;
     Recv.S = {OpType::Recv, DstBuf, DstOff, DstBuf, DstOff, 1};
+    Recv.Time = T.EndUs;
     int RTb = Ranks[Dst].RecvTb.at({Src, Chan});
     ArrivedAt[{T.Chunk.index(), Dst}] = {
         RTb, static_cast<int>(Ranks[Dst].Steps[RTb].size())};
     Ranks[Dst].Steps[RTb].push_back(Recv);
   }
+
+  // 6. Relays become receive-copy-send steps where the threadblocks allow.
+  if (Opts.FuseRelays)
+    for (RankBuilder &RB : Ranks)
+      fuseRelays(RB, Opts.MaxStepsPerTb);
 
   // 5. Materialise: nops for extra dependencies, then positions and hasdep.
   // Positions shift when nops are inserted, so map logical -> final indices.

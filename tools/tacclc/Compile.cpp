@@ -63,14 +63,24 @@ std::string toText(llvm::function_ref<void(llvm::raw_ostream &)> Print) {
 
 /// Loads the generated XML with the runtime's loader and proves it correct
 /// with the symbolic checker; any failure is a compiler bug.
-void verifyOrDie(const std::string &Xml, bool Legacy) {
+/// Loads and checks generated XML with the runtime; the issues found.
+tacclrt::Report verify(const std::string &Xml, bool Legacy) {
   tacclrt::LoadOptions LO;
   LO.D = Legacy ? tacclrt::Dialect::Legacy : tacclrt::Dialect::Executor;
   tacclrt::Report Rep;
   auto Algo = tacclrt::loadPlan(Xml, "<generated>", LO, Rep);
   if (Algo && !Rep.hasErrors())
     Rep.append(tacclrt::checkPlan(*Algo, "<generated>"));
-  if (Algo && !Rep.hasErrors())
+  return Rep;
+}
+
+bool verifies(const std::string &Xml, bool Legacy) {
+  return !verify(Xml, Legacy).hasErrors();
+}
+
+void verifyOrDie(const std::string &Xml, bool Legacy) {
+  tacclrt::Report Rep = verify(Xml, Legacy);
+  if (!Rep.hasErrors())
     return;
   reportInternalError("the generated algorithm failed verification:\n" +
                       Rep.str());
@@ -78,12 +88,16 @@ void verifyOrDie(const std::string &Xml, bool Legacy) {
 
 void printSummary(const ir::Sketch &S, const ir::Routes &R,
                   const ir::Schedule &Sch, const ir::Program &P,
-                  const SolveStats &Stats, const CompileOptions &Opts) {
-  unsigned MaxTbs = 0, Steps = 0;
+                  const SolveStats &Stats, const CompileOptions &Opts,
+                  bool FusionDropped) {
+  unsigned MaxTbs = 0, Steps = 0, Fused = 0;
   for (const ir::GpuProgram &G : P.Gpus) {
     MaxTbs = std::max<unsigned>(MaxTbs, G.Tbs.size());
-    for (const ir::ThreadBlock &Tb : G.Tbs)
+    for (const ir::ThreadBlock &Tb : G.Tbs) {
       Steps += Tb.Steps.size();
+      for (const ir::Step &St : Tb.Steps)
+        Fused += St.Type == ir::OpType::RecvCopySend;
+    }
   }
   unsigned N = S.Topo.getNumRanks();
   double AlgBw = double(S.SizeBytes) / (Sch.MakespanUs * 1e3); // GB/s
@@ -101,9 +115,11 @@ void printSummary(const ir::Sketch &S, const ir::Routes &R,
                     Stats.Constraints);
   OS << fmt::format("predicted   {} (algbw {:.2f} GB/s, busbw {:.2f} GB/s)\n",
                     ir::formatUs(Sch.MakespanUs), AlgBw, BusBw);
-  OS << fmt::format("program     {} steps, up to {} threadblocks per rank, "
-                    "{} channel(s)\n",
-                    Steps, MaxTbs, P.NumChannels);
+  OS << fmt::format("program     {} steps ({} relays fused{}), up to {} "
+                    "threadblocks per rank, {} channel(s)\n",
+                    Steps, Fused,
+                    FusionDropped ? "; the fused program did not verify" : "",
+                    MaxTbs, P.NumChannels);
   OS << fmt::format("verified    OK{}\n",
                     Opts.Output.empty() ? std::string() : " -> " + Opts.Output);
   OS.flush();
@@ -211,23 +227,39 @@ int tacclc::runCompile(const CompileOptions &Opts) {
     CG.MaxStepsPerTb = 256;
     CG.ServeInPlace = false;
   }
-  auto Program = lowerToProgram(*Sketch, Sched, CG, Diags);
-  if (!Program ||
-      !replicateInstances(*Program, Sketch->Instances, CG, Sketch->Loc, Diags))
+  // Lower, replicate instances, set the size range and print; first with
+  // relays fused into rcs steps, and if that program does not verify (the
+  // fused threadblocks order steps more strictly), without.
+  std::optional<ir::Program> Program;
+  auto Build = [&]() -> std::optional<std::string> {
+    Program = lowerToProgram(*Sketch, Sched, CG, Diags);
+    if (!Program || !replicateInstances(*Program, Sketch->Instances, CG,
+                                        Sketch->Loc, Diags))
+      return std::nullopt;
+    // The size range the runtime selects the program for: the sketch's, or
+    // every size. The new runtime's range is inclusive with 0 = unlimited;
+    // the old one's is exclusive and 0 would mean "never".
+    Program->MinBytes = Sketch->MinBytes;
+    Program->MaxBytes = Sketch->MaxBytes;
+    if (Opts.LegacyDialect)
+      Program->MaxBytes =
+          Sketch->MaxBytes ? Sketch->MaxBytes + 1 : uint64_t(1) << 40;
+    return toText([&](llvm::raw_ostream &OS) { writeXml(*Program, OS); });
+  };
+  auto Xml = Build();
+  if (!Xml)
     return Fail();
-  // The size range the runtime selects the program for: the sketch's, or
-  // every size. The new runtime's range is inclusive with 0 = unlimited;
-  // the old one's is exclusive and 0 would mean "never".
-  Program->MinBytes = Sketch->MinBytes;
-  Program->MaxBytes = Sketch->MaxBytes;
-  if (Opts.LegacyDialect)
-    Program->MaxBytes =
-        Sketch->MaxBytes ? Sketch->MaxBytes + 1 : uint64_t(1) << 40;
-  std::string Xml =
-      toText([&](llvm::raw_ostream &OS) { writeXml(*Program, OS); });
-  verifyOrDie(Xml, Opts.LegacyDialect);
-  int Rc = emitText(Opts, Diags, Xml);
+  bool FusionDropped = false;
+  if (!verifies(*Xml, Opts.LegacyDialect)) {
+    CG.FuseRelays = false;
+    FusionDropped = true;
+    Xml = Build();
+    if (!Xml)
+      return Fail();
+  }
+  verifyOrDie(*Xml, Opts.LegacyDialect);
+  int Rc = emitText(Opts, Diags, *Xml);
   if (Rc == ExitSuccess && Opts.Summary)
-    printSummary(*Sketch, *Routes, Sched, *Program, Stats, Opts);
+    printSummary(*Sketch, *Routes, Sched, *Program, Stats, Opts, FusionDropped);
   return Rc;
 }

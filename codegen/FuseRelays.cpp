@@ -1,0 +1,203 @@
+//===- codegen/FuseRelays.cpp - Receive-copy-send for relayed chunks ------===//
+//
+// Without fusion a relay costs two steps on two threadblocks: a receive
+// from A, and a send to B that waits for it. MSCCL's `rcs` does both in one
+// step of a threadblock whose receive peer is A and send peer is B.
+// Algorithm, per rank:
+//   1. candidates: each (receive tb from A, send tb to B) on one channel,
+//      counting the sends to B whose only dependency is a receive of that
+//      tb (the chunk it delivered);
+//   2. pair threadblocks greedily, most forwarded chunks first (ties: lower
+//      tb ids); each tb is in at most one pair;
+//   3. per pair, keep the forwarded (receive, send) pairs that appear in the
+//      same order in both threadblocks (both FIFOs must see their own order),
+//      then merge the two step lists: a fused pair becomes one rcs step;
+//      before it go the steps of either list that must precede it; between
+//      fused steps the two lists interleave by schedule time;
+//   4. the merged tb takes the send tb's place, the receive tb disappears,
+//      and every dependency is renumbered; dependencies on an earlier step
+//      of the same threadblock are dropped (program order covers them).
+// The result is verified with everything else; a rank whose fused program
+// would not verify is the lowering's caller's concern (it can lower again
+// without fusion).
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/LoweringInternal.h"
+
+#include <algorithm>
+#include <tuple>
+
+using namespace tacclc;
+using namespace tacclc::ir;
+
+namespace {
+/// The receive step a send forwards, if it depends on exactly one step of
+/// tb \p RecvTb.
+int forwardedFrom(const PendingStep &Send, int RecvTb) {
+  if (Send.S.Type != OpType::Send || Send.Deps.size() != 1 ||
+      Send.Deps[0].first != RecvTb)
+    return -1;
+  return Send.Deps[0].second;
+}
+
+struct Pair {
+  int Recv, Send;
+  unsigned Count;
+};
+} // namespace
+
+unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps) {
+  const int NumTbs = static_cast<int>(RB.Tbs.size());
+  // 1. Candidates.
+  std::vector<Pair> Cands;
+  for (int R = 0; R < NumTbs; ++R) {
+    const ThreadBlock &RTb = RB.Tbs[R];
+    if (RTb.Recv < 0 || RTb.Send >= 0)
+      continue;
+    for (int S = 0; S < NumTbs; ++S) {
+      const ThreadBlock &STb = RB.Tbs[S];
+      if (STb.Send < 0 || STb.Recv >= 0 || STb.Channel != RTb.Channel)
+        continue;
+      unsigned N = 0;
+      for (const PendingStep &PS : RB.Steps[S])
+        N += forwardedFrom(PS, R) >= 0;
+      if (N)
+        Cands.push_back({R, S, N});
+    }
+  }
+  // 2. Greedy pairing.
+  std::stable_sort(Cands.begin(), Cands.end(),
+                   [](const Pair &A, const Pair &B) {
+                     return std::make_tuple(-int(A.Count), A.Recv, A.Send) <
+                            std::make_tuple(-int(B.Count), B.Recv, B.Send);
+                   });
+  std::vector<bool> Used(NumTbs, false);
+  std::vector<Pair> Chosen;
+  for (const Pair &P : Cands)
+    if (!Used[P.Recv] && !Used[P.Send]) {
+      Used[P.Recv] = Used[P.Send] = true;
+      Chosen.push_back(P);
+    }
+  if (Chosen.empty())
+    return 0;
+
+  // 3. Merge each pair; record where every old step went.
+  // NewPos[tb][i] = (new tb, new logical index), in old tb numbering.
+  std::vector<std::vector<std::pair<int, int>>> NewPos(NumTbs);
+  for (int T = 0; T < NumTbs; ++T)
+    for (size_t I = 0; I < RB.Steps[T].size(); ++I)
+      NewPos[T].push_back({T, int(I)});
+  std::vector<bool> Removed(NumTbs, false);
+  unsigned Fused = 0;
+  bool Any = false;
+  for (const Pair &P : Chosen) {
+    const std::vector<PendingStep> &X = RB.Steps[P.Recv], &Y = RB.Steps[P.Send];
+    // Forwarded pairs, kept only while increasing in both lists.
+    std::vector<int> MateOfX(X.size(), -1), MateOfY(Y.size(), -1);
+    int LastX = -1;
+    for (size_t J = 0; J < Y.size(); ++J) {
+      int I = forwardedFrom(Y[J], P.Recv);
+      if (I > LastX) {
+        MateOfX[I] = int(J);
+        MateOfY[J] = I;
+        LastX = I;
+      }
+    }
+    std::vector<PendingStep> Merged;
+    std::vector<int> PosX(X.size()), PosY(Y.size());
+    size_t I = 0, J = 0;
+    unsigned PairFused = 0;
+    auto TakeX = [&] {
+      PosX[I] = int(Merged.size());
+      Merged.push_back(X[I++]);
+    };
+    auto TakeY = [&] {
+      PosY[J] = int(Merged.size());
+      Merged.push_back(Y[J++]);
+    };
+    // The highest step of X that Y[J] waits for, or -1.
+    auto NeedsX = [&](size_t J) {
+      int Max = -1;
+      for (auto [DTb, DIdx] : Y[J].Deps)
+        if (DTb == P.Recv)
+          Max = std::max(Max, DIdx);
+      return Max;
+    };
+    while (I < X.size() || J < Y.size()) {
+      if (J < Y.size() && (MateOfY[J] < 0 || MateOfY[J] != int(I)) &&
+          NeedsX(J) >= int(I)) {
+        // Y[J] waits for a receive not yet placed: place X first, giving up
+        // a fusion that would have to come later.
+        if (MateOfX[I] >= 0) {
+          MateOfY[MateOfX[I]] = -1;
+          MateOfX[I] = -1;
+        }
+        TakeX();
+        continue;
+      }
+      if (I < X.size() && J < Y.size() && MateOfX[I] == int(J)) {
+        PendingStep Rcs = X[I];
+        Rcs.S.Type = OpType::RecvCopySend;
+        Rcs.Time = Y[J].Time;
+        PosX[I] = PosY[J] = int(Merged.size());
+        Merged.push_back(Rcs);
+        ++I, ++J, ++PairFused;
+      } else if (I == X.size() || (J < Y.size() && MateOfX[I] >= 0)) {
+        TakeY(); // X waits for its mate further down Y
+      } else if (J == Y.size() || MateOfY[J] >= 0) {
+        TakeX();
+      } else if (Y[J].Time < X[I].Time) { // ties: receive first
+        TakeY();
+      } else {
+        TakeX();
+      }
+    }
+    if (Merged.size() > MaxSteps)
+      continue; // the merged threadblock would exceed the runtime's limit
+    for (size_t K = 0; K < X.size(); ++K)
+      NewPos[P.Recv][K] = {P.Send, PosX[K]};
+    for (size_t K = 0; K < Y.size(); ++K)
+      NewPos[P.Send][K] = {P.Send, PosY[K]};
+    Fused += PairFused;
+    RB.Steps[P.Send] = std::move(Merged);
+    RB.Steps[P.Recv].clear();
+    RB.Tbs[P.Send].Recv = RB.Tbs[P.Recv].Recv;
+    Removed[P.Recv] = true;
+    Any = true;
+  }
+  if (!Any)
+    return 0;
+
+  // 4. Renumber threadblocks and dependencies.
+  std::vector<int> NewId(NumTbs, -1);
+  int Next = 0;
+  for (int T = 0; T < NumTbs; ++T)
+    if (!Removed[T])
+      NewId[T] = Next++;
+  std::vector<ThreadBlock> Tbs;
+  std::vector<std::vector<PendingStep>> Steps;
+  for (int T = 0; T < NumTbs; ++T) {
+    if (Removed[T])
+      continue;
+    std::vector<PendingStep> Out;
+    for (size_t I = 0; I < RB.Steps[T].size(); ++I) {
+      PendingStep PS = RB.Steps[T][I];
+      std::vector<std::pair<int, int>> Deps;
+      for (auto [DTb, DIdx] : PS.Deps) {
+        auto [NTb, NIdx] = NewPos[DTb][DIdx];
+        if (NTb == T && NIdx < int(I))
+          continue; // earlier in the same threadblock
+        Deps.push_back({NewId[NTb], NIdx});
+      }
+      PS.Deps = std::move(Deps);
+      Out.push_back(std::move(PS));
+    }
+    Tbs.push_back(RB.Tbs[T]);
+    Steps.push_back(std::move(Out));
+  }
+  RB.Tbs = std::move(Tbs);
+  RB.Steps = std::move(Steps);
+  RB.SendTb.clear();
+  RB.RecvTb.clear();
+  return Fused;
+}

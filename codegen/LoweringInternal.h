@@ -1,0 +1,46 @@
+//===- codegen/LoweringInternal.h - Shared state of the lowering -*- C++
+//-*-===//
+//
+// Internal to codegen/: the per-rank threadblocks as the lowering builds
+// them, before dependencies become positions (LowerToProgram.cpp), so that
+// passes such as relay fusion (FuseRelays.cpp) can rearrange steps while
+// dependencies still name logical steps.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLC_CODEGEN_LOWERINGINTERNAL_H
+#define TACCLC_CODEGEN_LOWERINGINTERNAL_H
+
+#include "ir/Program.h"
+
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace tacclc {
+
+/// A step, the (tb, logical step) pairs it must wait for, and the schedule
+/// time it stands for (a send's start, a receive's end).
+struct PendingStep {
+  ir::Step S;
+  std::vector<std::pair<int, int>> Deps;
+  double Time = 0;
+};
+
+/// One rank's threadblocks under construction.
+struct RankBuilder {
+  std::vector<ir::ThreadBlock> Tbs;
+  std::vector<std::vector<PendingStep>> Steps;
+  /// (peer, channel) -> tb.
+  std::map<std::pair<unsigned, unsigned>, int> SendTb, RecvTb;
+};
+
+/// Fuses relays on one rank: where a receive threadblock (from A) and a send
+/// threadblock (to B) on the same channel forward chunks A -> here -> B,
+/// they become one threadblock with both peers whose forwarded chunks move
+/// in one `rcs` step, unless the merged threadblock would exceed
+/// \p MaxSteps. Returns the number of fused steps.
+unsigned fuseRelays(RankBuilder &RB, unsigned MaxSteps);
+
+} // namespace tacclc
+
+#endif // TACCLC_CODEGEN_LOWERINGINTERNAL_H
