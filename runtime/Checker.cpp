@@ -46,13 +46,16 @@ Report checkCall(const Algo &A, const Program &P, bool InPlace,
         describeCollective(A.Coll, static_cast<unsigned>(A.NGpus),
                            Chunks / Mult, InPlace, Ignored, FileName);
   } else {
-    Sink.warning(AlgoW, fmt::format("collective '{}' is not supported yet: "
-                                    "only deadlocks and message matching are "
-                                    "checked, with buffers sized by "
-                                    "i_chunks/o_chunks",
-                                    nameOf(A.Coll)));
+    // Without the collective's definition nothing proves the result, so
+    // the plan is not accepted; deadlocks, races and message matching are
+    // still reported (buffers sized by i_chunks/o_chunks).
+    Sink.error(AlgoW, fmt::format("collective '{}' cannot be verified yet: "
+                                  "its postcondition is unknown to the "
+                                  "checker (only deadlocks, races and message "
+                                  "matching were checked)",
+                                  nameOf(A.Coll)));
   }
-  SymbolicMachine(A, P, Model, Opts.FifoCapacity, Sink).run();
+  SymbolicMachine(A, P, Model, Opts.FifoCapacity, Sink, Opts.CheckRaces).run();
   return Out;
 }
 

@@ -4,7 +4,11 @@
 // operation runs in three phases, as the NCCL primitives do: wait for its
 // dependencies, receive (and compute), send. A phase that cannot proceed
 // leaves the threadblock blocked with a structured reason, which becomes
-// the deadlock message when no threadblock can move any more.
+// the deadlock message when no threadblock can move any more. With race
+// detection, every operation also advances its tb's vector clock (dependency
+// joins when it starts, the sender's clock on a receive, the tb's clock on
+// each message sent) and every chunk access is checked against the slot's
+// last write and the reads since.
 //
 //===----------------------------------------------------------------------===//
 #include "SymbolicMachine.h"
@@ -29,7 +33,7 @@ std::size_t bufferIndex(BufferKind B) { return static_cast<std::size_t>(B); }
 
 SymbolicMachine::SymbolicMachine(const Algo &A, const Program &P,
                                  const ChunkModel &Model, unsigned FifoCapacity,
-                                 IssueSink &Sink)
+                                 IssueSink &Sink, bool CheckRaces)
     : A(A), P(P), Model(Model), Capacity(std::max(1u, FifoCapacity)),
       Sink(Sink), NRanks(static_cast<unsigned>(P.Ranks.size())) {
   Storages.resize(NRanks);
@@ -40,6 +44,21 @@ SymbolicMachine::SymbolicMachine(const Algo &A, const Program &P,
     setupRank(static_cast<int>(R));
     Flags[R].assign(P.Ranks[R].size(), -1);
     States[R].resize(P.Ranks[R].size());
+  }
+  if (CheckRaces) {
+    Hb = std::make_unique<HappensBefore>(P, Capacity);
+    if (!Hb->enabled()) {
+      Where W;
+      W.Line = A.Line;
+      W.Col = A.Col;
+      Sink.note(W, fmt::format("data races are not checked: {} threadblocks "
+                               "and {} dependency targets would need {} "
+                               "vector-clock entries, more than {}",
+                               Hb->tbCount(), Hb->snapshotCount(),
+                               Hb->clockEntries(),
+                               HappensBefore::MaxClockEntries));
+      Hb.reset();
+    }
   }
 }
 
@@ -100,6 +119,62 @@ SymbolicMachine::Slot *SymbolicMachine::slot(int Rank, BufferKind B,
   return &Storage[V.Base + Index];
 }
 
+void SymbolicMachine::recordAccesses(const TbProgram &T, const Operation &Op,
+                                     BufferKind B, std::size_t Off,
+                                     std::size_t Cnt, bool Writes) {
+  const View &V = Views[static_cast<std::size_t>(T.Rank)][bufferIndex(B)];
+  // Consecutive chunks racing with consecutive chunks of the same access
+  // are reported together.
+  std::optional<RaceConflict> Run;
+  std::size_t RunFirst = 0, RunCnt = 0;
+  for (std::size_t K = 0; K < Cnt; ++K) {
+    std::size_t Index = Off + K;
+    std::uint64_t Key =
+        (std::uint64_t(V.Storage) << 32) | std::uint64_t(V.Base + Index);
+    int Chunk = static_cast<int>(Index);
+    std::optional<RaceConflict> C =
+        Writes ? Hb->write(T.Rank, Key, T.Id, Op.Pos, B, Chunk)
+               : Hb->read(T.Rank, Key, T.Id, Op.Pos, B, Chunk);
+    if (!C)
+      continue;
+    if (Run && RunFirst + RunCnt == Index && C->Other.Tb == Run->Other.Tb &&
+        C->Other.Step == Run->Other.Step &&
+        C->OtherWrites == Run->OtherWrites && C->Other.Buf == Run->Other.Buf &&
+        C->Other.Chunk == Run->Other.Chunk + static_cast<int>(RunCnt)) {
+      ++RunCnt;
+      continue;
+    }
+    if (Run)
+      reportRace(T, Op, B, RunFirst, RunCnt, Writes, *Run);
+    Run = C;
+    RunFirst = Index;
+    RunCnt = 1;
+  }
+  if (Run)
+    reportRace(T, Op, B, RunFirst, RunCnt, Writes, *Run);
+}
+
+void SymbolicMachine::reportRace(const TbProgram &T, const Operation &Op,
+                                 BufferKind B, std::size_t First,
+                                 std::size_t Cnt, bool Writes,
+                                 const RaceConflict &C) {
+  int OtherTb = Hb->localTb(C.Other.Tb);
+  Where OW = stepWhere(A, T.Rank, OtherTb, C.Other.Step);
+  std::string Mine = chunkName(B, First, Cnt);
+  std::string Theirs =
+      chunkName(C.Other.Buf, static_cast<std::size_t>(C.Other.Chunk), Cnt);
+  const char *It = Cnt == 1 ? "it" : "them";
+  Sink.error(
+      at(T, Op),
+      fmt::format("race on rank {} {}: tb {} step {} {} {} and tb {} step "
+                  "{}{} {} {}{} with no dependency or message ordering them",
+                  T.Rank, Mine, T.Id, Op.Pos, Writes ? "writes" : "reads", It,
+                  OtherTb, C.Other.Step,
+                  OW.Line ? fmt::format(" (line {})", OW.Line) : std::string(),
+                  C.OtherWrites ? "writes" : "reads", It,
+                  Theirs == Mine ? std::string() : " as " + Theirs));
+}
+
 bool SymbolicMachine::inBounds(const TbProgram &T, const Operation &Op,
                                BufferKind B, int Off) {
   std::size_t Len = Views[static_cast<std::size_t>(T.Rank)][bufferIndex(B)].Len;
@@ -121,6 +196,8 @@ std::vector<SymValue> SymbolicMachine::read(const TbProgram &T,
   std::vector<SymValue> Vals(Cnt);
   if (!inBounds(T, Op, B, Off))
     return Vals;
+  if (Hb)
+    recordAccesses(T, Op, B, static_cast<std::size_t>(Off), Cnt, false);
   bool Reported = false;
   for (std::size_t K = 0; K < Cnt; ++K) {
     std::size_t Index = static_cast<std::size_t>(Off) + K;
@@ -139,6 +216,8 @@ void SymbolicMachine::write(const TbProgram &T, const Operation &Op,
                             const std::vector<SymValue> &Vals) {
   if (!inBounds(T, Op, B, Off))
     return;
+  if (Hb)
+    recordAccesses(T, Op, B, static_cast<std::size_t>(Off), Vals.size(), true);
   for (std::size_t K = 0; K < Vals.size(); ++K) {
     Slot *S = slot(T.Rank, B, static_cast<std::size_t>(Off) + K);
     S->V = Vals[K];
@@ -234,6 +313,8 @@ bool SymbolicMachine::advance(const TbProgram &T, TbState &St) {
         return false;
       }
     St.Phase = 1;
+    if (Hb)
+      Hb->beginOp(T.Rank, T.Id, St.Pc);
   }
   if (St.Phase == 1) {
     std::optional<Message> In;
@@ -245,6 +326,8 @@ bool SymbolicMachine::advance(const TbProgram &T, TbState &St) {
       }
       In = std::move(It->second.front());
       It->second.pop_front();
+      if (Hb)
+        Hb->receive(T.Rank, T.Id, In->Clock);
     }
     execute(T, St, Op, std::move(In));
     St.Phase = 2;
@@ -258,13 +341,22 @@ bool SymbolicMachine::advance(const TbProgram &T, TbState &St) {
     }
     if (S.Type == StepType::Send)
       St.Held = read(T, Op, S.SrcBuf, S.SrcOff, "sends");
-    F.push_back(Message{std::move(St.Held), T.Rank, T.Id, Op.Pos});
+    Message M;
+    M.Vals = std::move(St.Held);
+    M.Rank = T.Rank;
+    M.Tb = T.Id;
+    M.Pos = Op.Pos;
+    if (Hb)
+      M.Clock = Hb->clock(T.Rank, T.Id);
+    F.push_back(std::move(M));
   }
   if (S.HasDep) {
     int &Flag =
         Flags[static_cast<std::size_t>(T.Rank)][static_cast<std::size_t>(T.Id)];
     Flag = std::max(Flag, Op.PublishedStep);
   }
+  if (Hb)
+    Hb->endOp(T.Rank, T.Id, St.Pc);
   ++St.Pc;
   St.Phase = 0;
   St.Held.clear();

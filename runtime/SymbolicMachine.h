@@ -5,13 +5,15 @@
 // (sender, receiver, channel) of bounded capacity matched purely by order,
 // monotone per-threadblock flags, and deterministic round-robin scheduling.
 // It reports deadlocks, unmatched or mismatched messages, uninitialised
-// reads, double counting and, given a collective layout, every output chunk
-// that differs from the collective's definition.
+// reads, double counting, data races between threadblocks of a rank (with
+// HappensBefore's vector clocks) and, given a collective layout, every output
+// chunk that differs from the collective's definition.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLRT_SYMBOLICMACHINE_H
 #define TACCLRT_SYMBOLICMACHINE_H
 
+#include "HappensBefore.h"
 #include "IssueSink.h"
 #include "Program.h"
 #include "SymbolicValue.h"
@@ -20,6 +22,7 @@
 #include <cstddef>
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <tuple>
 #include <vector>
@@ -37,9 +40,12 @@ struct ChunkModel {
 /// One symbolic run; construct, then call run().
 class SymbolicMachine {
 public:
-  /// Prepares storages for \p A / \p P under \p Model.
+  /// Prepares storages for \p A / \p P under \p Model. With \p CheckRaces,
+  /// also reports unordered conflicting accesses (or, for plans whose vector
+  /// clocks would be too large, a note that races were not checked).
   SymbolicMachine(const Algo &A, const Program &P, const ChunkModel &Model,
-                  unsigned FifoCapacity, IssueSink &Sink);
+                  unsigned FifoCapacity, IssueSink &Sink,
+                  bool CheckRaces = true);
 
   /// Executes until every tb finished or none can progress, then reports
   /// deadlocks, leftover messages and (with a layout) the postcondition.
@@ -61,6 +67,8 @@ private:
   struct Message {
     std::vector<SymValue> Vals;
     int Rank = 0, Tb = 0, Pos = 0;
+    /// The sender's vector clock at the send (race detection only).
+    VectorClock Clock;
   };
   /// What a blocked threadblock waits for.
   struct Wait {
@@ -88,6 +96,8 @@ private:
   std::vector<std::vector<int>> Flags;                  // [rank][tb]
   std::vector<std::vector<TbState>> States;             // [rank][tb]
   std::map<FifoKey, std::deque<Message>> Fifos;
+  /// Vector clocks and slot histories; null when races are not checked.
+  std::unique_ptr<HappensBefore> Hb;
 
   void setupRank(int Rank);
   bool advance(const TbProgram &T, TbState &St);
@@ -98,6 +108,13 @@ private:
   void write(const TbProgram &T, const Operation &Op, BufferKind B, int Off,
              const std::vector<SymValue> &Vals);
   Slot *slot(int Rank, BufferKind B, std::size_t Index);
+  /// Records reads (\p Writes false) or writes of \p Cnt chunks from \p Off
+  /// of \p B by \p Op and reports the races they complete.
+  void recordAccesses(const TbProgram &T, const Operation &Op, BufferKind B,
+                      std::size_t Off, std::size_t Cnt, bool Writes);
+  void reportRace(const TbProgram &T, const Operation &Op, BufferKind B,
+                  std::size_t First, std::size_t Cnt, bool Writes,
+                  const RaceConflict &C);
   bool inBounds(const TbProgram &T, const Operation &Op, BufferKind B, int Off);
   std::vector<SymValue> combine(const TbProgram &T, const Operation &Op,
                                 const std::vector<SymValue> &X,

@@ -7,7 +7,9 @@
 // its steps as the MSCCL runtime would, with one capacity-1 FIFO per
 // (sender, receiver, channel) and monotone dependency flags. It reports
 // deadlocks (every blocked threadblock and what it waits for), unmatched or
-// mismatched messages, double-counted contributions, uninitialised reads and
+// mismatched messages, double-counted contributions, uninitialised reads,
+// data races between the threadblocks of a rank (accesses to one chunk, at
+// least one a write, that no chain of dependencies and messages orders) and
 // finally each output chunk that differs from the collective's definition.
 //
 //===----------------------------------------------------------------------===//
@@ -30,6 +32,11 @@ struct CheckOptions {
   bool CheckInPlace = true;
   /// Check out-of-place calls when the plan declares outofplace="1".
   bool CheckOutOfPlace = true;
+  /// Report data races: two accesses to the same chunk slot by different
+  /// threadblocks of a rank, at least one a write, that no chain of
+  /// dependencies and messages orders. Plans too large for the vector
+  /// clocks get a note instead.
+  bool CheckRaces = true;
 };
 
 /// Symbolically executes \p A for every call kind it serves (in-place and/or
