@@ -25,6 +25,9 @@ struct CodegenOptions {
   unsigned MaxDepTargetTb = 127;
   unsigned MaxTbsPerRank = 216; ///< The older runtime's limit (108 * 2).
   unsigned MaxChannels = 32;
+  /// Sending (and receiving) threadblocks per channel and rank
+  /// (MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL).
+  unsigned MaxTbsPerChannel = 32;
   /// Mark programs that are also correct in place (inplace="1" beside
   /// outofplace="1"). Off for the legacy runtime, which has no outofplace
   /// attribute and would then use the program for in-place calls only.

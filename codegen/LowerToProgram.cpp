@@ -90,26 +90,48 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
     Cap[K] = Opts.MaxStepsPerTb - Reserved;
     Segments = std::max(Segments, (N + Cap[K] - 1) / Cap[K]);
   }
-  if (Segments * Lanes > Opts.MaxChannels) {
+  // A rank may have at most MaxTbsPerChannel sending (and receiving)
+  // threadblocks per channel: links are put in channel groups greedily, each
+  // link in the first group where both its ends still have room.
+  std::map<std::pair<unsigned, unsigned>, unsigned> GroupOf;
+  std::map<std::pair<unsigned, unsigned>, unsigned> SendIn, RecvIn;
+  unsigned Groups = 1;
+  for (const auto &[K, N] : Count) {
+    auto [Src, Dst, Lane] = K;
+    if (GroupOf.count({Src, Dst}))
+      continue;
+    unsigned G = 0;
+    while (SendIn[{Src, G}] >= Opts.MaxTbsPerChannel ||
+           RecvIn[{Dst, G}] >= Opts.MaxTbsPerChannel)
+      ++G;
+    ++SendIn[{Src, G}];
+    ++RecvIn[{Dst, G}];
+    GroupOf[{Src, Dst}] = G;
+    Groups = std::max(Groups, G + 1);
+  }
+  if (Groups * Segments * Lanes > Opts.MaxChannels) {
     Diags.report(DiagId::LimitExceeded, S.Loc,
-                 fmt::format("the links need {} channels ({} segment(s) of {} "
-                             "steps x {} parallel link(s)); the runtime "
-                             "allows {} (use fewer chunks)",
-                             Segments * Lanes, Segments, Opts.MaxStepsPerTb,
-                             Lanes, Opts.MaxChannels));
+                 fmt::format("the links need {} channels ({} group(s) of at "
+                             "most {} peers x {} segment(s) of {} steps x {} "
+                             "parallel link(s)); the runtime allows {} (use "
+                             "fewer chunks or peers)",
+                             Groups * Segments * Lanes, Groups,
+                             Opts.MaxTbsPerChannel, Segments,
+                             Opts.MaxStepsPerTb, Lanes, Opts.MaxChannels));
     return std::nullopt;
   }
-  P.NumChannels = Segments * Lanes;
-  auto Channel = [&](unsigned Lane, unsigned Seg) {
-    return Seg * Lanes + Lane;
+  P.NumChannels = Groups * Segments * Lanes;
+  auto Channel = [&](unsigned Src, unsigned Dst, unsigned Lane, unsigned Seg) {
+    return (GroupOf.at({Src, Dst}) * Segments + Seg) * Lanes + Lane;
   };
   std::vector<RankBuilder> Ranks(NumRanks);
   for (const auto &[K, N] : Count) {
     auto [Src, Dst, Lane] = K;
     RankBuilder &RB = Ranks[Src];
     for (unsigned Seg = 0; Seg * Cap[K] < N; ++Seg) {
-      RB.SendTb[{Dst, Channel(Lane, Seg)}] = RB.Tbs.size();
-      RB.Tbs.push_back({static_cast<int>(Dst), -1, Channel(Lane, Seg), {}});
+      unsigned Chan = Channel(Src, Dst, Lane, Seg);
+      RB.SendTb[{Dst, Chan}] = RB.Tbs.size();
+      RB.Tbs.push_back({static_cast<int>(Dst), -1, Chan, {}});
     }
   }
   // Receive threadblocks, ordered by peer: iterate (destination, source).
@@ -120,8 +142,9 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
     auto [Src, Dst, Lane] = K;
     RankBuilder &RB = Ranks[Dst];
     for (unsigned Seg = 0; Seg * Cap[K] < Count[K]; ++Seg) {
-      RB.RecvTb[{Src, Channel(Lane, Seg)}] = RB.Tbs.size();
-      RB.Tbs.push_back({-1, static_cast<int>(Src), Channel(Lane, Seg), {}});
+      unsigned Chan = Channel(Src, Dst, Lane, Seg);
+      RB.RecvTb[{Src, Chan}] = RB.Tbs.size();
+      RB.Tbs.push_back({-1, static_cast<int>(Src), Chan, {}});
     }
   }
   for (RankBuilder &RB : Ranks)
@@ -190,7 +213,7 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
       Send.Deps.push_back(It->second);
     }
     Key Stream{Src, Dst, T.Lane};
-    unsigned Chan = Channel(T.Lane, Ordinal[Stream]++ / Cap[Stream]);
+    unsigned Chan = Channel(Src, Dst, T.Lane, Ordinal[Stream]++ / Cap[Stream]);
     int STb = Ranks[Src].SendTb.at({Dst, Chan});
     // (Program order already covers a copy in the same threadblock.)
     if (FromCopy && Copied->second.first != STb)
@@ -270,6 +293,28 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
                                  Opts.MaxStepsPerTb));
         Ok = false;
       }
+    // Threadblocks per rank, and sending / receiving ones per channel.
+    std::map<unsigned, unsigned> SendsOn, RecvsOn;
+    for (const ThreadBlock &Tb : RB.Tbs) {
+      SendsOn[Tb.Channel] += Tb.Send >= 0;
+      RecvsOn[Tb.Channel] += Tb.Recv >= 0;
+    }
+    unsigned Busiest = 0;
+    for (const auto &Side : {SendsOn, RecvsOn})
+      for (const auto &[Chan, N] : Side)
+        Busiest = std::max(Busiest, N);
+    if (Ok && (RB.Tbs.size() > Opts.MaxTbsPerRank ||
+               Busiest > Opts.MaxTbsPerChannel)) {
+      Diags.report(DiagId::LimitExceeded, S.Loc,
+                   fmt::format("rank {} needs {} threadblocks, up to {} "
+                               "sending or receiving on one channel; the "
+                               "runtime allows {} per rank and {} per channel "
+                               "(connect fewer peers: use fewer relays or "
+                               "links)",
+                               R, RB.Tbs.size(), Busiest, Opts.MaxTbsPerRank,
+                               Opts.MaxTbsPerChannel));
+      Ok = false;
+    }
     GpuProgram &G = P.Gpus[R];
     G.InputChunks = Coll.getInputChunks();
     G.OutputChunks = Coll.getOutputChunks();

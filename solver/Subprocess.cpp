@@ -38,6 +38,11 @@ tacclc::solver::runInChild(const std::function<std::string()> &Work,
   }
   if (Pid == 0) {
     close(Fds[0]);
+    // A crash in the child is an expected outcome the parent reports; the
+    // signal handlers inherited from the parent (LLVM's stack dumper)
+    // would print a bogus "please report" trace for it.
+    for (int Sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP})
+      std::signal(Sig, SIG_DFL);
     std::string Out = Work();
     size_t Done = 0;
     while (Done < Out.size()) {
