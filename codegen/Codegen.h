@@ -16,6 +16,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
+#include <vector>
 
 namespace tacclc {
 
@@ -34,6 +35,8 @@ struct CodegenOptions {
   bool ServeInPlace = true;
   /// Forward relayed chunks with one `rcs` step (FuseRelays.cpp).
   bool FuseRelays = true;
+  /// Ranks left unfused (indexed by rank; missing entries mean fuse).
+  std::vector<bool> NoFuseRanks;
 };
 
 /// Lowers the schedule \p Sch of \p S to a program. Reports an error (and

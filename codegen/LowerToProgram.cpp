@@ -231,8 +231,9 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
 
   // 6. Relays become receive-copy-send steps where the threadblocks allow.
   if (Opts.FuseRelays)
-    for (RankBuilder &RB : Ranks)
-      fuseRelays(RB, Opts.MaxStepsPerTb);
+    for (unsigned R = 0; R < NumRanks; ++R)
+      if (R >= Opts.NoFuseRanks.size() || !Opts.NoFuseRanks[R])
+        fuseRelays(Ranks[R], Opts.MaxStepsPerTb);
 
   // 5. Materialise: nops for extra dependencies, then positions and hasdep.
   // Positions shift when nops are inserted, so map logical -> final indices.

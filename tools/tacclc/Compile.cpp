@@ -74,10 +74,6 @@ tacclrt::Report verify(const std::string &Xml, bool Legacy) {
   return Rep;
 }
 
-bool verifies(const std::string &Xml, bool Legacy) {
-  return !verify(Xml, Legacy).hasErrors();
-}
-
 void verifyOrDie(const std::string &Xml, bool Legacy) {
   tacclrt::Report Rep = verify(Xml, Legacy);
   if (!Rep.hasErrors())
@@ -249,10 +245,24 @@ int tacclc::runCompile(const CompileOptions &Opts) {
   auto Xml = Build();
   if (!Xml)
     return Fail();
+  // A fused program that does not verify (fusion orders a rank's steps more
+  // strictly, which can deadlock) is lowered again with the ranks the
+  // verifier named left unfused; after a few rounds, with no fusion at all.
   bool FusionDropped = false;
-  if (!verifies(*Xml, Opts.LegacyDialect)) {
-    CG.FuseRelays = false;
-    FusionDropped = true;
+  CG.NoFuseRanks.assign(Sketch->Topo.getNumRanks(), false);
+  for (unsigned Round = 0;; ++Round) {
+    tacclrt::Report Rep = verify(*Xml, Opts.LegacyDialect);
+    if (!Rep.hasErrors() || !CG.FuseRelays)
+      break;
+    bool Named = false;
+    for (const tacclrt::Issue &I : Rep)
+      if (I.Rank >= 0 && unsigned(I.Rank) < CG.NoFuseRanks.size() &&
+          !CG.NoFuseRanks[I.Rank])
+        CG.NoFuseRanks[I.Rank] = Named = true;
+    if (!Named || Round == 4) {
+      CG.FuseRelays = false;
+      FusionDropped = true;
+    }
     Xml = Build();
     if (!Xml)
       return Fail();
