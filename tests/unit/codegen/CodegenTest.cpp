@@ -1,0 +1,134 @@
+//===- tests/unit/codegen/CodegenTest.cpp - Lowering on fixed schedules ---===//
+//
+// Lowering without the solver: hand-made routes on small topologies, timed
+// by the list scheduler, lowered, and the program's shape checked (relay
+// fusion, scratch for relays, channel segments, parallel instances).
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Codegen.h"
+#include "passes/ListSchedule.h"
+
+#include "llvm/Support/SourceMgr.h"
+
+#include <doctest/doctest.h>
+
+using namespace tacclc;
+using namespace tacclc::ir;
+
+namespace {
+/// A unidirectional ring of \p N ranks.
+Sketch ring(unsigned N, Collective Coll) {
+  Sketch S;
+  S.Name = "ring";
+  S.Topo = Topology("ring", N);
+  for (unsigned R = 0; R < N; ++R)
+    S.Topo.addLink({RankId(R), RankId((R + 1) % N), 1.0, 1e-6});
+  S.Coll = std::move(Coll);
+  S.SizeBytes = 1000 * S.Coll.getSizeParts();
+  return S;
+}
+
+/// Every chunk clockwise from its source to each rank that needs it.
+Routes clockwise(const Sketch &S) {
+  Routes R;
+  unsigned N = S.Topo.getNumRanks();
+  for (unsigned C = 0; C < S.Coll.getNumChunks(); ++C) {
+    const Chunk &Ch = S.Coll.chunk(ChunkId(C));
+    unsigned Far = 0; // hops to the farthest rank that needs the chunk
+    for (RankId P : Ch.Post)
+      Far = std::max(Far, (P.index() + N - Ch.Source.index()) % N);
+    ChunkRoute CR;
+    CR.Chunk = ChunkId(C);
+    for (unsigned Hop = 0; Hop < Far; ++Hop)
+      CR.Links.push_back(
+          *S.Topo.findLink(RankId((Ch.Source.index() + Hop) % N),
+                           RankId((Ch.Source.index() + Hop + 1) % N)));
+    R.Chunks.push_back(CR);
+  }
+  return R;
+}
+
+Program lower(const Sketch &S, const CodegenOptions &Opts = {}) {
+  llvm::SourceMgr SM;
+  DiagnosticEngine Diags(SM);
+  auto P = lowerToProgram(S, scheduleTransfers(S, clockwise(S)), Opts, Diags);
+  REQUIRE(P);
+  return *P;
+}
+
+unsigned count(const Program &P, OpType T) {
+  unsigned N = 0;
+  for (const GpuProgram &G : P.Gpus)
+    for (const ThreadBlock &Tb : G.Tbs)
+      for (const Step &St : Tb.Steps)
+        N += St.Type == T;
+  return N;
+}
+} // namespace
+
+TEST_CASE("a ring allgather lowers to one rcs threadblock per rank") {
+  Sketch S = ring(4, Collective::allGather(4, 1));
+  Program P = lower(S);
+  CHECK(P.InPlace);
+  CHECK(P.OutOfPlace);
+  for (const GpuProgram &G : P.Gpus) {
+    REQUIRE(G.Tbs.size() == 1);
+    CHECK(G.Tbs[0].Send >= 0);
+    CHECK(G.Tbs[0].Recv >= 0);
+    CHECK(G.ScratchChunks == 0);
+  }
+  // Each rank forwards two of the three chunks it receives.
+  CHECK(count(P, OpType::RecvCopySend) == 8);
+  CHECK(count(P, OpType::Recv) == 4);
+  CHECK(count(P, OpType::Copy) == 4);
+
+  CodegenOptions NoFuse;
+  NoFuse.FuseRelays = false;
+  Program U = lower(S, NoFuse);
+  CHECK(count(U, OpType::RecvCopySend) == 0);
+  CHECK(U.Gpus[0].Tbs.size() == 2);
+}
+
+TEST_CASE("alltoall relays keep chunks in scratch") {
+  Sketch S = ring(3, Collective::make(CollectiveKind::AllToAll, 3, 1));
+  Program P = lower(S);
+  CHECK_FALSE(P.InPlace);
+  CHECK(P.ChunksPerLoop == 3);
+  // Rank r relays exactly one chunk (from r-1 to r+1).
+  for (const GpuProgram &G : P.Gpus)
+    CHECK(G.ScratchChunks == 1);
+}
+
+TEST_CASE("a link with more transfers than steps per tb uses more channels") {
+  Sketch S = ring(2, Collective::allGather(2, 10));
+  CodegenOptions Small;
+  Small.MaxStepsPerTb = 16; // 10 copies leave 6 steps for sends on rank 0
+  Program P = lower(S, Small);
+  CHECK(P.NumChannels == 2);
+  for (const GpuProgram &G : P.Gpus)
+    for (const ThreadBlock &Tb : G.Tbs)
+      CHECK(Tb.Steps.size() <= 16);
+}
+
+TEST_CASE("instances replicate threadblocks on their own channels") {
+  Sketch S = ring(4, Collective::allGather(4, 1));
+  Program P = lower(S);
+  llvm::SourceMgr SM;
+  DiagnosticEngine Diags(SM);
+  REQUIRE(replicateInstances(P, 2, CodegenOptions(), {}, Diags));
+  CHECK(P.NumChannels == 2);
+  CHECK(P.ChunksPerLoop == 8);
+  const GpuProgram &G = P.Gpus[1];
+  REQUIRE(G.Tbs.size() == 2);
+  CHECK(G.Tbs[0].Channel == 0);
+  CHECK(G.Tbs[1].Channel == 1);
+  // Copy i moves subchunk 2*j+i of chunk j.
+  CHECK(G.Tbs[0].Steps[0].SrcOff == 0);
+  CHECK(G.Tbs[1].Steps[0].SrcOff == 1);
+  CHECK(G.Tbs[1].Steps[0].DstOff == 2 * 1 + 1);
+  // Too many instances for the dependency-target limit is a diagnostic.
+  CodegenOptions Tight;
+  Tight.MaxTbsPerRank = 3;
+  CHECK_FALSE(replicateInstances(P, 2, Tight, {}, Diags));
+  CHECK(Diags.hasErrors());
+}
