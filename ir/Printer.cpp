@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 using namespace tacclc::ir;
 
@@ -144,6 +145,15 @@ void tacclc::ir::printSketch(const Sketch &S, llvm::raw_ostream &OS) {
   }
 }
 
+/// The node all of \p Members belong to, or nothing if they span nodes.
+static std::optional<unsigned> nodeOfGroup(const Topology &T,
+                                           llvm::ArrayRef<RankId> Members) {
+  for (RankId R : Members)
+    if (T.nodeOf(R) != T.nodeOf(Members.front()))
+      return std::nullopt;
+  return T.nodeOf(Members.front());
+}
+
 void tacclc::ir::printDot(const Sketch &S, llvm::raw_ostream &OS) {
   static const char *Styles[] = {"color=\"#1f77b4\", penwidth=2",
                                  "color=\"#2ca02c\"",
@@ -169,8 +179,7 @@ void tacclc::ir::printDot(const Sketch &S, llvm::raw_ostream &OS) {
     for (size_t Sw = 0; Sw < T.switches().size(); ++Sw)
       for (size_t Grp = 0; Grp < T.switches()[Sw].Groups.size(); ++Grp) {
         const auto &Members = T.switches()[Sw].Groups[Grp];
-        if (std::all_of(Members.begin(), Members.end(),
-                        [&](RankId R) { return T.nodeOf(R) == N; }))
+        if (nodeOfGroup(T, Members) == std::optional<unsigned>(N))
           OS << fmt::format("    s{}_{} [shape=diamond, label=\"{}\"];\n", Sw,
                             Grp, T.switches()[Sw].Name);
       }
@@ -183,10 +192,7 @@ void tacclc::ir::printDot(const Sketch &S, llvm::raw_ostream &OS) {
     const Switch &X = T.switches()[Sw];
     for (size_t Grp = 0; Grp < X.Groups.size(); ++Grp) {
       const auto &Members = X.Groups[Grp];
-      bool OneNode = std::all_of(Members.begin(), Members.end(), [&](RankId R) {
-        return T.nodeOf(R) == T.nodeOf(Members.front());
-      });
-      if (!OneNode)
+      if (!nodeOfGroup(T, Members))
         OS << fmt::format("  s{}_{} [shape=diamond, label=\"{}\"];\n", Sw, Grp,
                           X.Name);
       for (RankId R : Members)
