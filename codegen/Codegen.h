@@ -39,6 +39,16 @@ struct CodegenOptions {
   std::vector<bool> NoFuseRanks;
 };
 
+/// nchunksperloop of \p C's program: the chunks of the runtime's
+/// count_total (count x sizeMultiplier), which is the larger buffer except
+/// for GATHER and SCATTER, whose count is one rank's part.
+unsigned chunksPerLoop(const ir::Collective &C);
+
+/// The size the runtime selects programs by (count x sizeMultiplier x type
+/// size, what minBytes and maxBytes bound) for a call of \p C whose larger
+/// buffer holds \p Bytes bytes (the sketch's `size`); 0 stays 0.
+uint64_t runtimeBytes(const ir::Collective &C, uint64_t Bytes);
+
 /// Lowers the schedule \p Sch of \p S to a program. Reports an error (and
 /// returns nothing) when the program would break a runtime limit.
 std::optional<ir::Program> lowerToProgram(const ir::Sketch &S,

@@ -32,6 +32,22 @@
 using namespace tacclc;
 using namespace tacclc::ir;
 
+unsigned tacclc::chunksPerLoop(const Collective &C) {
+  switch (C.getKind()) {
+  case CollectiveKind::Gather:
+    return C.getInputChunks();
+  case CollectiveKind::Scatter:
+    return C.getOutputChunks();
+  default:
+    return C.getSizeParts();
+  }
+}
+
+uint64_t tacclc::runtimeBytes(const Collective &C, uint64_t Bytes) {
+  // The larger buffer is a whole number of runtime counts (1 or nRanks).
+  return Bytes / (C.getSizeParts() / chunksPerLoop(C));
+}
+
 std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
                                               const Schedule &Sch,
                                               const CodegenOptions &Opts,
@@ -44,14 +60,18 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
   P.Name = S.Name;
   P.Protocol = S.Protocol;
   P.Collective = std::string(collectiveName(Coll.getKind()));
-  P.ChunksPerLoop = Coll.getSizeParts();
+  P.ChunksPerLoop = chunksPerLoop(Coll);
+  if (isRooted(Coll.getKind()))
+    P.Root = static_cast<int>(Coll.getRoot().index());
   if (isCombining(Coll.getKind()))
     reportInternalError("lowering of reducing collectives is not implemented");
-  // In place, a rank's input is its own part of the output. For ALLGATHER
-  // that changes nothing: own chunks are only read (and copied onto
-  // themselves), and receives write only other ranks' parts. Layouts where
-  // a receive may land on input not yet sent (ALLTOALL) stay out-of-place.
-  P.InPlace = Opts.ServeInPlace && Coll.getKind() == CollectiveKind::AllGather;
+  // In place, input and output share memory as NCCL defines. For ALLGATHER
+  // and GATHER a rank's input is its own part of the output, for SCATTER its
+  // output is its part of the input, for BROADCAST they are one buffer: own
+  // chunks are only read (and copied onto themselves), receives write only
+  // parts no send still needs, and the inputs of non-root ranks mean
+  // nothing. ALLTOALL may receive onto input not yet sent: out-of-place only.
+  P.InPlace = Opts.ServeInPlace && Coll.getKind() != CollectiveKind::AllToAll;
   P.OutOfPlace = true;
 
   // 2. Threadblocks, sends first, each side ordered by peer. A link with

@@ -42,14 +42,15 @@ std::string escape(llvm::StringRef Text) {
 } // namespace
 
 void tacclc::writeXml(const Program &P, llvm::raw_ostream &OS) {
-  OS << fmt::format("<algo name=\"{}\" proto=\"{}\" nchannels=\"{}\" "
-                    "nchunksperloop=\"{}\" ngpus=\"{}\" coll=\"{}\" "
-                    "inplace=\"{}\" outofplace=\"{}\" minBytes=\"{}\" "
-                    "maxBytes=\"{}\">\n",
-                    escape(P.Name), escape(P.Protocol), P.NumChannels,
-                    P.ChunksPerLoop, P.Gpus.size(), escape(P.Collective),
-                    P.InPlace ? 1 : 0, P.OutOfPlace ? 1 : 0, P.MinBytes,
-                    P.MaxBytes);
+  OS << fmt::format(
+      "<algo name=\"{}\" proto=\"{}\" nchannels=\"{}\" "
+      "nchunksperloop=\"{}\" ngpus=\"{}\" coll=\"{}\" "
+      "inplace=\"{}\" outofplace=\"{}\" minBytes=\"{}\" "
+      "maxBytes=\"{}\"{}>\n",
+      escape(P.Name), escape(P.Protocol), P.NumChannels, P.ChunksPerLoop,
+      P.Gpus.size(), escape(P.Collective), P.InPlace ? 1 : 0,
+      P.OutOfPlace ? 1 : 0, P.MinBytes, P.MaxBytes,
+      P.Root >= 0 ? fmt::format(" root=\"{}\"", P.Root) : std::string());
   for (size_t G = 0; G < P.Gpus.size(); ++G) {
     const GpuProgram &Gpu = P.Gpus[G];
     OS << fmt::format(

@@ -73,6 +73,9 @@ struct Program {
   std::string Collective; ///< MSCCL `coll` spelling for the target dialect.
   bool InPlace = false, OutOfPlace = true;
   uint64_t MinBytes = 0, MaxBytes = 0;
+  /// The root of a rooted collective, written as an extra `root` attribute
+  /// (the runtimes ignore it; the verifier reads it); -1 for none.
+  int Root = -1;
   std::vector<GpuProgram> Gpus;
 };
 

@@ -3,7 +3,8 @@
 // checkPlan(): builds the executable Program, picks the chunk-level buffer
 // model of each call kind the plan serves (in-place and/or out-of-place),
 // runs a SymbolicMachine per kind and merges the two reports, tagging issues
-// that only one kind of call exhibits.
+// that only one kind of call exhibits. A rooted plan without a root
+// attribute is checked for each candidate root until one works.
 //
 //===----------------------------------------------------------------------===//
 #include "tacclrt/Checker.h"
@@ -15,6 +16,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
 #include <vector>
 
 namespace tacclrt {
@@ -23,7 +26,8 @@ namespace {
 
 /// Checks one call kind; returns its issues (without call-kind tags).
 Report checkCall(const Algo &A, const Program &P, bool InPlace,
-                 const CheckOptions &Opts, std::string_view FileName) {
+                 const CheckOptions &Opts, std::string_view FileName,
+                 unsigned Root) {
   Report Out;
   IssueSink Sink(Out, FileName);
   ChunkModel Model;
@@ -44,7 +48,7 @@ Report checkCall(const Algo &A, const Program &P, bool InPlace,
     Report Ignored;
     Model.Layout =
         describeCollective(A.Coll, static_cast<unsigned>(A.NGpus),
-                           Chunks / Mult, InPlace, Ignored, FileName);
+                           Chunks / Mult, InPlace, Ignored, FileName, Root);
   } else {
     // Without the collective's definition nothing proves the result, so
     // the plan is not accepted; deadlocks, races and message matching are
@@ -72,41 +76,12 @@ bool contains(const Report &R, const Issue &I) {
   return false;
 }
 
-} // namespace
-
-/// The most chunk slots (all ranks and buffers) a symbolic check tracks.
-constexpr std::uint64_t MaxSymbolicSlots = std::uint64_t(1) << 22;
-
-Report checkPlan(const Algo &A, std::string_view FileName) {
-  return checkPlan(A, FileName, CheckOptions());
-}
-
-Report checkPlan(const Algo &A, std::string_view FileName,
-                 const CheckOptions &Opts) {
+/// Checks every call kind the plan serves for one root and merges the
+/// reports.
+Report checkCalls(const Algo &A, const Program &P, const CheckOptions &Opts,
+                  std::string_view FileName, unsigned Root) {
   Report Out;
   IssueSink Sink(Out, FileName);
-  // The symbolic state holds every chunk slot of every rank (the collective
-  // reference may size buffers from nchunksperloop); refuse plans whose state
-  // would not fit in memory rather than exhausting it.
-  std::uint64_t Slots = 0;
-  for (const Gpu &G : A.Gpus)
-    Slots += std::uint64_t(std::max(0, G.IChunks)) +
-             std::uint64_t(std::max(0, G.OChunks)) +
-             std::uint64_t(std::max(0, G.SChunks)) +
-             std::uint64_t(std::max(0, A.NChunksPerLoop));
-  if (Slots > MaxSymbolicSlots) {
-    Where W;
-    W.Line = A.Line;
-    W.Col = A.Col;
-    Sink.error(W, fmt::format("the plan has {} chunk slots; symbolic checking "
-                              "handles at most {}",
-                              Slots, MaxSymbolicSlots));
-    return Out;
-  }
-  std::optional<Program> P = buildProgram(A, Sink);
-  if (!P)
-    return Out;
-
   std::vector<bool> Calls;
   if (A.OutOfPlace && Opts.CheckOutOfPlace)
     Calls.push_back(false);
@@ -122,12 +97,12 @@ Report checkPlan(const Algo &A, std::string_view FileName,
     Calls.push_back(false);
   }
   if (Calls.size() == 1) {
-    Out.append(checkCall(A, *P, Calls.front(), Opts, FileName));
+    Out.append(checkCall(A, P, Calls.front(), Opts, FileName, Root));
     return Out;
   }
 
-  Report OutOfPlace = checkCall(A, *P, false, Opts, FileName);
-  Report InPlace = checkCall(A, *P, true, Opts, FileName);
+  Report OutOfPlace = checkCall(A, P, false, Opts, FileName, Root);
+  Report InPlace = checkCall(A, P, true, Opts, FileName, Root);
   for (const Issue &I : OutOfPlace) {
     Issue Copy = I;
     if (!contains(InPlace, I))
@@ -141,6 +116,97 @@ Report checkPlan(const Algo &A, std::string_view FileName,
     Copy.Message += " (in-place call)";
     Out.add(std::move(Copy));
   }
+  return Out;
+}
+
+} // namespace
+
+/// The most roots tried for a rooted plan without a root attribute.
+constexpr std::size_t MaxRootCandidates = 16;
+
+/// The most chunk slots (all ranks and buffers) a symbolic check tracks.
+constexpr std::uint64_t MaxSymbolicSlots = std::uint64_t(1) << 22;
+
+Report checkPlan(const Algo &A, std::string_view FileName) {
+  return checkPlan(A, FileName, CheckOptions());
+}
+
+Report checkPlan(const Algo &A, std::string_view FileName,
+                 const CheckOptions &Opts) {
+  Report Out;
+  IssueSink Sink(Out, FileName);
+  // The symbolic state holds every chunk slot of every rank (the collective
+  // reference may size buffers from nchunksperloop); refuse plans whose state
+  // would not fit in memory rather than exhausting it.
+  // (A gather's or scatter's larger buffer is ngpus x nchunksperloop.)
+  std::uint64_t Layout = std::uint64_t(std::max(0, A.NChunksPerLoop));
+  if (A.Coll == CollKind::Gather || A.Coll == CollKind::Scatter)
+    Layout *= std::uint64_t(std::max(0, A.NGpus));
+  std::uint64_t Slots = 0;
+  for (const Gpu &G : A.Gpus)
+    Slots += std::uint64_t(std::max(0, G.IChunks)) +
+             std::uint64_t(std::max(0, G.OChunks)) +
+             std::uint64_t(std::max(0, G.SChunks)) + Layout;
+  if (Slots > MaxSymbolicSlots) {
+    Where W;
+    W.Line = A.Line;
+    W.Col = A.Col;
+    Sink.error(W, fmt::format("the plan has {} chunk slots; symbolic checking "
+                              "handles at most {}",
+                              Slots, MaxSymbolicSlots));
+    return Out;
+  }
+  std::optional<Program> P = buildProgram(A, Sink);
+  if (!P)
+    return Out;
+
+  if (!isRooted(A.Coll) || Opts.Root >= 0 || A.Root >= 0) {
+    int Root = Opts.Root >= 0 ? Opts.Root : std::max(A.Root, 0);
+    if (Root >= A.NGpus) {
+      Where W;
+      W.Line = A.Line;
+      W.Col = A.Col;
+      Sink.error(
+          W, fmt::format("root {} is not a rank (ngpus={})", Root, A.NGpus));
+      return Out;
+    }
+    Out.append(checkCalls(A, *P, Opts, FileName, unsigned(Root)));
+    return Out;
+  }
+  // No root given: try the likely roots first, then the others.
+  std::vector<unsigned> Likely, Others;
+  bool Spreads = A.Coll == CollKind::Broadcast || A.Coll == CollKind::Scatter;
+  for (const Gpu &G : A.Gpus) {
+    bool Quiet = true;
+    for (const Tb &T : G.Tbs)
+      Quiet = Quiet && (Spreads ? T.Recv < 0 : T.Send < 0);
+    (Quiet ? Likely : Others).push_back(static_cast<unsigned>(G.Id));
+  }
+  Likely.insert(Likely.end(), Others.begin(), Others.end());
+  if (Likely.size() > MaxRootCandidates)
+    Likely.resize(MaxRootCandidates);
+  Where W;
+  W.Line = A.Line;
+  W.Col = A.Col;
+  std::optional<Report> First;
+  for (unsigned Root : Likely) {
+    Report R = checkCalls(A, *P, Opts, FileName, Root);
+    if (!R.hasErrors()) {
+      Out.append(std::move(R));
+      Sink.note(W, fmt::format("the plan names no root (attribute root); it "
+                               "is correct for root {}",
+                               Root));
+      return Out;
+    }
+    if (!First)
+      First = std::move(R);
+  }
+  if (First)
+    Out.append(std::move(*First));
+  Sink.note(W, fmt::format("the plan names no root (attribute root) and is "
+                           "correct for none of the {} root(s) tried; the "
+                           "issues above are those of root {}",
+                           Likely.size(), Likely.empty() ? 0 : Likely.front()));
   return Out;
 }
 

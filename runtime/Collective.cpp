@@ -1,8 +1,8 @@
 //===- runtime/Collective.cpp - Collective semantics ----------------------===//
 //
 // Buffer shapes, NCCL in-place aliasing and the element-wise definition of
-// allgather, alltoall, allreduce and reducescatter, following NCCL and the
-// MSCCL runtime's sizeMultiplier rule. Nothing here looks at a plan.
+// the eight collectives, following NCCL (RCCL for gather and scatter) and
+// the MSCCL runtime's sizeMultiplier rule. Nothing here looks at a plan.
 //
 //===----------------------------------------------------------------------===//
 #include "tacclrt/Collective.h"
@@ -45,9 +45,25 @@ bool isReduction(CollKind C) {
          C == CollKind::Reduce;
 }
 
+bool isRooted(CollKind C) {
+  return C == CollKind::Broadcast || C == CollKind::Reduce ||
+         C == CollKind::Gather || C == CollKind::Scatter;
+}
+
 bool isSupportedCollective(CollKind C) {
   return C == CollKind::AllGather || C == CollKind::AllToAll ||
-         C == CollKind::AllReduce || C == CollKind::ReduceScatter;
+         C == CollKind::AllReduce || C == CollKind::ReduceScatter ||
+         isRooted(C);
+}
+
+bool inputDefined(const CollectiveLayout &L, unsigned Rank) {
+  return Rank == L.Root ||
+         (L.Coll != CollKind::Broadcast && L.Coll != CollKind::Scatter);
+}
+
+bool outputWritable(const CollectiveLayout &L, unsigned Rank) {
+  return Rank == L.Root ||
+         (L.Coll != CollKind::Reduce && L.Coll != CollKind::Gather);
 }
 
 std::uint64_t CollectiveLayout::aliasOffset(unsigned Rank) const {
@@ -59,13 +75,21 @@ std::uint64_t CollectiveLayout::aliasOffset(unsigned Rank) const {
 std::optional<CollectiveLayout> describeCollective(CollKind C, unsigned NRanks,
                                                    std::uint64_t Count,
                                                    bool InPlace, Report &Out,
-                                                   std::string_view FileName) {
+                                                   std::string_view FileName,
+                                                   unsigned Root) {
   IssueSink Sink(Out, FileName);
   if (!isSupportedCollective(C)) {
     Sink.error(Where(), fmt::format("collective '{}' is not supported yet "
                                     "(supported: allgather, alltoall, "
-                                    "allreduce, reducescatter)",
+                                    "allreduce, reducescatter, broadcast, "
+                                    "reduce, gather, scatter)",
                                     nameOf(C)));
+    return std::nullopt;
+  }
+  if (isRooted(C) && Root >= NRanks) {
+    Sink.error(Where(), fmt::format("root {} of a {} call is not a rank of "
+                                    "the {} ranks",
+                                    Root, nameOf(C), NRanks));
     return std::nullopt;
   }
   if (NRanks == 0 || Count == 0) {
@@ -79,6 +103,7 @@ std::optional<CollectiveLayout> describeCollective(CollKind C, unsigned NRanks,
   L.NRanks = NRanks;
   L.Count = Count;
   L.InPlace = InPlace;
+  L.Root = isRooted(C) ? Root : 0;
   L.SizeMultiplier = sizeMultiplier(C, NRanks);
   L.TotalCount = Count * L.SizeMultiplier;
   switch (C) {
@@ -97,7 +122,17 @@ std::optional<CollectiveLayout> describeCollective(CollKind C, unsigned NRanks,
     L.OutputCount = Count * NRanks;
     L.Alias = InPlace ? Aliasing::SameBuffer : Aliasing::None;
     break;
-  default: // AllReduce
+  case CollKind::Gather: // count = one rank's part, as RCCL's ncclGather
+    L.InputCount = Count;
+    L.OutputCount = Count * NRanks;
+    L.Alias = InPlace ? Aliasing::InputInOutput : Aliasing::None;
+    break;
+  case CollKind::Scatter: // count = one rank's part, as RCCL's ncclScatter
+    L.InputCount = Count * NRanks;
+    L.OutputCount = Count;
+    L.Alias = InPlace ? Aliasing::OutputInInput : Aliasing::None;
+    break;
+  default: // AllReduce, Broadcast, Reduce
     L.InputCount = Count;
     L.OutputCount = Count;
     L.Alias = InPlace ? Aliasing::SameBuffer : Aliasing::None;
@@ -122,6 +157,26 @@ ElementSource expectedSource(const CollectiveLayout &L, unsigned Rank,
     break;
   case CollKind::ReduceScatter:
     S.Reduced = true;
+    S.Index = static_cast<std::uint64_t>(Rank) * L.Count + OutIndex;
+    break;
+  case CollKind::Broadcast:
+    S.Rank = L.Root;
+    S.Index = OutIndex;
+    break;
+  case CollKind::Reduce:
+    S.Reduced = true;
+    S.Index = OutIndex;
+    S.Checked = Rank == L.Root;
+    break;
+  case CollKind::Gather:
+    // root's recvbuff[q*count + e] = sendbuff of rank q [e].
+    S.Rank = static_cast<unsigned>(OutIndex / L.Count);
+    S.Index = OutIndex % L.Count;
+    S.Checked = Rank == L.Root;
+    break;
+  case CollKind::Scatter:
+    // recvbuff[e] = root's sendbuff [Rank*count + e].
+    S.Rank = L.Root;
     S.Index = static_cast<std::uint64_t>(Rank) * L.Count + OutIndex;
     break;
   default: // AllReduce

@@ -103,6 +103,10 @@ void SymbolicMachine::setupRank(int Rank) {
   }
   S.emplace_back(Scratch);
   V[2] = {S.size() - 1, 0, Scratch};
+  // A sendbuff NCCL ignores (non-root ranks of broadcast and scatter) holds
+  // nothing defined: whatever is derived from it is garbage.
+  if (Model.Layout && !inputDefined(*Model.Layout, static_cast<unsigned>(Rank)))
+    return;
   for (std::size_t J = 0; J < In; ++J)
     slot(Rank, BufferKind::Input, J)->V =
         SymValue::input(static_cast<unsigned>(Rank), static_cast<unsigned>(J));
@@ -216,6 +220,24 @@ void SymbolicMachine::write(const TbProgram &T, const Operation &Op,
                             const std::vector<SymValue> &Vals) {
   if (!inBounds(T, Op, B, Off))
     return;
+  if (Model.Layout) {
+    const CollectiveLayout &L = *Model.Layout;
+    std::string Chunks =
+        chunkName(B, static_cast<std::size_t>(Off), Vals.size());
+    if (B == BufferKind::Input && L.Alias == Aliasing::None)
+      Sink.error(at(T, Op),
+                 fmt::format("writes {} in an out-of-place call: NCCL's "
+                             "sendbuff is read-only and the caller's data "
+                             "would be overwritten",
+                             Chunks));
+    else if (B == BufferKind::Output &&
+             !outputWritable(L, static_cast<unsigned>(T.Rank)))
+      Sink.error(at(T, Op),
+                 fmt::format("writes {} of rank {}, which is not the root: "
+                             "a {} call's recvbuff matters only at the root "
+                             "(rank {}) and other ranks need not provide one",
+                             Chunks, T.Rank, nameOf(L.Coll), L.Root));
+  }
   if (Hb)
     recordAccesses(T, Op, B, static_cast<std::size_t>(Off), Vals.size(), true);
   for (std::size_t K = 0; K < Vals.size(); ++K) {
@@ -499,6 +521,8 @@ void SymbolicMachine::checkPostcondition() {
       if (!S)
         continue;
       ElementSource Src = expectedSource(L, R, K);
+      if (!Src.Checked)
+        continue;
       SymValue Exp;
       Exp.Init = true;
       if (Src.Reduced)

@@ -230,7 +230,7 @@ private:
     A.Col = W.Col;
     R.warnUnknown({"name", "proto", "nchannels", "nchunksperloop", "ngpus",
                    "coll", "inplace", "outofplace", "minBytes", "maxBytes",
-                   "nthreads", "redop", "maxcount", "nthreadblocks"});
+                   "nthreads", "redop", "maxcount", "nthreadblocks", "root"});
     if (auto V = R.text("name", Legacy)) {
       A.Name = std::string(*V);
       if (Legacy && A.Name.size() > 63)
@@ -270,6 +270,8 @@ private:
     A.MaxBytes = Legacy ? (std::uint64_t(1) << 27) : 0;
     if (auto V = R.integer("maxBytes", !Legacy, 0, LLONG_MAX))
       A.MaxBytes = static_cast<std::uint64_t>(*V);
+    if (auto V = R.integer("root", false, 0, INT_MAX))
+      A.Root = static_cast<int>(*V);
     if (Legacy)
       if (auto V = R.integer("nthreads", false))
         if (*V <= 0 || *V % 32 != 0)

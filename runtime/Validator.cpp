@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Validator.h"
+#include "tacclrt/Collective.h"
 
 #include <fmt/format.h>
 
@@ -129,6 +130,12 @@ private:
     if (collName(A.Coll, D).empty())
       Sink.error(W, fmt::format("coll '{}' is not supported by the {} runtime",
                                 nameOf(A.Coll), runtimeName()));
+    if (A.Root >= 0 && !isRooted(A.Coll))
+      Sink.warning(W, fmt::format("root={} is ignored: {} has no root", A.Root,
+                                  nameOf(A.Coll)));
+    else if (A.Root >= A.NGpus)
+      Sink.error(
+          W, fmt::format("root={} is not a rank (ngpus={})", A.Root, A.NGpus));
     if (D == Dialect::Executor && !A.InPlace && !A.OutOfPlace)
       Sink.warning(W, "inplace=0 and outofplace=0: the runtime never selects "
                       "this algorithm");

@@ -43,6 +43,7 @@ struct CompileOptions {
 struct CheckOptions {
   std::string Input;
   unsigned FifoCapacity = 1; ///< Messages per connection before sends block.
+  int Root = -1;             ///< Root of a rooted collective; -1: the file's.
   bool LegacyDialect = false;
 };
 
@@ -53,6 +54,7 @@ struct RunOptions {
   uint64_t Bytes = 0; ///< 0: pick a size the algorithm divides.
   bool InPlace = false;
   double WatchdogSeconds = 10;
+  int Root = -1; ///< Root of a rooted collective; -1: the file's, else 0.
   bool LegacyDialect = false;
 };
 

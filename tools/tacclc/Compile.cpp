@@ -172,12 +172,17 @@ int tacclc::runCompile(const CompileOptions &Opts) {
     return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
                       ir::printDot(*Sketch, OS);
                     }));
-  // Synthesis handles every non-reducing collective; the verifier (and
-  // MSCCL, which has no root attribute) covers allgather and alltoall.
-  if (Sketch->Coll.getKind() != ir::CollectiveKind::AllGather &&
-      Sketch->Coll.getKind() != ir::CollectiveKind::AllToAll) {
+  // Synthesis handles every non-reducing collective.
+  ir::CollectiveKind Kind = Sketch->Coll.getKind();
+  if (ir::isCombining(Kind)) {
     Diags.report(DiagId::UnsupportedCollective, Sketch->CollectiveLoc,
-                 ir::collectiveName(Sketch->Coll.getKind()).str());
+                 ir::collectiveName(Kind).str());
+    return Fail();
+  }
+  if (Opts.LegacyDialect && (Kind == ir::CollectiveKind::Gather ||
+                             Kind == ir::CollectiveKind::Scatter)) {
+    Diags.report(DiagId::DialectLacksCollective, Sketch->CollectiveLoc,
+                 ir::collectiveName(Kind).str());
     return Fail();
   }
   if (Opts.Emit == EmitKind::Milp) {
@@ -235,11 +240,14 @@ int tacclc::runCompile(const CompileOptions &Opts) {
     // The size range the runtime selects the program for: the sketch's, or
     // every size. The new runtime's range is inclusive with 0 = unlimited;
     // the old one's is exclusive and 0 would mean "never".
-    Program->MinBytes = Sketch->MinBytes;
-    Program->MaxBytes = Sketch->MaxBytes;
-    if (Opts.LegacyDialect)
+    Program->MinBytes = runtimeBytes(Sketch->Coll, Sketch->MinBytes);
+    Program->MaxBytes = runtimeBytes(Sketch->Coll, Sketch->MaxBytes);
+    if (Opts.LegacyDialect) {
       Program->MaxBytes =
-          Sketch->MaxBytes ? Sketch->MaxBytes + 1 : uint64_t(1) << 40;
+          Program->MaxBytes ? Program->MaxBytes + 1 : uint64_t(1) << 40;
+      if (Sketch->Coll.getKind() == ir::CollectiveKind::ReduceScatter)
+        Program->Collective = "reduce_scatter";
+    }
     return toText([&](llvm::raw_ostream &OS) { writeXml(*Program, OS); });
   };
   auto Xml = Build();

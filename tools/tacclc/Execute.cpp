@@ -61,6 +61,7 @@ int tacclc::runCheck(const CheckOptions &Opts) {
   if (A) {
     tacclrt::CheckOptions CO;
     CO.FifoCapacity = std::max(1u, Opts.FifoCapacity);
+    CO.Root = Opts.Root;
     Rep.append(tacclrt::checkPlan(*A, Opts.Input, CO));
   }
   printReport(Rep);
@@ -106,6 +107,7 @@ int tacclc::runRun(const RunOptions &Opts) {
   // An algorithm that serves only in-place calls runs in place by default.
   RO.InPlace = Opts.InPlace || (!A->OutOfPlace && A->InPlace);
   RO.WatchdogSeconds = Opts.WatchdogSeconds;
+  RO.Root = Opts.Root;
   tacclrt::RunResult R = tacclrt::runOnCpu(*A, RO, Opts.Input);
   Rep.append(R.Issues);
   printReport(Rep);

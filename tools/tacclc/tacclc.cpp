@@ -108,6 +108,12 @@ cl::opt<unsigned> FifoCapacity(
     cl::desc("Messages a connection holds before a send blocks, for deadlock "
              "checking (default 1: safe for any message size)"),
     cl::init(1), cl::sub(CheckCmd), cl::cat(ExecCat));
+cl::opt<int> Root("root",
+                  cl::desc("Root of a broadcast, reduce, gather or scatter "
+                           "(default: the file's root attribute; check "
+                           "otherwise finds one, run uses 0)"),
+                  cl::init(-1), cl::sub(CheckCmd), cl::sub(RunCmd),
+                  cl::cat(ExecCat));
 cl::opt<std::string> RunInput(cl::Positional, cl::Required,
                               cl::desc("<file.xml>"), cl::sub(RunCmd),
                               cl::cat(ExecCat));
@@ -154,6 +160,7 @@ int main(int argc, char **argv) {
     CheckOptions O;
     O.Input = CheckInput;
     O.FifoCapacity = FifoCapacity;
+    O.Root = Root;
     O.LegacyDialect = Legacy;
     return runCheck(O);
   }
@@ -164,6 +171,7 @@ int main(int argc, char **argv) {
     O.Bytes = Bytes;
     O.InPlace = InPlace;
     O.WatchdogSeconds = Watchdog;
+    O.Root = Root;
     O.LegacyDialect = Legacy;
     return runRun(O);
   }

@@ -37,6 +37,11 @@ struct CheckOptions {
   /// dependencies and messages orders. Plans too large for the vector
   /// clocks get a note instead.
   bool CheckRaces = true;
+  /// The root of a broadcast, reduce, gather or scatter plan; -1 takes the
+  /// plan's `root` attribute, and without one the first rank the plan is
+  /// correct for (ranks that never receive, for broadcast and scatter, or
+  /// never send, for reduce and gather, are tried first).
+  int Root = -1;
 };
 
 /// Symbolically executes \p A for every call kind it serves (in-place and/or

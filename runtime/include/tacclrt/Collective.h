@@ -1,11 +1,17 @@
 //===- runtime/include/tacclrt/Collective.h - Collective semantics -*- C++ -*-//
 //
 // The reference semantics of each NCCL collective, independent of any XML:
-// given the collective, the number of ranks, the in-place flag and NCCL's
-// `count`, describe every rank's input (sendbuff) and output (recvbuff)
-// buffer, how the two alias for in-place calls, and where each output
-// element must come from. The checker uses it at chunk granularity, the CPU
-// executor at element granularity.
+// given the collective, the number of ranks, the root, the in-place flag and
+// NCCL's `count`, describe every rank's input (sendbuff) and output
+// (recvbuff) buffer, how the two alias for in-place calls, which of them a
+// rooted collective leaves undefined, and where each output element must
+// come from. The checker uses it at chunk granularity, the CPU executor at
+// element granularity.
+//
+// MSCCL files carry no root: the runtimes run a broadcast, reduce, gather or
+// scatter file for whatever root the call names. tacclc writes the root the
+// algorithm was built for as an extra `root` attribute (ignored by both
+// runtimes); without one the checker finds the root the file works for.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLRT_COLLECTIVE_H
@@ -60,6 +66,8 @@ struct CollectiveLayout {
   std::uint64_t OutputCount = 0;
   /// How `i` and `o` alias.
   Aliasing Alias = Aliasing::None;
+  /// The root of broadcast, reduce, gather and scatter (0 otherwise).
+  unsigned Root = 0;
 
   /// For InputInOutput and OutputInInput: the element offset of the inner
   /// buffer inside the outer one on \p Rank (rank * count); 0 otherwise.
@@ -75,24 +83,40 @@ struct ElementSource {
   unsigned Rank = 0;
   /// The input element index.
   std::uint64_t Index = 0;
+  /// False where the collective defines no result (the output of a
+  /// non-root rank of reduce and gather).
+  bool Checked = true;
 };
 
-/// nRanks for allgather, reducescatter and alltoall; 1 for the others.
+/// nRanks for allgather, reducescatter and alltoall; 1 for the others
+/// (gather and scatter included: their `count` is one rank's part).
 std::uint64_t sizeMultiplier(CollKind C, unsigned NRanks);
 
 /// True when the collective reduces (allreduce, reducescatter, reduce).
 bool isReduction(CollKind C);
 
-/// True when describeCollective() supports \p C (allgather, alltoall,
-/// allreduce, reducescatter).
+/// True for broadcast, reduce, gather and scatter.
+bool isRooted(CollKind C);
+
+/// True when describeCollective() supports \p C (the eight collectives of
+/// NCCL and MSCCL: not alltoallv, send, recv or custom).
 bool isSupportedCollective(CollKind C);
 
-/// Describes one call. For an unsupported collective, NRanks == 0 or
-/// Count == 0, appends an error to \p Out (labelled with \p FileName) and
-/// returns std::nullopt.
+/// Describes one call. For an unsupported collective, NRanks == 0,
+/// Count == 0 or a root out of range, appends an error to \p Out
+/// (labelled with \p FileName) and returns std::nullopt.
 std::optional<CollectiveLayout>
 describeCollective(CollKind C, unsigned NRanks, std::uint64_t Count,
-                   bool InPlace, Report &Out, std::string_view FileName = {});
+                   bool InPlace, Report &Out, std::string_view FileName = {},
+                   unsigned Root = 0);
+
+/// False where NCCL ignores a rank's sendbuff (non-root ranks of broadcast
+/// and scatter out of place): its content is undefined.
+bool inputDefined(const CollectiveLayout &L, unsigned Rank);
+
+/// False where a caller need not provide a recvbuff at all (non-root ranks
+/// of reduce and gather): an algorithm must not write it.
+bool outputWritable(const CollectiveLayout &L, unsigned Rank);
 
 /// The source of output element \p OutIndex (< L.OutputCount) of \p Rank.
 ElementSource expectedSource(const CollectiveLayout &L, unsigned Rank,

@@ -45,9 +45,10 @@ std::size_t sizeOf(DataType T);
 
 /// How to run a plan.
 struct RunOptions {
-  /// Total bytes as nccl-tests defines the size: max(send, recv) bytes of
-  /// one rank (for allgather the full output, for reducescatter the full
-  /// input, for allreduce the buffer).
+  /// Total bytes as the runtime selects algorithms by: count x
+  /// sizeMultiplier x type size (for allgather the full output, for
+  /// reducescatter the full input, for allreduce the buffer; for gather and
+  /// scatter one rank's part).
   std::uint64_t Bytes = 1 << 20;
   /// The element type.
   DataType Type = DataType::Float32;
@@ -64,6 +65,9 @@ struct RunOptions {
   /// Abort when no threadblock completes an operation for this long (<= 0
   /// disables the watchdog; deadlocks are detected exactly regardless).
   double WatchdogSeconds = 10;
+  /// Root of a broadcast, reduce, gather or scatter call; -1 takes the
+  /// plan's `root` attribute, or 0 (with a warning) when it has none.
+  int Root = -1;
 };
 
 /// What one run found.

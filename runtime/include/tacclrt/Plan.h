@@ -140,6 +140,9 @@ struct Algo {
   std::uint64_t MinBytes = 0;
   /// The `maxBytes` attribute (total bytes; meaning depends on the dialect).
   std::uint64_t MaxBytes = 0;
+  /// The `root` attribute tacclc writes for rooted collectives (no MSCCL
+  /// runtime reads it); -1 when absent.
+  int Root = -1;
   /// The ranks, sorted by id after loading.
   std::vector<Gpu> Gpus;
   /// 1-based XML line of the element, 0 when built by hand.

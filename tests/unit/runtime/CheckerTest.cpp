@@ -204,10 +204,10 @@ TEST_CASE("checker: a dependency-less nop shifts published step numbers") {
 TEST_CASE("checker: unverifiable collectives are rejected, and still get "
           "deadlock checks") {
   Algo A = loadFixture("allgather_ring4.xml");
-  A.Coll = CollKind::Broadcast;
+  A.Coll = CollKind::AllToAllV;
   Report R = checkPlan(A, "b.xml");
   CHECK(R.hasErrors());
-  CHECK(findIssue(R, "collective 'broadcast' cannot be verified yet",
+  CHECK(findIssue(R, "collective 'alltoallv' cannot be verified yet",
                   Issue::Error));
   eraseStep(A, 0, 0, 1);
   CHECK(findIssue(checkPlan(A, "b.xml"), "deadlock"));
@@ -399,4 +399,43 @@ TEST_CASE("checker: races are skipped with a note when clocks are too big") {
                           "vector-clock entries, more than 50000000",
                           Issue::Note),
                 R.str());
+}
+
+TEST_CASE("checker: rooted collectives, their root and their undefined "
+          "buffers") {
+  // The allgather ring read as a gather completes every rank's output, but
+  // it writes the outputs of non-root ranks, which need not exist: no root
+  // works.
+  Algo A = loadFixture("allgather_ring4.xml");
+  A.Coll = CollKind::Gather;
+  A.NChunksPerLoop = 1;
+  Report R = checkPlan(A, "g.xml");
+  CHECK(findIssue(R, "correct for none of the 4 root(s) tried", Issue::Note));
+  A.Root = 2;
+  R = checkPlan(A, "g.xml");
+  CHECK(findIssue(R, "which is not the root: a gather call's recvbuff matters "
+                     "only at the root (rank 2)"));
+  // A broadcast from rank 0 cannot use another rank's input.
+  Algo B = loadFixture("allgather_ring4.xml");
+  B.Coll = CollKind::Broadcast;
+  B.NChunksPerLoop = 1;
+  R = checkPlan(B, "b.xml");
+  CHECK(R.hasErrors());
+  CHECK(findIssue(R, "correct for none of the 4 root(s) tried", Issue::Note));
+  CheckOptions O;
+  O.Root = 7;
+  CHECK(findIssue(checkPlan(B, "b.xml", O), "root 7 is not a rank"));
+}
+
+TEST_CASE("checker: out-of-place calls never write the input") {
+  Algo A = loadFixture("allgather_ring4.xml");
+  // Rank 0's local copy input -> output, turned around.
+  for (Tb &T : A.Gpus[0].Tbs)
+    for (Step &S : T.Steps)
+      if (S.Type == StepType::Copy) {
+        std::swap(S.SrcBuf, S.DstBuf);
+        std::swap(S.SrcOff, S.DstOff);
+      }
+  CHECK(findIssue(checkPlan(A, "a.xml"),
+                  "in an out-of-place call: NCCL's sendbuff is read-only"));
 }

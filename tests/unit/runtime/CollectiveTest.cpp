@@ -11,10 +11,10 @@ using namespace tacclrt;
 
 namespace {
 CollectiveLayout layout(CollKind C, unsigned N, std::uint64_t Count,
-                        bool InPlace) {
+                        bool InPlace, unsigned Root = 0) {
   Report R;
   std::optional<CollectiveLayout> L =
-      describeCollective(C, N, Count, InPlace, R);
+      describeCollective(C, N, Count, InPlace, R, {}, Root);
   REQUIRE(L.has_value());
   CHECK(R.empty());
   return *L;
@@ -69,9 +69,63 @@ TEST_CASE("allreduce and reducescatter reduce over all ranks") {
   CHECK_FALSE(isReduction(CollKind::AllToAll));
 }
 
+TEST_CASE("rooted collectives: sizes, aliasing, defined buffers") {
+  CollectiveLayout B = layout(CollKind::Broadcast, 4, 8, false, 2);
+  CHECK(B.SizeMultiplier == 1);
+  CHECK(B.InputCount == 8);
+  CHECK(B.OutputCount == 8);
+  CHECK(B.Root == 2);
+  ElementSource S = expectedSource(B, 3, 5);
+  CHECK_FALSE(S.Reduced);
+  CHECK(S.Rank == 2);
+  CHECK(S.Index == 5);
+  CHECK(inputDefined(B, 2));
+  CHECK_FALSE(inputDefined(B, 0));
+  CHECK(outputWritable(B, 0));
+  CHECK(layout(CollKind::Broadcast, 4, 8, true, 2).Alias ==
+        Aliasing::SameBuffer);
+
+  CollectiveLayout R = layout(CollKind::Reduce, 4, 8, false, 1);
+  S = expectedSource(R, 1, 3);
+  CHECK(S.Reduced);
+  CHECK(S.Checked);
+  CHECK(S.Index == 3);
+  CHECK_FALSE(expectedSource(R, 0, 3).Checked);
+  CHECK_FALSE(outputWritable(R, 0));
+  CHECK(inputDefined(R, 0));
+
+  // Gather and scatter count one rank's part (sizeMultiplier 1).
+  CollectiveLayout G = layout(CollKind::Gather, 4, 6, true, 3);
+  CHECK(G.SizeMultiplier == 1);
+  CHECK(G.InputCount == 6);
+  CHECK(G.OutputCount == 24);
+  CHECK(G.Alias == Aliasing::InputInOutput);
+  CHECK(G.aliasOffset(2) == 12);
+  S = expectedSource(G, 3, 13);
+  CHECK(S.Rank == 2);
+  CHECK(S.Index == 1);
+  CHECK_FALSE(expectedSource(G, 1, 13).Checked);
+
+  CollectiveLayout Sc = layout(CollKind::Scatter, 4, 6, true, 0);
+  CHECK(Sc.InputCount == 24);
+  CHECK(Sc.OutputCount == 6);
+  CHECK(Sc.Alias == Aliasing::OutputInInput);
+  S = expectedSource(Sc, 2, 4);
+  CHECK(S.Rank == 0);
+  CHECK(S.Index == 16);
+  CHECK_FALSE(inputDefined(Sc, 1));
+
+  Report Bad;
+  CHECK_FALSE(
+      describeCollective(CollKind::Scatter, 4, 6, false, Bad, "f.xml", 4));
+  CHECK(Bad.hasErrors());
+  CHECK(isRooted(CollKind::Gather));
+  CHECK_FALSE(isRooted(CollKind::AllGather));
+}
+
 TEST_CASE("unsupported collectives give an issue, not a crash") {
-  for (CollKind C : {CollKind::Broadcast, CollKind::Reduce, CollKind::Gather,
-                     CollKind::Scatter, CollKind::Custom}) {
+  for (CollKind C : {CollKind::AllToAllV, CollKind::Send, CollKind::Recv,
+                     CollKind::Custom}) {
     Report R;
     CHECK_FALSE(describeCollective(C, 4, 16, false, R, "f.xml").has_value());
     REQUIRE(R.size() == 1);

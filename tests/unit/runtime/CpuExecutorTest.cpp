@@ -241,9 +241,15 @@ TEST_CASE("cpu: refused calls are clean issues") {
   Tiny.Bytes = 4u << 20; // 256 Ki elements per chunk, one per iteration
   CHECK(findIssue(runOnCpu(Ring, Tiny, "ring").Issues, "MSCCL_MAX_ITER"));
   Algo B = Ring;
-  B.Coll = CollKind::Broadcast;
+  B.Coll = CollKind::Custom;
   CHECK(findIssue(runOnCpu(B, options(4096), "b").Issues,
-                  "collective 'broadcast' is not supported yet"));
+                  "collective 'custom' is not supported yet"));
+  // A rooted call names a rank as its root.
+  Algo G = Ring;
+  G.Coll = CollKind::Gather;
+  G.Root = 4;
+  CHECK(findIssue(runOnCpu(G, options(4096), "g").Issues,
+                  "root 4 of a gather call is not a rank of the 4 ranks"));
 }
 
 TEST_CASE("cpu: out-of-range accesses are issues, not crashes") {
