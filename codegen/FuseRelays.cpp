@@ -2,7 +2,9 @@
 //
 // Without fusion a relay costs two steps on two threadblocks: a receive
 // from A, and a send to B that waits for it. MSCCL's `rcs` does both in one
-// step of a threadblock whose receive peer is A and send peer is B.
+// step of a threadblock whose receive peer is A and send peer is B; a
+// reducing receive (`rrc`) and the send of its result fuse the same way
+// into `rrcs`.
 // Algorithm, per rank:
 //   1. candidates: each (receive tb from A, send tb to B) on one channel,
 //      counting the sends to B whose only dependency is a receive of that
@@ -25,17 +27,24 @@
 #include "codegen/LoweringInternal.h"
 
 #include <algorithm>
+#include <map>
 #include <tuple>
 
 using namespace tacclc;
 using namespace tacclc::ir;
 
 namespace {
-/// The receive step a send forwards, if it depends on exactly one step of
-/// tb \p RecvTb.
-int forwardedFrom(const PendingStep &Send, int RecvTb) {
+/// The receive step of tb \p RecvTb (in \p Recvs) that a send forwards: the
+/// send's only dependency, a plain or reducing receive whose destination
+/// the send reads.
+int forwardedFrom(const PendingStep &Send, int RecvTb,
+                  const std::vector<PendingStep> &Recvs) {
   if (Send.S.Type != OpType::Send || Send.Deps.size() != 1 ||
       Send.Deps[0].first != RecvTb)
+    return -1;
+  const Step &R = Recvs[Send.Deps[0].second].S;
+  if ((R.Type != OpType::Recv && R.Type != OpType::RecvReduceCopy) ||
+      R.DstBuf != Send.S.SrcBuf || R.DstOff != Send.S.SrcOff)
     return -1;
   return Send.Deps[0].second;
 }
@@ -60,7 +69,7 @@ unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps) {
         continue;
       unsigned N = 0;
       for (const PendingStep &PS : RB.Steps[S])
-        N += forwardedFrom(PS, R) >= 0;
+        N += forwardedFrom(PS, R, RB.Steps[R]) >= 0;
       if (N)
         Cands.push_back({R, S, N});
     }
@@ -96,7 +105,7 @@ unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps) {
     std::vector<int> MateOfX(X.size(), -1), MateOfY(Y.size(), -1);
     int LastX = -1;
     for (size_t J = 0; J < Y.size(); ++J) {
-      int I = forwardedFrom(Y[J], P.Recv);
+      int I = forwardedFrom(Y[J], P.Recv, X);
       if (I > LastX) {
         MateOfX[I] = int(J);
         MateOfY[J] = I;
@@ -137,7 +146,8 @@ unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps) {
       }
       if (I < X.size() && J < Y.size() && MateOfX[I] == int(J)) {
         PendingStep Rcs = X[I];
-        Rcs.S.Type = OpType::RecvCopySend;
+        Rcs.S.Type = Rcs.S.Type == OpType::Recv ? OpType::RecvCopySend
+                                                : OpType::RecvReduceCopySend;
         Rcs.Time = Y[J].Time;
         PosX[I] = PosY[J] = int(Merged.size());
         Merged.push_back(Rcs);
@@ -200,4 +210,49 @@ unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps) {
   RB.SendTb.clear();
   RB.RecvTb.clear();
   return Fused;
+}
+
+/// Whether a step of type \p T reads its source / writes its destination
+/// (a send's destination names the receiver's buffer, not its own).
+static bool readsSrc(OpType T) {
+  return T == OpType::Send || T == OpType::RecvReduceSend ||
+         T == OpType::RecvReduceCopy || T == OpType::RecvReduceCopySend ||
+         T == OpType::Copy || T == OpType::Reduce;
+}
+static bool writesDst(OpType T) {
+  return T != OpType::Send && T != OpType::RecvReduceSend && T != OpType::Nop;
+}
+
+std::map<int, int> tacclc::compactScratch(RankBuilder &RB) {
+  // A scratch accumulator is read only by the next reduction into it and by
+  // the send of the result; once that send is fused into the last
+  // reduction, the value never needs to land.
+  for (auto &Steps : RB.Steps)
+    for (PendingStep &PS : Steps)
+      if (PS.S.Type == OpType::RecvReduceCopySend &&
+          PS.S.DstBuf == Buffer::Scratch) {
+        PS.S.Type = OpType::RecvReduceSend;
+        PS.S.DstBuf = PS.S.SrcBuf;
+        PS.S.DstOff = PS.S.SrcOff;
+      }
+  // Keep the slots' order (slots are numbered in arrival order).
+  std::map<int, int> Slot;
+  for (auto &Steps : RB.Steps)
+    for (PendingStep &PS : Steps) {
+      if (readsSrc(PS.S.Type) && PS.S.SrcBuf == Buffer::Scratch)
+        Slot[PS.S.SrcOff] = 0;
+      if (writesDst(PS.S.Type) && PS.S.DstBuf == Buffer::Scratch)
+        Slot[PS.S.DstOff] = 0;
+    }
+  int Next = 0;
+  for (auto &[Old, New] : Slot)
+    New = Next++;
+  for (auto &Steps : RB.Steps)
+    for (PendingStep &PS : Steps) {
+      if (PS.S.SrcBuf == Buffer::Scratch && Slot.count(PS.S.SrcOff))
+        PS.S.SrcOff = Slot.at(PS.S.SrcOff);
+      if (PS.S.DstBuf == Buffer::Scratch && writesDst(PS.S.Type))
+        PS.S.DstOff = Slot.at(PS.S.DstOff);
+    }
+  return Slot;
 }

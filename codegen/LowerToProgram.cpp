@@ -63,8 +63,7 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
   P.ChunksPerLoop = chunksPerLoop(Coll);
   if (isRooted(Coll.getKind()))
     P.Root = static_cast<int>(Coll.getRoot().index());
-  if (isCombining(Coll.getKind()))
-    reportInternalError("lowering of reducing collectives is not implemented");
+  const bool Combining = isCombining(Coll.getKind());
   // In place, input and output share memory as NCCL defines. For ALLGATHER
   // and GATHER a rank's input is its own part of the output, for SCATTER its
   // output is its part of the input, for BROADCAST they are one buffer: own
@@ -80,7 +79,7 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
   //    FIFO of each (peer, channel) still sees one ordered stream). The
   //    rank's first send threadblock also holds its local copies.
   std::vector<unsigned> Copies(NumRanks, 0);
-  for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
+  for (unsigned C = 0; C < Coll.getNumChunks() && !Combining; ++C)
     if (Coll.isPost(ChunkId(C), Coll.chunk(ChunkId(C)).Source))
       ++Copies[Coll.chunk(ChunkId(C)).Source.index()];
   // A stream is one link lane: (source rank, destination, lane); parallel
@@ -174,7 +173,7 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
   //    chunk read the copy (and wait for it): in place, the copy writes the
   //    very input it reads, and an unordered read would race with it.
   std::map<unsigned, std::pair<int, int>> CopyAt;
-  for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
+  for (unsigned C = 0; C < Coll.getNumChunks() && !Combining; ++C) {
     const Chunk &Ch = Coll.chunk(ChunkId(C));
     if (!Coll.isPost(ChunkId(C), Ch.Source))
       continue;
@@ -207,9 +206,86 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
       It->second = ScratchUsed[Rank]++;
     return {Buffer::Scratch, int(It->second)};
   };
+  // Reductions: a (chunk, rank) accumulates where the rank wants the result,
+  // else in scratch; AccWriter is the step that last wrote it.
+  std::map<std::pair<unsigned, unsigned>, std::pair<int, int>> AccWriter;
+  auto AccPlace = [&](ChunkId C, unsigned Rank) -> std::pair<Buffer, int> {
+    const Chunk &Ch = Coll.chunk(C);
+    if (Coll.isPost(C, RankId(Rank)))
+      return {Buffer::Output, int(Ch.OutputIndex)};
+    auto [It, New] = ScratchSlot.try_emplace({C.index(), Rank}, 0);
+    if (New)
+      It->second = ScratchUsed[Rank]++;
+    return {Buffer::Scratch, int(It->second)};
+  };
+  // A combining collective's transfer: a reducing one sends the sender's
+  // accumulated value (or its own input, if nothing arrived yet) and the
+  // receiver reduces it into its accumulator (rrc); a copying one spreads a
+  // finished result from output to output.
+  auto lowerCombining = [&](const Transfer &T, unsigned Src, unsigned Dst) {
+    const Chunk &Ch = Coll.chunk(T.Chunk);
+    const std::pair<int, int> NoStep{-1, -1};
+    PendingStep Send, Recv;
+    std::pair<int, int> SendDep = NoStep, RecvDep = NoStep;
+    if (T.Reduce) {
+      auto W = AccWriter.find({T.Chunk.index(), Src});
+      auto [SBuf, SOff] = W == AccWriter.end()
+                              ? std::pair(Buffer::Input, int(Ch.InputIndex))
+                              : AccPlace(T.Chunk, Src);
+      if (W != AccWriter.end())
+        SendDep = W->second;
+      auto [ABuf, AOff] = AccPlace(T.Chunk, Dst);
+      auto Prev = AccWriter.find({T.Chunk.index(), Dst});
+      Send.S = {OpType::Send, SBuf, SOff, ABuf, AOff, 1};
+      if (Prev == AccWriter.end()) {
+        Recv.S = {OpType::RecvReduceCopy,
+                  Buffer::Input,
+                  int(Ch.InputIndex),
+                  ABuf,
+                  AOff,
+                  1};
+      } else {
+        Recv.S = {OpType::RecvReduceCopy, ABuf, AOff, ABuf, AOff, 1};
+        RecvDep = Prev->second;
+      }
+    } else {
+      int Out = int(Ch.OutputIndex);
+      auto A = ArrivedAt.find({T.Chunk.index(), Src});
+      auto W = AccWriter.find({T.Chunk.index(), Src});
+      if (A != ArrivedAt.end())
+        SendDep = A->second;
+      else if (W != AccWriter.end())
+        SendDep = W->second;
+      else
+        reportInternalError(fmt::format("chunk {} is spread from rank {} "
+                                        "before it is reduced there",
+                                        T.Chunk.index(), Src));
+      Send.S = {OpType::Send, Buffer::Output, Out, Buffer::Output, Out, 1};
+      Recv.S = {OpType::Recv, Buffer::Output, Out, Buffer::Output, Out, 1};
+    }
+    Key Stream{Src, Dst, T.Lane};
+    unsigned Chan = Channel(Src, Dst, T.Lane, Ordinal[Stream]++ / Cap[Stream]);
+    int STb = Ranks[Src].SendTb.at({Dst, Chan});
+    int RTb = Ranks[Dst].RecvTb.at({Src, Chan});
+    // (Program order covers a dependency inside one threadblock.)
+    if (SendDep != NoStep && SendDep.first != STb)
+      Send.Deps.push_back(SendDep);
+    if (RecvDep != NoStep && RecvDep.first != RTb)
+      Recv.Deps.push_back(RecvDep);
+    Send.Time = T.StartUs;
+    Recv.Time = T.EndUs;
+    Ranks[Src].Steps[STb].push_back(Send);
+    std::pair<int, int> At{RTb, int(Ranks[Dst].Steps[RTb].size())};
+    (T.Reduce ? AccWriter : ArrivedAt)[{T.Chunk.index(), Dst}] = At;
+    Ranks[Dst].Steps[RTb].push_back(Recv);
+  };
   for (const Transfer &T : Sch.Transfers) {
     const Link &L = Topo.link(T.Link);
     unsigned Src = L.Src.index(), Dst = L.Dst.index();
+    if (Combining) {
+      lowerCombining(T, Src, Dst);
+      continue;
+    }
     bool AtSource = Coll.isPre(T.Chunk, L.Src);
     auto [SrcBuf, SrcOff] = Place(T.Chunk, Src);
     auto [DstBuf, DstOff] = Place(T.Chunk, Dst);
@@ -249,11 +325,53 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
     Ranks[Dst].Steps[RTb].push_back(Recv);
   }
 
-  // 6. Relays become receive-copy-send steps where the threadblocks allow.
+  // A rank that wants a reduced chunk no other rank contributed to (a
+  // single rank) copies its own input.
+  for (unsigned C = 0; C < Coll.getNumChunks() && Combining; ++C)
+    for (RankId R : Coll.chunk(ChunkId(C)).Post) {
+      if (AccWriter.count({C, R.index()}) || ArrivedAt.count({C, R.index()}))
+        continue;
+      RankBuilder &RB = Ranks[R.index()];
+      if (RB.Tbs.empty()) {
+        RB.Tbs.push_back({-1, -1, 0, {}});
+        RB.Steps.emplace_back();
+      }
+      const Chunk &Ch = Coll.chunk(ChunkId(C));
+      RB.Steps[0].push_back({{OpType::Copy, Buffer::Input, int(Ch.InputIndex),
+                              Buffer::Output, int(Ch.OutputIndex), 1},
+                             {},
+                             0});
+    }
+
+  // 6. Relays become receive-copy-send steps where the threadblocks allow;
+  //    a fused reduction into scratch needs no copy (rrs), and scratch is
+  //    renumbered to the slots still used.
   if (Opts.FuseRelays)
     for (unsigned R = 0; R < NumRanks; ++R)
       if (R >= Opts.NoFuseRanks.size() || !Opts.NoFuseRanks[R])
         fuseRelays(Ranks[R], Opts.MaxStepsPerTb);
+  std::vector<std::map<int, int>> NewSlot(NumRanks);
+  for (unsigned R = 0; R < NumRanks; ++R) {
+    NewSlot[R] = compactScratch(Ranks[R]);
+    ScratchUsed[R] = static_cast<unsigned>(NewSlot[R].size());
+  }
+  // A send names where the chunk lands on the receiver; a slot the receiver
+  // no longer needs (its reduction now forwards without storing) becomes
+  // the send's own source.
+  for (RankBuilder &RB : Ranks)
+    for (size_t Tb = 0; Tb < RB.Tbs.size(); ++Tb)
+      for (PendingStep &PS : RB.Steps[Tb]) {
+        if (PS.S.Type != OpType::Send || PS.S.DstBuf != Buffer::Scratch)
+          continue;
+        const auto &Peer = NewSlot[RB.Tbs[Tb].Send];
+        auto It = Peer.find(PS.S.DstOff);
+        if (It != Peer.end()) {
+          PS.S.DstOff = It->second;
+        } else {
+          PS.S.DstBuf = PS.S.SrcBuf;
+          PS.S.DstOff = PS.S.SrcOff;
+        }
+      }
 
   // 5. Materialise: nops for extra dependencies, then positions and hasdep.
   // Positions shift when nops are inserted, so map logical -> final indices.

@@ -41,6 +41,13 @@ struct RankBuilder {
 /// \p MaxSteps. Returns the number of fused steps.
 unsigned fuseRelays(RankBuilder &RB, unsigned MaxSteps);
 
+/// Turns fused reductions whose result only travels on (rrcs into scratch:
+/// nothing reads the slot afterwards) into `rrs`, then renumbers the scratch
+/// slots the rank's steps access densely, keeping their order. Returns the
+/// renumbering (old slot -> new slot); a send's destination, which names the
+/// receiver's buffer, is left for the caller to renumber.
+std::map<int, int> compactScratch(RankBuilder &RB);
+
 } // namespace tacclc
 
 #endif // TACCLC_CODEGEN_LOWERINGINTERNAL_H

@@ -243,7 +243,8 @@ void tacclc::ir::printSchedule(const Sketch &S, const Schedule &Sch,
       Current = T->Link;
       OS << "  link " << linkName(S.Topo, Current) << "\n";
     }
-    OS << fmt::format("    chunk {:<4} {:>12.3f} .. {:>12.3f} us\n",
-                      T->Chunk.index(), T->StartUs, T->EndUs);
+    OS << fmt::format("    chunk {:<4} {:>12.3f} .. {:>12.3f} us{}\n",
+                      T->Chunk.index(), T->StartUs, T->EndUs,
+                      T->Reduce ? "  reduce" : "");
   }
 }

@@ -21,6 +21,9 @@ struct Transfer {
   LinkId Link;
   double StartUs = 0, EndUs = 0;
   unsigned Lane = 0; ///< Which of the link's parallel links carries it.
+  /// The chunk carries a partial reduction that the receiver combines with
+  /// its own (combining collectives); otherwise it is a copy.
+  bool Reduce = false;
 };
 
 /// All transfers, sorted by (StartUs, Link, Chunk).

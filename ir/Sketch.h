@@ -58,6 +58,11 @@ struct Sketch {
   /// chunks it relays for other GPUs (`sender first`).
   bool SenderFirst = false;
 
+  /// The topology is the designer's turned around, to be run backwards (a
+  /// reduction built from its dual, passes/ReduceSchedule.h): relay rules
+  /// then bind the receiving end of a link, which sends once reversed.
+  bool Transposed = false;
+
   /// True if chunk \p C may cross link \p L under the relay rules.
   bool mayCarry(ChunkId C, LinkId L) const {
     if (Carries.empty())
@@ -66,7 +71,8 @@ struct Sketch {
     if (Topo.nodeOf(Ln.Src) == Topo.nodeOf(Ln.Dst))
       return true;
     unsigned G = Topo.getGpusPerNode();
-    return Carries[Ln.Src.index() % G][Coll.chunk(C).Source.index() % G];
+    RankId Carrier = Transposed ? Ln.Dst : Ln.Src;
+    return Carries[Carrier.index() % G][Coll.chunk(C).Source.index() % G];
   }
   llvm::SMRange Loc;           ///< The sketch's name.
   llvm::SMRange CollectiveLoc; ///< The `collective` item.

@@ -95,6 +95,33 @@ int Topology::addNic(Nic N) {
   return Id;
 }
 
+Topology Topology::transposed() const {
+  Topology T = *this;
+  T.Out.assign(NumRanks, {});
+  T.In.assign(NumRanks, {});
+  T.Links.clear();
+  T.LinkIndex.clear();
+  for (Link L : Links) {
+    std::swap(L.Src, L.Dst);
+    T.addLink(L);
+  }
+  return T;
+}
+
+bool Topology::isSymmetric() const {
+  for (const Link &L : Links) {
+    std::optional<LinkId> B = findLink(L.Dst, L.Src);
+    if (!B)
+      return false;
+    const Link &R = link(*B);
+    if (R.AlphaUs != L.AlphaUs || R.BetaUsPerB != L.BetaUsPerB ||
+        R.Class != L.Class || R.Multiplicity != L.Multiplicity ||
+        R.Switch != L.Switch)
+      return false;
+  }
+  return true;
+}
+
 void Topology::applyCostsAt(double Bytes) {
   for (Link &L : Links)
     if (L.Class >= 0 && !Classes[L.Class].Profile.empty()) {

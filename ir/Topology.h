@@ -149,6 +149,15 @@ public:
   /// \p Bytes (used once the chunk size is known).
   void applyCostsAt(double Bytes);
 
+  /// The same machine with every link turned around: link i of the result
+  /// is link i of this topology from Dst to Src, with the same costs,
+  /// class, multiplicity and switch.
+  Topology transposed() const;
+  /// True when every link Src -> Dst has a link Dst -> Src with the same
+  /// costs, class, multiplicity and switch (transposed() is then the same
+  /// machine up to link numbering).
+  bool isSymmetric() const;
+
   /// Cheapest time from \p From to every rank when one message of \p Bytes
   /// travels alone (Dijkstra; +infinity where unreachable).
   std::vector<double> distancesFrom(RankId From, double Bytes) const;

@@ -13,6 +13,10 @@ Subcommands (each exits 0 on success and prints what failed otherwise):
   search-path LIBDIR   an import is found through $TACCLC_PATH, and -I wins
   regressions DIR      every input the fuzzers once broke the compiler with
                        now gives exit 0 or 1 (never a crash or hang)
+  handwritten DIR      every hand-written DIR/*.xml passes check for its
+                       dialect (-exec / -legacy in the name) and runs on the
+                       CPU for each call kind it declares, also at a size
+                       that needs several loop iterations
 """
 import os
 import re
@@ -46,13 +50,11 @@ def stdlib(path):
         ir = run(path, "--sketch", name, "--emit=ir", expect=0).stdout
         ranks = int(re.search(r"^  ranks (\d+)", ir, re.M).group(1))
         coll = re.search(r"^  collective (\w+)", ir, re.M).group(1)
-        synthesised = coll in ("allgather", "alltoall")
-        if ranks <= MAX_SOLVED_RANKS and synthesised:
+        if ranks <= MAX_SOLVED_RANKS:
             roundtrip(path, name, time_limit=10)
         else:
             run(path, "--sketch", name, "--emit=dot", expect=0)
-            if synthesised:
-                run(path, "--sketch", name, "--emit=milp", expect=0)
+            run(path, "--sketch", name, "--emit=milp", expect=0)
             print(f"checked {os.path.basename(path)} {name}: {ranks} ranks")
     print(f"stdlib {os.path.basename(path)}: {len(listing)} declarations ok")
 
@@ -63,7 +65,7 @@ def roundtrip(sketch, name=None, time_limit=None):
         select += ["--time-limit", str(time_limit)]
     with tempfile.TemporaryDirectory() as tmp:
         a, b = os.path.join(tmp, "a.xml"), os.path.join(tmp, "b.xml")
-        summary = run(sketch, *select, "-o", a, "--summary", expect=0).stdout
+        summary = run(sketch, *select, "-o", a, "--summary", expect=0).stderr
         # Byte-identical output is promised for solves that finish; one cut
         # short by the time limit depends on how far the solver got.
         if "routing     optimal" in summary:
@@ -158,6 +160,68 @@ def regressions(folder):
     print(f"regressions: {count} inputs handled")
 
 
+# Data bytes one loop iteration moves per chunk (the executor's chunkSize).
+SLICE_BYTES = {"Simple": 2 * 1024 * 1024, "LL": 32 * 1024, "LL128": 576000}
+
+
+def attr(text, name):
+    m = re.search(rf'<algo\b[^>]*\s{name}="([^"]*)"', text)
+    return m.group(1) if m else None
+
+
+def handwritten(folder):
+    files = sorted(f for f in os.listdir(folder) if f.endswith(".xml"))
+    if not files:
+        sys.exit(f"FAIL: no .xml files in {folder}")
+    for name in files:
+        path = os.path.join(folder, name)
+        stem = name[:-len(".xml")]
+        if "-legacy" in stem:
+            dialect, flags = "msccl-legacy", ["--dialect", "msccl-legacy"]
+        elif "-exec" in stem:
+            dialect, flags = "msccl-executor", []
+        else:
+            sys.exit(f"FAIL: {name}: the name says neither -exec nor -legacy")
+        out = run("check", path, *flags, expect=0).stdout
+        if not re.search(rf"^{re.escape(path)}: valid for {dialect}\b", out,
+                         re.M):
+            sys.exit(f"FAIL: tacclc check {path} does not say it is valid "
+                     f"for {dialect}:\n{out}")
+        text = open(path).read()
+        inplace = attr(text, "inplace") == "1"
+        if dialect == "msccl-legacy":  # the legacy runtime ignores outofplace
+            outofplace = not inplace
+        else:
+            outofplace = attr(text, "outofplace") == "1"
+        kinds = ([[]] if outofplace else []) + ([["--inplace"]] if inplace
+                                                else [])
+        if not kinds:
+            sys.exit(f"FAIL: {name} serves no call kind")
+        for kind in kinds:
+            run("run", path, "--backend", "cpu", *flags, *kind, expect=0)
+        # A size that needs several loop iterations: each of the
+        # nchunksperloop chunks is at least 2.5 slices long. For gather and
+        # scatter the size is also multiplied by ngpus, so that this holds
+        # whether --bytes counts one rank's part (the runtime's count) or
+        # every rank's part (nccl-tests' size column).
+        n = int(attr(text, "nchunksperloop"))
+        g = int(attr(text, "ngpus"))
+        parts = g if attr(text, "coll") in ("gather", "scatter") else 1
+        unit = n * g * 4
+        target = n * parts * SLICE_BYTES[attr(text, "proto")] * 5 // 2
+        big = unit * (target // unit + 1)
+        out = run("run", path, "--backend", "cpu", *flags, *kinds[0],
+                  "--bytes", str(big), expect=0).stdout
+        iters = re.search(r"(\d+) iterations? of", out)
+        if iters and int(iters.group(1)) < 2:
+            sys.exit(f"FAIL: {name} at {big} B ran a single loop iteration:"
+                     f"\n{out}")
+        print(f"handwritten {name}: {dialect}, "
+              f"{' and '.join('in-place' if k else 'out-of-place' for k in kinds)}"
+              f", {big} B ok")
+    print(f"handwritten: {len(files)} files ok")
+
+
 def search_path(libdir):
     with tempfile.TemporaryDirectory() as tmp:
         main = os.path.join(tmp, "main.sketch")
@@ -193,6 +257,7 @@ def main():
      "atomic-output": atomic_output,
      "exit-codes": exit_codes,
      "regressions": lambda: regressions(rest[0]),
+     "handwritten": lambda: handwritten(rest[0]),
      "search-path": lambda: search_path(rest[0])}[cmd]()
 
 

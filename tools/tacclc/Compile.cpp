@@ -15,6 +15,7 @@
 #include "frontend/Frontend.h"
 #include "ir/Printer.h"
 #include "passes/ListSchedule.h"
+#include "passes/ReduceSchedule.h"
 #include "passes/Routing.h"
 #include "passes/RoutingModel.h"
 #include "solver/LpWriter.h"
@@ -92,12 +93,27 @@ void printSummary(const ir::Sketch &S, const ir::Routes &R,
     for (const ir::ThreadBlock &Tb : G.Tbs) {
       Steps += Tb.Steps.size();
       for (const ir::Step &St : Tb.Steps)
-        Fused += St.Type == ir::OpType::RecvCopySend;
+        Fused += St.Type == ir::OpType::RecvCopySend ||
+                 St.Type == ir::OpType::RecvReduceSend ||
+                 St.Type == ir::OpType::RecvReduceCopySend;
     }
   }
   unsigned N = S.Topo.getNumRanks();
   double AlgBw = double(S.SizeBytes) / (Sch.MakespanUs * 1e3); // GB/s
+  // nccl-tests' bus bandwidth factors (allreduce 2(n-1)/n, the rooted
+  // one-to-all and all-to-one collectives 1, the others (n-1)/n).
   double BusBw = AlgBw * (N - 1) / N;
+  switch (S.Coll.getKind()) {
+  case ir::CollectiveKind::AllReduce:
+    BusBw = 2 * BusBw;
+    break;
+  case ir::CollectiveKind::Broadcast:
+  case ir::CollectiveKind::Reduce:
+    BusBw = AlgBw;
+    break;
+  default:
+    break;
+  }
   auto &OS = llvm::errs();
   OS << fmt::format("sketch      {} (topology {})\n", S.Name,
                     S.Topo.getName().str());
@@ -172,13 +188,18 @@ int tacclc::runCompile(const CompileOptions &Opts) {
     return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
                       ir::printDot(*Sketch, OS);
                     }));
-  // Synthesis handles every non-reducing collective.
+  // A combining collective is routed and scheduled as its non-combining
+  // dual, whose schedule is then run backwards (passes/ReduceSchedule.h).
   ir::CollectiveKind Kind = Sketch->Coll.getKind();
+  // Its dual is routed on the transposed topology unless the sketch's is
+  // symmetric, so that the reversed schedule uses the sketch's links.
+  std::optional<ir::Sketch> DualStorage;
+  bool UpTransposed = false;
   if (ir::isCombining(Kind)) {
-    Diags.report(DiagId::UnsupportedCollective, Sketch->CollectiveLoc,
-                 ir::collectiveName(Kind).str());
-    return Fail();
+    UpTransposed = !Sketch->Topo.isSymmetric();
+    DualStorage = dualSketch(*Sketch, UpTransposed);
   }
+  const ir::Sketch &Routed = DualStorage ? *DualStorage : *Sketch;
   if (Opts.LegacyDialect && (Kind == ir::CollectiveKind::Gather ||
                              Kind == ir::CollectiveKind::Scatter)) {
     Diags.report(DiagId::DialectLacksCollective, Sketch->CollectiveLoc,
@@ -186,9 +207,9 @@ int tacclc::runCompile(const CompileOptions &Opts) {
     return Fail();
   }
   if (Opts.Emit == EmitKind::Milp) {
-    if (!checkRoutable(*Sketch, Diags))
+    if (!checkRoutable(Routed, Diags))
       return Fail();
-    RoutingModel RM = buildRoutingModel(*Sketch);
+    RoutingModel RM = buildRoutingModel(Routed);
     return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
                       solver::writeLp(RM.Model, OS);
                     }));
@@ -201,7 +222,7 @@ int tacclc::runCompile(const CompileOptions &Opts) {
   if (!Opts.GapGiven && Sketch->RelativeGap)
     Synth.RelativeGap = *Sketch->RelativeGap;
   SolveStats Stats;
-  auto Routes = routeChunks(*Sketch, Synth, Diags, &Stats);
+  auto Routes = routeChunks(Routed, Synth, Diags, &Stats);
   if (!Routes)
     return Fail();
   if (Opts.Stats)
@@ -214,10 +235,24 @@ int tacclc::runCompile(const CompileOptions &Opts) {
         Stats.Seconds, Stats.Objective, Stats.BestBound);
   if (Opts.Emit == EmitKind::Routes)
     return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
-                      ir::printRoutes(*Sketch, *Routes, OS);
+                      ir::printRoutes(Routed, *Routes, OS);
                     }));
 
-  ir::Schedule Sched = scheduleTransfers(*Sketch, *Routes);
+  ir::Schedule Sched = scheduleTransfers(Routed, *Routes);
+  if (DualStorage) {
+    // An allreduce spreads its sums with the dual on the sketch's own
+    // topology: the same schedule where that is symmetric.
+    std::optional<ir::Schedule> Spread;
+    if (Kind == ir::CollectiveKind::AllReduce && UpTransposed) {
+      ir::Sketch Down = dualSketch(*Sketch, false);
+      auto DownRoutes = routeChunks(Down, Synth, Diags, nullptr);
+      if (!DownRoutes)
+        return Fail();
+      Spread = scheduleTransfers(Down, *DownRoutes);
+    }
+    Sched = reverseForReduction(*Sketch, Sched, UpTransposed,
+                                Spread ? &*Spread : &Sched);
+  }
   if (Opts.Emit == EmitKind::Schedule)
     return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
                       ir::printSchedule(*Sketch, Sched, OS);

@@ -122,7 +122,10 @@ cl::opt<std::string> Backend("backend",
                              cl::init("cpu"), cl::sub(RunCmd),
                              cl::cat(ExecCat));
 cl::opt<uint64_t> Bytes("bytes",
-                        cl::desc("Buffer size in bytes as nccl-tests counts it "
+                        cl::desc("Call size in bytes as the runtime selects "
+                                 "algorithms by: count x sizeMultiplier x "
+                                 "type size, i.e. the larger buffer, but one "
+                                 "rank's part for gather and scatter "
                                  "(default: about 1 MiB)"),
                         cl::init(0), cl::sub(RunCmd), cl::cat(ExecCat));
 cl::opt<bool> InPlace("inplace", cl::desc("Run an in-place call"),
