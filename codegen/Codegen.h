@@ -35,6 +35,12 @@ struct CodegenOptions {
   bool ServeInPlace = true;
   /// Forward relayed chunks with one `rcs` step (FuseRelays.cpp).
   bool FuseRelays = true;
+  /// Send consecutive chunks that the schedule sends back to back over a
+  /// `contiguous` link class as one step with cnt > 1 (MergeSteps.cpp).
+  /// Parallel instances need single-chunk steps.
+  bool MergeContiguous = true;
+  /// The most chunks one merged step moves.
+  unsigned MaxMergedChunks = 16;
   /// Ranks left unfused (indexed by rank; missing entries mean fuse).
   std::vector<bool> NoFuseRanks;
 };

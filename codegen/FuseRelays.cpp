@@ -44,7 +44,8 @@ int forwardedFrom(const PendingStep &Send, int RecvTb,
     return -1;
   const Step &R = Recvs[Send.Deps[0].second].S;
   if ((R.Type != OpType::Recv && R.Type != OpType::RecvReduceCopy) ||
-      R.DstBuf != Send.S.SrcBuf || R.DstOff != Send.S.SrcOff)
+      R.DstBuf != Send.S.SrcBuf || R.DstOff != Send.S.SrcOff ||
+      R.Count != Send.S.Count)
     return -1;
   return Send.Deps[0].second;
 }
@@ -239,10 +240,12 @@ std::map<int, int> tacclc::compactScratch(RankBuilder &RB) {
   std::map<int, int> Slot;
   for (auto &Steps : RB.Steps)
     for (PendingStep &PS : Steps) {
-      if (readsSrc(PS.S.Type) && PS.S.SrcBuf == Buffer::Scratch)
-        Slot[PS.S.SrcOff] = 0;
-      if (writesDst(PS.S.Type) && PS.S.DstBuf == Buffer::Scratch)
-        Slot[PS.S.DstOff] = 0;
+      for (unsigned K = 0; K < PS.S.Count; ++K) {
+        if (readsSrc(PS.S.Type) && PS.S.SrcBuf == Buffer::Scratch)
+          Slot[PS.S.SrcOff + int(K)] = 0;
+        if (writesDst(PS.S.Type) && PS.S.DstBuf == Buffer::Scratch)
+          Slot[PS.S.DstOff + int(K)] = 0;
+      }
     }
   int Next = 0;
   for (auto &[Old, New] : Slot)

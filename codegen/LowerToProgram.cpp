@@ -186,8 +186,20 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
              Buffer::Output,
              static_cast<int>(Ch.OutputIndex),
              1};
-    CopyAt[C] = {0, static_cast<int>(RB.Steps[0].size())};
-    RB.Steps[0].push_back({Cpy, {}});
+    // Consecutive chunks are copied by one step where they can be.
+    std::vector<PendingStep> &Tb0 = RB.Steps[0];
+    if (Opts.MergeContiguous && !Tb0.empty()) {
+      Step &Last = Tb0.back().S;
+      if (Last.Type == OpType::Copy && Last.Count < Opts.MaxMergedChunks &&
+          Last.SrcOff + int(Last.Count) == Cpy.SrcOff &&
+          Last.DstOff + int(Last.Count) == Cpy.DstOff) {
+        ++Last.Count;
+        CopyAt[C] = {0, static_cast<int>(Tb0.size()) - 1};
+        continue;
+      }
+    }
+    CopyAt[C] = {0, static_cast<int>(Tb0.size())};
+    Tb0.push_back({Cpy, {}});
   }
 
   // 3. Transfers in schedule order; remember where each chunk arrived and
@@ -217,6 +229,14 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
     if (New)
       It->second = ScratchUsed[Rank]++;
     return {Buffer::Scratch, int(It->second)};
+  };
+  // Copies over a `contiguous` link class may share a step with the chunk
+  // before them.
+  auto MayMerge = [&](const Transfer &T) {
+    int Class = Topo.link(T.Link).Class;
+    return Opts.MergeContiguous && !T.Reduce && Class >= 0 &&
+           size_t(Class) < S.ContiguousClasses.size() &&
+           S.ContiguousClasses[Class];
   };
   // A combining collective's transfer: a reducing one sends the sender's
   // accumulated value (or its own input, if nothing arrived yet) and the
@@ -274,10 +294,9 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
       Recv.Deps.push_back(RecvDep);
     Send.Time = T.StartUs;
     Recv.Time = T.EndUs;
-    Ranks[Src].Steps[STb].push_back(Send);
-    std::pair<int, int> At{RTb, int(Ranks[Dst].Steps[RTb].size())};
-    (T.Reduce ? AccWriter : ArrivedAt)[{T.Chunk.index(), Dst}] = At;
-    Ranks[Dst].Steps[RTb].push_back(Recv);
+    (T.Reduce ? AccWriter : ArrivedAt)[{T.Chunk.index(), Dst}] =
+        appendTransfer(Ranks[Src], STb, Send, Ranks[Dst], RTb, Recv,
+                       MayMerge(T), Opts.MaxMergedChunks);
   };
   for (const Transfer &T : Sch.Transfers) {
     const Link &L = Topo.link(T.Link);
@@ -314,15 +333,13 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
     // (Program order already covers a copy in the same threadblock.)
     if (FromCopy && Copied->second.first != STb)
       Send.Deps.push_back(Copied->second);
-    Ranks[Src].Steps[STb].push_back(Send);
-
     PendingStep Recv;
     Recv.S = {OpType::Recv, DstBuf, DstOff, DstBuf, DstOff, 1};
     Recv.Time = T.EndUs;
     int RTb = Ranks[Dst].RecvTb.at({Src, Chan});
-    ArrivedAt[{T.Chunk.index(), Dst}] = {
-        RTb, static_cast<int>(Ranks[Dst].Steps[RTb].size())};
-    Ranks[Dst].Steps[RTb].push_back(Recv);
+    ArrivedAt[{T.Chunk.index(), Dst}] =
+        appendTransfer(Ranks[Src], STb, Send, Ranks[Dst], RTb, Recv,
+                       MayMerge(T), Opts.MaxMergedChunks);
   }
 
   // A rank that wants a reduced chunk no other rank contributed to (a

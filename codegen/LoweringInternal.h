@@ -41,6 +41,17 @@ struct RankBuilder {
 /// \p MaxSteps. Returns the number of fused steps.
 unsigned fuseRelays(RankBuilder &RB, unsigned MaxSteps);
 
+/// Appends a transfer: \p Send to tb \p STb of \p Sender and \p Recv to tb
+/// \p RTb of \p Receiver, or, with \p MayMerge, grows the previous send and
+/// receive of that connection by one chunk (cnt + 1, at most \p MaxCount)
+/// where the schedule sends the two chunks together (MergeSteps.cpp).
+/// Returns the receive's (tb, logical step).
+std::pair<int, int> appendTransfer(RankBuilder &Sender, int STb,
+                                   const PendingStep &Send,
+                                   RankBuilder &Receiver, int RTb,
+                                   const PendingStep &Recv, bool MayMerge,
+                                   unsigned MaxCount);
+
 /// Turns fused reductions whose result only travels on (rrcs into scratch:
 /// nothing reads the slot afterwards) into `rrs`, then renumbers the scratch
 /// slots the rank's steps access densely, keeping their order. Returns the

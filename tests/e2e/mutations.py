@@ -30,7 +30,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SKETCHES = [("examples/ring4-allgather.sketch", None),
             ("examples/bidir-ring4-allgather.sketch", None),
             ("examples/mesh8-allgather.sketch", None),
-            ("sketches/ndv2-sk1-allgather.sketch", "ndv2_sk1")]
+            ("sketches/ndv2-sk1-allgather.sketch", "ndv2_sk1"),
+            ("sketches/dgx1-reductions.sketch", "dgx1_allreduce"),
+            ("sketches/dgx1-reductions.sketch", "dgx1_reduce")]
 SENDS = {"s", "rcs", "rrs", "rrcs"}
 RECVS = {"r", "rcs", "rrs", "rrc", "rrcs"}
 READS = {"s", "rrs", "rrc", "rrcs", "cpy", "re"}
@@ -41,13 +43,14 @@ DATA = ("srcbuf", "srcoff", "dstbuf", "dstoff", "cnt")
 # What check's errors must mention for each kind (one error line matching).
 FLOW = (r"deadlock|never received|never written|uninitialised|holds .*"
         r"expected|chunks? from rank|out of bounds|counts .* twice|"
-        r"race on rank")
+        r"race on rank|sendbuff is read-only|which is not the root")
 EXPECT = {"drop-step": FLOW, "swap-steps": FLOW, "break-fifo": FLOW,
           "overlap-writes": FLOW, "wrong-buffer": FLOW,
           "remove-dependency": FLOW + r"|hasdep=0",
           "offset-out-of-range": r"out of bounds|buffer of this call has",
           "wrong-coll": r"[io]_chunks|out of bounds|buffer of this call|"
-                        r"expected|cannot be verified",
+                        r"expected|cannot be verified|uninitialised|"
+                        r"not the root|is not a multiple of ngpus",
           "wrong-count": FLOW + r"|carries \d+",
           "wrong-peer": FLOW + r"|share one NCCL connection"}
 ATTR = re.compile(r'\s([A-Za-z_]+)="([^"]*)"')
@@ -317,7 +320,7 @@ def races(lines):
     for (rank, buf, c), acc in uses.items():
         for i, (x, wx) in enumerate(acc):
             for y, wy in acc[i + 1:]:
-                if (wx or wy) and not (before[y] >> x & 1 or
+                if x != y and (wx or wy) and not (before[y] >> x & 1 or
                                        before[x] >> y & 1):
                     found.append(f"rank {rank} {buf}[{c}]: " + " and ".join(
                         f"tb {nodes[z][1]['a']['id']} step {nodes[z][2]}"

@@ -259,6 +259,7 @@ int tacclc::runCompile(const CompileOptions &Opts) {
                     }));
 
   CodegenOptions CG;
+  CG.MergeContiguous = Sketch->Instances <= 1;
   if (Opts.LegacyDialect) {
     CG.MaxStepsPerTb = 256;
     CG.ServeInPlace = false;

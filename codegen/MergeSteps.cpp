@@ -1,0 +1,91 @@
+//===- codegen/MergeSteps.cpp - Consecutive chunks in one step ------------===//
+//
+// A step may move several consecutive chunks at once (cnt > 1): one
+// message, one alpha. The lowering appends every transfer through
+// appendTransfer(), which grows the previous send and receive of the same
+// connection instead of adding steps when the schedule sends the two
+// chunks together:
+//   - the link's class is marked `contiguous` in the sketch (the caller
+//     says so) and the chunk is a copy, not a partial reduction;
+//   - the sender's last step on that threadblock is a plain send and the
+//     receiver's last step a plain receive, both of the previous transfer
+//     of this connection;
+//   - the chunk sits right after the previous ones in every buffer the two
+//     steps touch (sender's source, receiver's destination);
+//   - the send waits for nothing the previous one did not, beyond later
+//     local copies (so neither chunk is held up by the other), and starts
+//     when the previous transfer ends (the link is busy throughout: back to
+//     back).
+// Both ends grow together, since MSCCL pairs sends and receives by order
+// and requires equal counts.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/LoweringInternal.h"
+
+#include <algorithm>
+#include <optional>
+
+using namespace tacclc;
+using namespace tacclc::ir;
+
+namespace {
+/// The dependencies \p Prev must have to also cover \p Next's, or nothing
+/// if that would make it wait for more than it does: each of Next's must be
+/// one of Prev's, or a later step of the same threadblock when only local
+/// copies lie between (copies wait for nothing, so the merged send is not
+/// held up; this is how a source's own chunks are sent from their copies).
+std::optional<std::vector<std::pair<int, int>>>
+mergedDeps(const PendingStep &Next, const PendingStep &Prev,
+           const RankBuilder &RB) {
+  std::vector<std::pair<int, int>> Deps = Prev.Deps;
+  for (const auto &[Tb, Idx] : Next.Deps) {
+    auto It = std::find_if(Deps.begin(), Deps.end(),
+                           [&](const auto &D) { return D.first == Tb; });
+    if (It == Deps.end() || It->second > Idx)
+      return std::nullopt;
+    for (int K = It->second + 1; K <= Idx; ++K)
+      if (RB.Steps[Tb][K].S.Type != OpType::Copy)
+        return std::nullopt;
+    It->second = Idx;
+  }
+  return Deps;
+}
+
+/// True if \p Next's buffer range continues \p Prev's.
+bool continues(Buffer PB, int POff, unsigned PCnt, Buffer NB, int NOff) {
+  return PB == NB && POff + int(PCnt) == NOff;
+}
+} // namespace
+
+std::pair<int, int> tacclc::appendTransfer(RankBuilder &Sender, int STb,
+                                           const PendingStep &Send,
+                                           RankBuilder &Receiver, int RTb,
+                                           const PendingStep &Recv,
+                                           bool MayMerge, unsigned MaxCount) {
+  std::vector<PendingStep> &SS = Sender.Steps[STb];
+  std::vector<PendingStep> &RS = Receiver.Steps[RTb];
+  if (MayMerge && !SS.empty() && !RS.empty()) {
+    PendingStep &PS = SS.back();
+    PendingStep &PR = RS.back();
+    const Step &A = PS.S, &B = PR.S;
+    const double Eps = 1e-9;
+    if (A.Type == OpType::Send && B.Type == OpType::Recv &&
+        Send.S.Type == OpType::Send && Recv.S.Type == OpType::Recv &&
+        A.Count == B.Count && A.Count < MaxCount &&
+        continues(A.SrcBuf, A.SrcOff, A.Count, Send.S.SrcBuf, Send.S.SrcOff) &&
+        continues(A.DstBuf, A.DstOff, A.Count, Send.S.DstBuf, Send.S.DstOff) &&
+        continues(B.DstBuf, B.DstOff, B.Count, Recv.S.DstBuf, Recv.S.DstOff) &&
+        Recv.Deps.empty() && Send.Time <= PR.Time + Eps) {
+      if (auto Deps = mergedDeps(Send, PS, Sender)) {
+        PS.Deps = std::move(*Deps);
+        ++PS.S.Count;
+        ++PR.S.Count;
+        PR.Time = Recv.Time;
+        return {RTb, int(RS.size()) - 1};
+      }
+    }
+  }
+  SS.push_back(Send);
+  RS.push_back(Recv);
+  return {RTb, int(RS.size()) - 1};
+}
