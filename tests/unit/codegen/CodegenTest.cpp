@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Codegen.h"
 #include "passes/ListSchedule.h"
+#include "passes/ReduceSchedule.h"
 
 #include "llvm/Support/SourceMgr.h"
 
@@ -131,4 +132,122 @@ TEST_CASE("instances replicate threadblocks on their own channels") {
   Tight.MaxTbsPerRank = 3;
   CHECK_FALSE(replicateInstances(P, 2, Tight, {}, Diags));
   CHECK(Diags.hasErrors());
+}
+
+namespace {
+/// A ring of \p N ranks with links both ways (a symmetric topology).
+Sketch bidirRing(unsigned N, Collective Coll) {
+  Sketch S = ring(N, std::move(Coll));
+  for (unsigned R = 0; R < N; ++R)
+    S.Topo.addLink({RankId((R + 1) % N), RankId(R), 1.0, 1e-6});
+  return S;
+}
+
+/// Lowers a combining collective the way the compiler does: the dual routed
+/// clockwise, scheduled, then run backwards (and forwards for allreduce).
+Program lowerReduction(const Sketch &S, const CodegenOptions &Opts = {}) {
+  REQUIRE(S.Topo.isSymmetric());
+  Sketch Dual = dualSketch(S, /*Transpose=*/false);
+  Schedule Up = scheduleTransfers(Dual, clockwise(Dual));
+  Schedule Sch = reverseForReduction(S, Up, false, &Up);
+  llvm::SourceMgr SM;
+  DiagnosticEngine Diags(SM);
+  auto P = lowerToProgram(S, Sch, Opts, Diags);
+  REQUIRE(P);
+  return *P;
+}
+
+unsigned totalSteps(const Program &P) {
+  unsigned N = 0;
+  for (const GpuProgram &G : P.Gpus)
+    for (const ThreadBlock &Tb : G.Tbs)
+      N += Tb.Steps.size();
+  return N;
+}
+} // namespace
+
+TEST_CASE("a reversed ring allgather is the ring reduce-scatter") {
+  Sketch S =
+      bidirRing(4, Collective::make(CollectiveKind::ReduceScatter, 4, 1));
+  Program P = lowerReduction(S);
+  CHECK(P.Collective == "reducescatter");
+  CHECK(P.InPlace);
+  // Each chunk: the farthest rank sends its input, two ranks reduce and
+  // forward without storing (rrs), the owner reduces into its output.
+  CHECK(count(P, OpType::Send) == 4);
+  CHECK(count(P, OpType::RecvReduceSend) == 8);
+  CHECK(count(P, OpType::RecvReduceCopy) == 4);
+  CHECK(count(P, OpType::Recv) == 0);
+  for (const GpuProgram &G : P.Gpus) {
+    CHECK(G.ScratchChunks == 0);
+    CHECK(G.InputChunks == 4);
+    CHECK(G.OutputChunks == 1);
+  }
+  // The owner's reduction reads its own input and lands in its output.
+  bool OwnerOk = false;
+  for (const ThreadBlock &Tb : P.Gpus[2].Tbs)
+    for (const Step &St : Tb.Steps)
+      if (St.Type == OpType::RecvReduceCopy)
+        OwnerOk = St.DstBuf == Buffer::Output && St.DstOff == 0 &&
+                  St.SrcBuf == Buffer::Input && St.SrcOff == 2;
+  CHECK(OwnerOk);
+}
+
+TEST_CASE("a ring allreduce needs no scratch and fuses every relay") {
+  Sketch S = bidirRing(4, Collective::make(CollectiveKind::AllReduce, 4, 1));
+  Program P = lowerReduction(S);
+  for (const GpuProgram &G : P.Gpus)
+    CHECK(G.ScratchChunks == 0);
+  // Up (counter-clockwise): 4 sends of inputs, 8 reduce-and-forward steps
+  // (the partial sums land in the output, to be overwritten), 4 final
+  // reductions; down (clockwise): 4 sends of the sums, 8 forwards, 4 last
+  // receives. (A final reduction and the first send of its sum go to the
+  // same peer on two threadblocks that already fuse the two directions'
+  // relays, so they stay apart.)
+  CHECK(count(P, OpType::Send) == 8);
+  CHECK(count(P, OpType::RecvReduceCopySend) == 8);
+  CHECK(count(P, OpType::RecvReduceCopy) == 4);
+  CHECK(count(P, OpType::RecvCopySend) == 8);
+  CHECK(count(P, OpType::Recv) == 4);
+  CHECK(totalSteps(P) == 32);
+}
+
+TEST_CASE("reduce is a broadcast run backwards; non-roots never write "
+          "output") {
+  Sketch S =
+      bidirRing(4, Collective::make(CollectiveKind::Reduce, 4, 2, RankId(1)));
+  Program P = lowerReduction(S);
+  CHECK(P.Root == 1);
+  for (unsigned R = 0; R < 4; ++R)
+    for (const ThreadBlock &Tb : P.Gpus[R].Tbs)
+      for (const Step &St : Tb.Steps)
+        if (R != 1 && St.Type != OpType::Send &&
+            St.Type != OpType::RecvReduceSend)
+          CHECK(St.DstBuf != Buffer::Output);
+}
+
+TEST_CASE("back-to-back chunks over a contiguous class share a step") {
+  Sketch S = ring(4, Collective::allGather(4, 2));
+  S.Topo = Topology("ring", 4);
+  int Slow = S.Topo.addClass({"slow", 20.0, 1e-6});
+  for (unsigned R = 0; R < 4; ++R) {
+    Link L{RankId(R), RankId((R + 1) % 4), 20.0, 1e-6};
+    L.Class = Slow;
+    S.Topo.addLink(L);
+  }
+  S.ContiguousClasses = {true};
+  Program P = lower(S);
+  unsigned Pairs = 0;
+  for (const GpuProgram &G : P.Gpus)
+    for (const ThreadBlock &Tb : G.Tbs)
+      for (const Step &St : Tb.Steps) {
+        CHECK(St.Count <= 2);
+        Pairs += St.Count == 2;
+      }
+  // Per rank: one cpy, one send, two rcs and one receive, all of pairs.
+  CHECK(Pairs == 4 * 5);
+  CodegenOptions NoMerge;
+  NoMerge.MergeContiguous = false;
+  Program Q = lower(S, NoMerge);
+  CHECK(totalSteps(Q) == 2 * totalSteps(P));
 }
