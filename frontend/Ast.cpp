@@ -182,6 +182,7 @@ private:
       }
     } else if (const auto *Fo = llvm::dyn_cast<FormItem>(&N)) {
       OS << (N.getKind() == Node::K_SenderFirstItem ? "SenderFirst"
+             : N.getKind() == Node::K_IdenticalItem ? "IdenticalResults"
                                                     : "Relay " + Fo->Form);
     } else if (const auto *Se = llvm::dyn_cast<SenderItem>(&N)) {
       OS << "Sender " << printExpr(*Se->Gpu) << " carries ";

@@ -73,6 +73,7 @@ public:
     K_RelayFormItem,
     K_SenderItem,
     K_SenderFirstItem,
+    K_IdenticalItem,
     K_PolicyItem,
     K_InstancesItem,
     K_ContiguousItem,
@@ -372,14 +373,16 @@ public:
   }
 };
 
-/// `relay direct`, `relay all`, or `sender first` (Form says which).
+/// `relay direct`, `relay all`, `sender first` or `identical results`
+/// (Form says which).
 class FormItem : public Node {
 public:
   FormItem(Kind K, llvm::SMRange R, std::string Form)
       : Node(K, R), Form(std::move(Form)) {}
   std::string Form;
   static bool classof(const Node *N) {
-    return N->getKind() == K_RelayFormItem || N->getKind() == K_SenderFirstItem;
+    return N->getKind() == K_RelayFormItem ||
+           N->getKind() == K_SenderFirstItem || N->getKind() == K_IdenticalItem;
   }
 };
 

@@ -276,6 +276,9 @@ private:
     if (auto *SF = dynamic_cast<P::SenderFirstItemContext *>(Item))
       return std::make_unique<FormItem>(Node::K_SenderFirstItem, range(SF),
                                         "first");
+    if (auto *Id = dynamic_cast<P::IdenticalItemContext *>(Item))
+      return std::make_unique<FormItem>(Node::K_IdenticalItem, range(Id),
+                                        "identical");
     if (auto *Se = dynamic_cast<P::SenderItemContext *>(Item))
       return std::make_unique<SenderItem>(range(Se), expr(Se->gpu),
                                           gpuList(Se->gpuList()));

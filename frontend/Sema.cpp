@@ -68,6 +68,8 @@ const char *itemName(Node::Kind K) {
     return "contiguous";
   case Node::K_SenderFirstItem:
     return "sender first";
+  case Node::K_IdenticalItem:
+    return "identical results";
   default:
     return "item";
   }

@@ -192,6 +192,7 @@ bool tacclc::checkSketchItems(const std::vector<const Node *> &Items,
   if (const Node *C = findKind(Items, Node::K_ContiguousItem))
     if (!checkContiguous(*llvm::cast<LinksItem>(C), Out, MachineName, Diags))
       return false;
+  Out.IdenticalResults = findKind(Items, Node::K_IdenticalItem) != nullptr;
   if (const Node *F = findKind(Items, Node::K_SenderFirstItem)) {
     if (Out.Carries.empty()) {
       Diags.report(DiagId::SenderFirstNeedsSenders, F->getRange());

@@ -108,6 +108,7 @@ sketchItem
   | RELAY form=(DIRECT | ALL) SEMI?                            # relayFormItem
   | SENDER gpu=expr CARRIES gpuList SEMI?                      # senderItem
   | SENDER FIRST SEMI?                                         # senderFirstItem
+  | IDENTICAL RESULTS SEMI?                                    # identicalItem
   | POLICY sw=IDENT value=policyName SEMI?                     # policyItem
   | INSTANCES count=INT SEMI?                                  # instancesItem
   | CONTIGUOUS IDENT (COMMA IDENT)* SEMI?                      # contiguousItem
@@ -179,6 +180,8 @@ ALL        : 'all' ;
 SENDER     : 'sender' ;
 CARRIES    : 'carries' ;
 FIRST      : 'first' ;
+IDENTICAL  : 'identical' ;
+RESULTS    : 'results' ;
 POLICY     : 'policy' ;
 INSTANCES  : 'instances' ;
 CONTIGUOUS : 'contiguous' ;

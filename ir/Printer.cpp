@@ -117,6 +117,8 @@ void tacclc::ir::printSketch(const Sketch &S, llvm::raw_ostream &OS) {
   }
   if (S.SenderFirst)
     OS << "  senders send their own chunks first\n";
+  if (S.IdenticalResults)
+    OS << "  identical results on every rank\n";
   OS << fmt::format("  protocol {}", S.Protocol);
   if (S.TimeLimitSeconds)
     OS << fmt::format(", time limit {:g} s", *S.TimeLimitSeconds);

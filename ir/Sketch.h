@@ -57,6 +57,10 @@ struct Sketch {
   /// A sender puts its own chunks on a link to another node before the
   /// chunks it relays for other GPUs (`sender first`).
   bool SenderFirst = false;
+  /// Every rank must reduce each element in the same order, so that all
+  /// get bitwise-identical results (`identical results`); the verifier
+  /// enforces it.
+  bool IdenticalResults = false;
 
   /// The topology is the designer's turned around, to be run backwards (a
   /// reduction built from its dual, passes/ReduceSchedule.h): relay rules

@@ -31,6 +31,7 @@ Report checkCall(const Algo &A, const Program &P, bool InPlace,
   Report Out;
   IssueSink Sink(Out, FileName);
   ChunkModel Model;
+  Model.IdenticalOrder = Opts.IdenticalOrder;
   Where AlgoW;
   AlgoW.Line = A.Line;
   AlgoW.Col = A.Col;

@@ -511,8 +511,15 @@ void SymbolicMachine::reportLeftovers(bool OnlyStranded) {
   }
 }
 
+/// The most reduction-order errors listed per call.
+constexpr unsigned MaxOrderReports = 16;
+
 void SymbolicMachine::checkPostcondition() {
   const CollectiveLayout &L = *Model.Layout;
+  // Input element -> (the first rank holding its reduction, its order).
+  std::map<std::uint64_t, std::pair<unsigned, std::uint64_t>> FirstOrder;
+  bool Warned = false;
+  unsigned Reported = 0;
   for (unsigned R = 0; R < NRanks; ++R) {
     const Gpu &G = A.Gpus[R];
     for (std::uint64_t K = 0; K < L.OutputCount; ++K) {
@@ -530,12 +537,30 @@ void SymbolicMachine::checkPostcondition() {
           Exp.Parts.push_back({Q, static_cast<unsigned>(Src.Index)});
       else
         Exp.Parts.push_back({Src.Rank, static_cast<unsigned>(Src.Index)});
-      if (S->V == Exp)
-        continue;
       Where W;
       W.Line = G.Line;
       W.Col = G.Col;
       W.Rank = static_cast<int>(R);
+      if (S->V == Exp) {
+        if (!Src.Reduced)
+          continue;
+        auto [It, New] = FirstOrder.try_emplace(Src.Index, R, S->V.Order);
+        if (New || It->second.second == S->V.Order)
+          continue;
+        std::string What = fmt::format(
+            "output chunk {} is reduced in another order than on rank {}: "
+            "floating-point results may differ in the last bits",
+            K, It->second.first);
+        if (Model.IdenticalOrder) {
+          if (Reported++ < MaxOrderReports)
+            Sink.error(W, What + " (identical results were asked for)");
+        } else if (!Warned) {
+          Warned = true;
+          Sink.warning(W, What + " (further chunks not listed; require one "
+                                 "order with check --identical-order)");
+        }
+        continue;
+      }
       if (!S->V.Init && S->WRank < 0) {
         Sink.error(W, fmt::format("output chunk {} is never written, "
                                   "expected {}",

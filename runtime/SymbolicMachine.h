@@ -35,6 +35,10 @@ struct ChunkModel {
   /// nothing for collectives without reference semantics yet: then buffers
   /// are sized by the declared i_chunks/o_chunks and do not alias.
   std::optional<CollectiveLayout> Layout;
+  /// Require every rank that holds a reduced element to have reduced it in
+  /// the same order (bitwise-identical results): an error per differing
+  /// chunk. Otherwise one warning says the results may differ.
+  bool IdenticalOrder = false;
 };
 
 /// One symbolic run; construct, then call run().

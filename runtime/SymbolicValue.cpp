@@ -12,6 +12,25 @@
 
 namespace tacclrt {
 
+namespace {
+/// A 64-bit finaliser (splitmix64's).
+std::uint64_t mix(std::uint64_t X) {
+  X ^= X >> 30;
+  X *= 0xbf58476d1ce4e5b9ULL;
+  X ^= X >> 27;
+  X *= 0x94d049bb133111ebULL;
+  return X ^ (X >> 31);
+}
+} // namespace
+
+SymValue SymValue::input(unsigned Rank, unsigned Chunk) {
+  SymValue V;
+  V.Init = true;
+  V.Parts.push_back({Rank, Chunk});
+  V.Order = mix((std::uint64_t(Rank) << 32 | Chunk) + 0x9e3779b97f4a7c15ULL);
+  return V;
+}
+
 SymValue reduceValues(const SymValue &A, const SymValue &B,
                       std::optional<Contribution> &Dup) {
   Dup.reset();
@@ -27,6 +46,9 @@ SymValue reduceValues(const SymValue &A, const SymValue &B,
                         B.Parts.end(), std::back_inserter(Common));
   if (!Common.empty())
     Dup = Common.front();
+  std::uint64_t Lo = std::min(A.Order, B.Order),
+                Hi = std::max(A.Order, B.Order);
+  R.Order = mix(mix(Lo) ^ (Hi + 0x632be59bd9b4e019ULL));
   return R;
 }
 

@@ -9,6 +9,7 @@
 #ifndef TACCLRT_SYMBOLICVALUE_H
 #define TACCLRT_SYMBOLICVALUE_H
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,15 +39,16 @@ struct SymValue {
   bool Init = false;
   /// Sorted multiset of contributions; empty when !Init.
   std::vector<Contribution> Parts;
+  /// How the reduction was bracketed, up to commutativity (floating-point
+  /// addition and multiplication commute but do not associate, so equal
+  /// orders give bitwise-equal results): a 64-bit hash of the expression
+  /// tree. Not part of equality.
+  std::uint64_t Order = 0;
 
   /// Input chunk \p Chunk of rank \p Rank.
-  static SymValue input(unsigned Rank, unsigned Chunk) {
-    SymValue V;
-    V.Init = true;
-    V.Parts.push_back({Rank, Chunk});
-    return V;
-  }
-  /// Equality of values (uninitialised values are all equal).
+  static SymValue input(unsigned Rank, unsigned Chunk);
+  /// Equality of the values (uninitialised values are all equal), whatever
+  /// the order of reduction.
   bool operator==(const SymValue &O) const {
     return Init == O.Init && Parts == O.Parts;
   }

@@ -42,8 +42,9 @@ struct CompileOptions {
 /// Options of `tacclc check`.
 struct CheckOptions {
   std::string Input;
-  unsigned FifoCapacity = 1; ///< Messages per connection before sends block.
-  int Root = -1;             ///< Root of a rooted collective; -1: the file's.
+  unsigned FifoCapacity = 1;   ///< Messages per connection before sends block.
+  int Root = -1;               ///< Root of a rooted collective; -1: the file's.
+  bool IdenticalOrder = false; ///< Require one reduction order per element.
   bool LegacyDialect = false;
 };
 

@@ -65,18 +65,21 @@ std::string toText(llvm::function_ref<void(llvm::raw_ostream &)> Print) {
 /// Loads the generated XML with the runtime's loader and proves it correct
 /// with the symbolic checker; any failure is a compiler bug.
 /// Loads and checks generated XML with the runtime; the issues found.
-tacclrt::Report verify(const std::string &Xml, bool Legacy) {
+/// \p Identical: the sketch asks for bitwise-identical results.
+tacclrt::Report verify(const std::string &Xml, bool Legacy, bool Identical) {
   tacclrt::LoadOptions LO;
   LO.D = Legacy ? tacclrt::Dialect::Legacy : tacclrt::Dialect::Executor;
   tacclrt::Report Rep;
   auto Algo = tacclrt::loadPlan(Xml, "<generated>", LO, Rep);
+  tacclrt::CheckOptions CO;
+  CO.IdenticalOrder = Identical;
   if (Algo && !Rep.hasErrors())
-    Rep.append(tacclrt::checkPlan(*Algo, "<generated>"));
+    Rep.append(tacclrt::checkPlan(*Algo, "<generated>", CO));
   return Rep;
 }
 
-void verifyOrDie(const std::string &Xml, bool Legacy) {
-  tacclrt::Report Rep = verify(Xml, Legacy);
+void verifyOrDie(const std::string &Xml, bool Legacy, bool Identical) {
+  tacclrt::Report Rep = verify(Xml, Legacy, Identical);
   if (!Rep.hasErrors())
     return;
   reportInternalError("the generated algorithm failed verification:\n" +
@@ -191,12 +194,14 @@ int tacclc::runCompile(const CompileOptions &Opts) {
   // A combining collective is routed and scheduled as its non-combining
   // dual, whose schedule is then run backwards (passes/ReduceSchedule.h).
   ir::CollectiveKind Kind = Sketch->Coll.getKind();
-  // Its dual is routed on the transposed topology unless the sketch's is
-  // symmetric, so that the reversed schedule uses the sketch's links.
+  // Its dual is routed on the transposed topology, so that the reversed
+  // schedule uses the sketch's links and its relay rules bind the ranks
+  // that send once reversed (Sketch::Transposed); a symmetric topology
+  // without relay rules is its own transpose.
   std::optional<ir::Sketch> DualStorage;
   bool UpTransposed = false;
   if (ir::isCombining(Kind)) {
-    UpTransposed = !Sketch->Topo.isSymmetric();
+    UpTransposed = !Sketch->Topo.isSymmetric() || !Sketch->Carries.empty();
     DualStorage = dualSketch(*Sketch, UpTransposed);
   }
   const ir::Sketch &Routed = DualStorage ? *DualStorage : *Sketch;
@@ -295,7 +300,8 @@ int tacclc::runCompile(const CompileOptions &Opts) {
   bool FusionDropped = false;
   CG.NoFuseRanks.assign(Sketch->Topo.getNumRanks(), false);
   for (unsigned Round = 0;; ++Round) {
-    tacclrt::Report Rep = verify(*Xml, Opts.LegacyDialect);
+    tacclrt::Report Rep =
+        verify(*Xml, Opts.LegacyDialect, Sketch->IdenticalResults);
     if (!Rep.hasErrors() || !CG.FuseRelays)
       break;
     bool Named = false;
@@ -311,7 +317,7 @@ int tacclc::runCompile(const CompileOptions &Opts) {
     if (!Xml)
       return Fail();
   }
-  verifyOrDie(*Xml, Opts.LegacyDialect);
+  verifyOrDie(*Xml, Opts.LegacyDialect, Sketch->IdenticalResults);
   int Rc = emitText(Opts, Diags, *Xml);
   if (Rc == ExitSuccess && Opts.Summary)
     printSummary(*Sketch, *Routes, Sched, *Program, Stats, Opts, FusionDropped);

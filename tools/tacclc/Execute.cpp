@@ -62,6 +62,7 @@ int tacclc::runCheck(const CheckOptions &Opts) {
     tacclrt::CheckOptions CO;
     CO.FifoCapacity = std::max(1u, Opts.FifoCapacity);
     CO.Root = Opts.Root;
+    CO.IdenticalOrder = Opts.IdenticalOrder;
     Rep.append(tacclrt::checkPlan(*A, Opts.Input, CO));
   }
   printReport(Rep);

@@ -114,6 +114,11 @@ cl::opt<int> Root("root",
                            "otherwise finds one, run uses 0)"),
                   cl::init(-1), cl::sub(CheckCmd), cl::sub(RunCmd),
                   cl::cat(ExecCat));
+cl::opt<bool> IdenticalOrder(
+    "identical-order",
+    cl::desc("Require every rank to reduce each element in the same order "
+             "(bitwise-identical results)"),
+    cl::sub(CheckCmd), cl::cat(ExecCat));
 cl::opt<std::string> RunInput(cl::Positional, cl::Required,
                               cl::desc("<file.xml>"), cl::sub(RunCmd),
                               cl::cat(ExecCat));
@@ -164,6 +169,7 @@ int main(int argc, char **argv) {
     O.Input = CheckInput;
     O.FifoCapacity = FifoCapacity;
     O.Root = Root;
+    O.IdenticalOrder = IdenticalOrder;
     O.LegacyDialect = Legacy;
     return runCheck(O);
   }

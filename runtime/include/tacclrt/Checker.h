@@ -42,6 +42,10 @@ struct CheckOptions {
   /// correct for (ranks that never receive, for broadcast and scatter, or
   /// never send, for reduce and gather, are tried first).
   int Root = -1;
+  /// Require bitwise-identical reduction results: every rank that holds a
+  /// reduced element must have reduced it in the same order (up to
+  /// commutativity). Without it, differing orders get one warning.
+  bool IdenticalOrder = false;
 };
 
 /// Symbolically executes \p A for every call kind it serves (in-place and/or

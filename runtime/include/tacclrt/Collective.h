@@ -111,7 +111,7 @@ describeCollective(CollKind C, unsigned NRanks, std::uint64_t Count,
                    unsigned Root = 0);
 
 /// False where NCCL ignores a rank's sendbuff (non-root ranks of broadcast
-/// and scatter out of place): its content is undefined.
+/// and scatter, in place or not): its content is undefined.
 bool inputDefined(const CollectiveLayout &L, unsigned Rank);
 
 /// False where a caller need not provide a recvbuff at all (non-root ranks

@@ -439,3 +439,22 @@ TEST_CASE("checker: out-of-place calls never write the input") {
   CHECK(findIssue(checkPlan(A, "a.xml"),
                   "in an out-of-place call: NCCL's sendbuff is read-only"));
 }
+
+TEST_CASE("checker: reduction order across ranks") {
+  // Every rank adds the same three inputs, bracketed differently.
+  Algo A = loadFixture("allreduce_orders3.xml");
+  Report R = checkPlan(A, "o.xml");
+  CHECK_FALSE(R.hasErrors());
+  const Issue *W =
+      findIssue(R, "reduced in another order than on rank 0", Issue::Warning);
+  REQUIRE(W);
+  CHECK(W->Rank == 1);
+  CheckOptions O;
+  O.IdenticalOrder = true;
+  R = checkPlan(A, "o.xml", O);
+  CHECK(R.hasErrors());
+  CHECK(findIssue(R, "identical results were asked for", Issue::Error));
+  // The ring reduces each chunk once and copies the sum: one order.
+  CHECK_FALSE(
+      checkPlan(loadFixture("allreduce_ring3.xml"), "r.xml", O).hasErrors());
+}
