@@ -236,6 +236,40 @@ std::map<int, int> tacclc::compactScratch(RankBuilder &RB) {
         PS.S.DstBuf = PS.S.SrcBuf;
         PS.S.DstOff = PS.S.SrcOff;
       }
+  // A relayed chunk lands in scratch only because `rcs` stores what it
+  // forwards: where no other step touches the slot, the relays of one
+  // threadblock share one slot (program order keeps them apart).
+  std::map<int, unsigned> Uses;
+  int Virtual = 0;
+  for (auto &Steps : RB.Steps)
+    for (PendingStep &PS : Steps)
+      for (unsigned K = 0; K < PS.S.Count; ++K) {
+        if (readsSrc(PS.S.Type) && PS.S.SrcBuf == Buffer::Scratch)
+          ++Uses[PS.S.SrcOff + int(K)];
+        if (writesDst(PS.S.Type) && PS.S.DstBuf == Buffer::Scratch)
+          ++Uses[PS.S.DstOff + int(K)];
+        Virtual = std::max(
+            {Virtual, PS.S.SrcOff + int(K) + 1, PS.S.DstOff + int(K) + 1});
+      }
+  std::map<int, int> Moved; // old slot -> shared (virtual) slot
+  for (auto &Steps : RB.Steps) {
+    unsigned Width = 0;
+    for (PendingStep &PS : Steps) {
+      if (PS.S.Type != OpType::RecvCopySend || PS.S.DstBuf != Buffer::Scratch)
+        continue;
+      bool Private = true;
+      for (unsigned K = 0; K < PS.S.Count; ++K)
+        Private = Private && Uses[PS.S.DstOff + int(K)] == 1;
+      if (!Private)
+        continue;
+      for (unsigned K = 0; K < PS.S.Count; ++K)
+        Moved[PS.S.DstOff + int(K)] = Virtual + int(K);
+      PS.S.SrcBuf = Buffer::Scratch;
+      PS.S.SrcOff = PS.S.DstOff = Virtual;
+      Width = std::max(Width, PS.S.Count);
+    }
+    Virtual += int(Width);
+  }
   // Keep the slots' order (slots are numbered in arrival order).
   std::map<int, int> Slot;
   for (auto &Steps : RB.Steps)
@@ -257,5 +291,8 @@ std::map<int, int> tacclc::compactScratch(RankBuilder &RB) {
       if (PS.S.DstBuf == Buffer::Scratch && writesDst(PS.S.Type))
         PS.S.DstOff = Slot.at(PS.S.DstOff);
     }
+  // Senders name the slots their chunks land in by the old numbers.
+  for (auto &[Old, Shared] : Moved)
+    Slot[Old] = Slot.at(Shared);
   return Slot;
 }

@@ -26,6 +26,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -370,7 +371,9 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
   std::vector<std::map<int, int>> NewSlot(NumRanks);
   for (unsigned R = 0; R < NumRanks; ++R) {
     NewSlot[R] = compactScratch(Ranks[R]);
-    ScratchUsed[R] = static_cast<unsigned>(NewSlot[R].size());
+    ScratchUsed[R] = 0;
+    for (const auto &[Old, New] : NewSlot[R])
+      ScratchUsed[R] = std::max(ScratchUsed[R], unsigned(New) + 1);
   }
   // A send names where the chunk lands on the receiver; a slot the receiver
   // no longer needs (its reduction now forwards without storing) becomes

@@ -53,10 +53,12 @@ std::pair<int, int> appendTransfer(RankBuilder &Sender, int STb,
                                    unsigned MaxCount);
 
 /// Turns fused reductions whose result only travels on (rrcs into scratch:
-/// nothing reads the slot afterwards) into `rrs`, then renumbers the scratch
-/// slots the rank's steps access densely, keeping their order. Returns the
-/// renumbering (old slot -> new slot); a send's destination, which names the
-/// receiver's buffer, is left for the caller to renumber.
+/// nothing reads the slot afterwards) into `rrs`, lets the relays (rcs) of a
+/// threadblock whose scratch slot no other step touches share one slot, then
+/// renumbers the scratch slots the rank's steps access densely, keeping
+/// their order. Returns the renumbering (old slot -> new slot; several old
+/// slots may share one); a send's destination, which names the receiver's
+/// buffer, is left for the caller to renumber.
 std::map<int, int> compactScratch(RankBuilder &RB);
 
 } // namespace tacclc
