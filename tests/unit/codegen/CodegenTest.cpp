@@ -251,3 +251,17 @@ TEST_CASE("back-to-back chunks over a contiguous class share a step") {
   Program Q = lower(S, NoMerge);
   CHECK(totalSteps(Q) == 2 * totalSteps(P));
 }
+
+TEST_CASE("relays of one threadblock share a scratch slot") {
+  // Gather to rank 2 around a ring: rank 1 forwards four chunks of ranks 3
+  // and 0 with rcs steps of its one threadblock, so one slot serves all.
+  Sketch S = ring(4, Collective::make(CollectiveKind::Gather, 4, 2, RankId(2)));
+  Program P = lower(S);
+  CHECK(count(P, OpType::RecvCopySend) == 6);
+  CHECK(P.Gpus[1].ScratchChunks == 1);
+  CHECK(P.Gpus[0].ScratchChunks == 1);
+  CHECK(P.Gpus[3].ScratchChunks == 0);
+  CodegenOptions NoFuse;
+  NoFuse.FuseRelays = false; // receive and send apart: a slot per chunk
+  CHECK(lower(S, NoFuse).Gpus[1].ScratchChunks == 4);
+}
