@@ -12,10 +12,21 @@
 //   2. pair threadblocks greedily, most forwarded chunks first (ties: lower
 //      tb ids); each tb is in at most one pair;
 //   3. per pair, keep the forwarded (receive, send) pairs that appear in the
-//      same order in both threadblocks (both FIFOs must see their own order),
-//      then merge the two step lists: a fused pair becomes one rcs step;
-//      before it go the steps of either list that must precede it; between
-//      fused steps the two lists interleave by schedule time;
+//      same order in both threadblocks (both FIFOs must see their own order)
+//      and whose receive may wait for the forward: the next message on the
+//      receive connection is sent no earlier than the forward starts. Then
+//      merge the two step lists: a fused pair becomes one rcs step; before
+//      it go the steps of either list that must precede it; between fused
+//      steps the two lists interleave by schedule time, receives first on
+//      ties;
+// Why no fusion can deadlock: order every step of every rank by schedule
+// time (a send at its start, a receive at its end, receives first on ties).
+// Each threadblock runs its steps in that order, every wait (a receive for
+// its message, a send for the data it forwards or for room in a FIFO of one
+// message, a dependency) is on a step earlier in it, so running all steps
+// in that order never blocks. A fused step stands at its forward's time;
+// receiving that late holds up only the next message on that connection,
+// which the rule of step 3 sends no earlier.
 //   4. the merged tb takes the send tb's place, the receive tb disappears,
 //      and every dependency is renumbered; dependencies on an earlier step
 //      of the same threadblock are dropped (program order covers them).
@@ -102,11 +113,16 @@ unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps) {
   bool Any = false;
   for (const Pair &P : Chosen) {
     const std::vector<PendingStep> &X = RB.Steps[P.Recv], &Y = RB.Steps[P.Send];
-    // Forwarded pairs, kept only while increasing in both lists.
+    // Forwarded pairs, kept only while increasing in both lists, and only
+    // where receiving as late as the forward delays no message: the next
+    // message on the receive connection is sent no earlier (see above).
     std::vector<int> MateOfX(X.size(), -1), MateOfY(Y.size(), -1);
     int LastX = -1;
+    const double Eps = 1e-9;
     for (size_t J = 0; J < Y.size(); ++J) {
       int I = forwardedFrom(Y[J], P.Recv, X);
+      if (I >= 0 && size_t(I) + 1 < X.size() && X[I + 1].Sent < Y[J].Time - Eps)
+        continue;
       if (I > LastX) {
         MateOfX[I] = int(J);
         MateOfY[J] = I;

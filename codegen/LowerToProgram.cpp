@@ -293,7 +293,7 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
       Send.Deps.push_back(SendDep);
     if (RecvDep != NoStep && RecvDep.first != RTb)
       Recv.Deps.push_back(RecvDep);
-    Send.Time = T.StartUs;
+    Send.Time = Recv.Sent = T.StartUs;
     Recv.Time = T.EndUs;
     (T.Reduce ? AccWriter : ArrivedAt)[{T.Chunk.index(), Dst}] =
         appendTransfer(Ranks[Src], STb, Send, Ranks[Dst], RTb, Recv,
@@ -337,6 +337,7 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
     PendingStep Recv;
     Recv.S = {OpType::Recv, DstBuf, DstOff, DstBuf, DstOff, 1};
     Recv.Time = T.EndUs;
+    Recv.Sent = T.StartUs;
     int RTb = Ranks[Dst].RecvTb.at({Src, Chan});
     ArrivedAt[{T.Chunk.index(), Dst}] =
         appendTransfer(Ranks[Src], STb, Send, Ranks[Dst], RTb, Recv,

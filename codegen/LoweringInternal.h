@@ -19,11 +19,13 @@
 namespace tacclc {
 
 /// A step, the (tb, logical step) pairs it must wait for, and the schedule
-/// time it stands for (a send's start, a receive's end).
+/// time it stands for (a send's start, a receive's end; for a receive also
+/// when its message was sent).
 struct PendingStep {
   ir::Step S;
   std::vector<std::pair<int, int>> Deps;
   double Time = 0;
+  double Sent = 0;
 };
 
 /// One rank's threadblocks under construction.

@@ -66,6 +66,11 @@ def roundtrip(sketch, name=None, time_limit=None):
     with tempfile.TemporaryDirectory() as tmp:
         a, b = os.path.join(tmp, "a.xml"), os.path.join(tmp, "b.xml")
         summary = run(sketch, *select, "-o", a, "--summary", expect=0).stderr
+        # Fusion keeps schedule order and cannot deadlock: the driver's
+        # unfused fallback must never be needed.
+        if "fusion did not verify" in summary or \
+                "fused program did not verify" in summary:
+            sys.exit(f"FAIL: relay fusion needed the fallback:\n{summary}")
         # Byte-identical output is promised for solves that finish; one cut
         # short by the time limit depends on how far the solver got.
         if "routing     optimal" in summary:

@@ -31,6 +31,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 using namespace tacclc;
 
 namespace {
@@ -89,7 +91,7 @@ void verifyOrDie(const std::string &Xml, bool Legacy, bool Identical) {
 void printSummary(const ir::Sketch &S, const ir::Routes &R,
                   const ir::Schedule &Sch, const ir::Program &P,
                   const SolveStats &Stats, const CompileOptions &Opts,
-                  bool FusionDropped) {
+                  const std::string &FusionNote) {
   unsigned MaxTbs = 0, Steps = 0, Fused = 0;
   for (const ir::GpuProgram &G : P.Gpus) {
     MaxTbs = std::max<unsigned>(MaxTbs, G.Tbs.size());
@@ -132,9 +134,7 @@ void printSummary(const ir::Sketch &S, const ir::Routes &R,
                     ir::formatUs(Sch.MakespanUs), AlgBw, BusBw);
   OS << fmt::format("program     {} steps ({} relays fused{}), up to {} "
                     "threadblocks per rank, {} channel(s)\n",
-                    Steps, Fused,
-                    FusionDropped ? "; the fused program did not verify" : "",
-                    MaxTbs, P.NumChannels);
+                    Steps, Fused, FusionNote, MaxTbs, P.NumChannels);
   OS << fmt::format("verified    OK{}\n",
                     Opts.Output.empty() ? std::string() : " -> " + Opts.Output);
   OS.flush();
@@ -294,9 +294,10 @@ int tacclc::runCompile(const CompileOptions &Opts) {
   auto Xml = Build();
   if (!Xml)
     return Fail();
-  // A fused program that does not verify (fusion orders a rank's steps more
-  // strictly, which can deadlock) is lowered again with the ranks the
-  // verifier named left unfused; after a few rounds, with no fusion at all.
+  // Fusion keeps every threadblock in schedule order, which cannot deadlock
+  // (codegen/FuseRelays.cpp); should a fused program still fail to verify,
+  // it is lowered again with the ranks the verifier named left unfused, and
+  // after a few rounds with no fusion at all (--summary says so).
   bool FusionDropped = false;
   CG.NoFuseRanks.assign(Sketch->Topo.getNumRanks(), false);
   for (unsigned Round = 0;; ++Round) {
@@ -320,6 +321,13 @@ int tacclc::runCompile(const CompileOptions &Opts) {
   verifyOrDie(*Xml, Opts.LegacyDialect, Sketch->IdenticalResults);
   int Rc = emitText(Opts, Diags, *Xml);
   if (Rc == ExitSuccess && Opts.Summary)
-    printSummary(*Sketch, *Routes, Sched, *Program, Stats, Opts, FusionDropped);
+    printSummary(
+        *Sketch, *Routes, Sched, *Program, Stats, Opts,
+        FusionDropped ? "; the fused program did not verify"
+        : std::count(CG.NoFuseRanks.begin(), CG.NoFuseRanks.end(), true)
+            ? fmt::format("; {} rank(s) unfused: fusion did not verify",
+                          std::count(CG.NoFuseRanks.begin(),
+                                     CG.NoFuseRanks.end(), true))
+            : std::string());
   return Rc;
 }
