@@ -77,10 +77,14 @@ std::pair<int, int> tacclc::appendTransfer(RankBuilder &Sender, int STb,
         continues(B.DstBuf, B.DstOff, B.Count, Recv.S.DstBuf, Recv.S.DstOff) &&
         Recv.Deps.empty() && Send.Time <= PR.Time + Eps) {
       if (auto Deps = mergedDeps(Send, PS, Sender)) {
+        // The merged message leaves with its last chunk and lands with it
+        // (FuseRelays.cpp orders steps by these times).
         PS.Deps = std::move(*Deps);
+        PS.Time = std::max(PS.Time, Send.Time);
         ++PS.S.Count;
         ++PR.S.Count;
         PR.Time = Recv.Time;
+        PR.Sent = std::max(PR.Sent, Recv.Sent);
         return {RTb, int(RS.size()) - 1};
       }
     }
