@@ -41,8 +41,9 @@ Report checkCall(const Algo &A, const Program &P, bool InPlace,
     if (Chunks % Mult != 0) {
       Sink.error(AlgoW,
                  fmt::format("nchunksperloop={} is not a multiple of ngpus={}: "
-                             "chunks would straddle the ranks' parts of a {} "
-                             "buffer, which chunk-level checking cannot model",
+                             "chunks would straddle the ranks' parts of the "
+                             "{} buffers, which chunk-level checking cannot "
+                             "model",
                              A.NChunksPerLoop, A.NGpus, nameOf(A.Coll)));
       return Out;
     }

@@ -108,11 +108,14 @@ bool prepareCall(const Algo &A, const RunOptions &O, IssueSink &Sink,
                                     Total, Chunks, O.Bytes));
     return false;
   }
-  if (O.Bytes < A.MinBytes || (A.MaxBytes != 0 && O.Bytes > A.MaxBytes))
+  bool AboveMax = O.LegacySizeRange ? O.Bytes >= A.MaxBytes
+                                    : (A.MaxBytes != 0 && O.Bytes > A.MaxBytes);
+  if (O.Bytes < A.MinBytes || AboveMax)
     Sink.warning(Where(), fmt::format("{} B is outside the algorithm's range "
-                                      "minBytes={} maxBytes={}: the runtime "
+                                      "minBytes={} maxBytes={}{}: the runtime "
                                       "would not select it",
-                                      O.Bytes, A.MinBytes, A.MaxBytes));
+                                      O.Bytes, A.MinBytes, A.MaxBytes,
+                                      O.LegacySizeRange ? " (exclusive)" : ""));
   S.L = *L;
   S.Cfg.Ty = Ty;
   S.Cfg.Op = O.Op;

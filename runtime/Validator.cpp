@@ -168,8 +168,10 @@ private:
                                       "of the runtime",
                                       Name, N));
     }
-    // The legacy runtime's rule; a plan that breaks it also declares buffers
-    // that do not match the call's real buffer sizes.
+    // The legacy runtime's rule (it rejects the plan). The executor only
+    // bounds offsets by the declared counts, so there a mismatch is a
+    // warning: declared buffers that differ from the call's real ones (the
+    // checker still sizes them as the collective defines).
     bool Applies =
         A.Coll == CollKind::AllReduce || A.Coll == CollKind::AllGather ||
         A.Coll == CollKind::Reduce || A.Coll == CollKind::Broadcast ||
@@ -179,20 +181,22 @@ private:
       return;
     long long IMul = A.Coll == CollKind::AllGather ? A.NGpus : 1;
     long long OMul = A.Coll == CollKind::ReduceScatter ? A.NGpus : 1;
+    auto Report = [&](const char *Name, int N, long long Mul) {
+      std::string What = fmt::format(
+          "{}={}{} does not match nchunksperloop={}", Name, N,
+          Mul > 1 ? fmt::format(" times ngpus={}", Mul) : std::string(),
+          A.NChunksPerLoop);
+      if (D == Dialect::Legacy)
+        Sink.error(at(G), What + " (the legacy runtime rejects the algorithm)");
+      else
+        Sink.warning(at(G), What + ": the declared buffer differs from the "
+                                   "call's, and the runtime checks offsets "
+                                   "against the declaration");
+    };
     if (G.IChunks > 0 && G.IChunks * IMul != A.NChunksPerLoop)
-      Sink.error(at(G),
-                 fmt::format("i_chunks={}{} does not match nchunksperloop={}",
-                             G.IChunks,
-                             IMul > 1 ? fmt::format(" times ngpus={}", IMul)
-                                      : std::string(),
-                             A.NChunksPerLoop));
+      Report("i_chunks", G.IChunks, IMul);
     if (G.OChunks > 0 && G.OChunks * OMul != A.NChunksPerLoop)
-      Sink.error(at(G),
-                 fmt::format("o_chunks={}{} does not match nchunksperloop={}",
-                             G.OChunks,
-                             OMul > 1 ? fmt::format(" times ngpus={}", OMul)
-                                      : std::string(),
-                             A.NChunksPerLoop));
+      Report("o_chunks", G.OChunks, OMul);
   }
 
   void checkGpu(const Gpu &G) {
@@ -325,8 +329,8 @@ private:
       }
       if (PendingNopDeps > 0 && S.DepId < 0)
         Sink.error(W, "this step follows nops that carry dependencies but has "
-                      "depid=-1; the executor rejects it (the last dependency "
-                      "must be on the operation itself)");
+                      "depid=-1; both MSCCL runtimes reject it (the last "
+                      "dependency must be on the operation itself)");
       PendingNopDeps = 0;
     }
     if (PendingNopDeps > 0 && LastNop)

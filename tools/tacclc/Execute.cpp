@@ -109,6 +109,7 @@ int tacclc::runRun(const RunOptions &Opts) {
   RO.InPlace = Opts.InPlace || (!A->OutOfPlace && A->InPlace);
   RO.WatchdogSeconds = Opts.WatchdogSeconds;
   RO.Root = Opts.Root;
+  RO.LegacySizeRange = Opts.LegacyDialect;
   tacclrt::RunResult R = tacclrt::runOnCpu(*A, RO, Opts.Input);
   Rep.append(R.Issues);
   printReport(Rep);

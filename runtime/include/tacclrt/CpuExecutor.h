@@ -65,6 +65,9 @@ struct RunOptions {
   /// Abort when no threadblock completes an operation for this long (<= 0
   /// disables the watchdog; deadlocks are detected exactly regardless).
   double WatchdogSeconds = 10;
+  /// The runtime whose size selection applies: the legacy one treats
+  /// maxBytes as exclusive (only for the "would not select" warning).
+  bool LegacySizeRange = false;
   /// Root of a broadcast, reduce, gather or scatter call; -1 takes the
   /// plan's `root` attribute, or 0 (with a warning) when it has none.
   int Root = -1;

@@ -267,10 +267,12 @@ std::vector<RuleCase> ruleCases() {
                                                 "hasdep=\"1\""}},
        "follows nops that carry dependencies but has depid=-1"},
       // Plan-level consistency.
-      {"nchunksperloop consistency",
+      {"nchunksperloop consistency (legacy)",
        R,
-       {{"nchunksperloop=\"4\"", "nchunksperloop=\"8\""}},
-       "i_chunks=1 times ngpus=4 does not match nchunksperloop=8"},
+       {{"nchunksperloop=\"4\"", "nchunksperloop=\"8\""},
+        {"maxBytes=\"0\"", "maxBytes=\"64\""}},
+       "i_chunks=1 times ngpus=4 does not match nchunksperloop=8",
+       Dialect::Legacy},
       {"nchannels range",
        R,
        {{"nchannels=\"1\"", "nchannels=\"33\""}},
@@ -419,4 +421,18 @@ TEST_CASE("validatePlan: the MSCCL lexer stores at most 4096 nodes per rank") {
   Report R = validatePlan(A, LoadOptions(), "mem");
   CHECK(findIssue(R, "rank 1 needs 4110 XML nodes"));
   CHECK(findIssue(R, "allows at most 64 per threadblock"));
+}
+
+TEST_CASE("the executor only warns about declared buffers that differ from "
+          "the call's") {
+  std::string Text =
+      replaceNth(readFixture("allgather_ring4.xml"), "nchunksperloop=\"4\"",
+                 "nchunksperloop=\"8\"", 0);
+  Loaded L = load(Text, Dialect::Executor);
+  CHECK(L.A.has_value());
+  CHECK_FALSE(L.R.hasErrors());
+  CHECK(findIssue(L.R,
+                  "i_chunks=1 times ngpus=4 does not match "
+                  "nchunksperloop=8",
+                  Issue::Warning));
 }
