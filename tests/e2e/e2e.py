@@ -252,6 +252,41 @@ def search_path(libdir):
     print("search-path: ok")
 
 
+def sim(sketch):
+    """`tacclc sim`: the ring closed form through the CLI, JSON, a stdlib
+    machine with arguments, and clean errors for bad sizes and machines."""
+    import json
+    with tempfile.TemporaryDirectory() as tmp:
+        xml = os.path.join(tmp, "ring.xml")
+        run(sketch, "-o", xml, expect=0)
+        topo = f"{sketch}:ring4"
+        out = run("sim", xml, "--topology", topo, "--sizes", "4KB,1MB",
+                  "--json", expect=0).stdout
+        rows = json.loads(out)
+        if [r["bytes"] for r in rows] != [4096, 1048576]:
+            sys.exit(f"FAIL: sim sizes: {out}")
+        for r in rows:  # ring4-allgather.sketch: alpha 0.7 us, 46 us/MB
+            want = 3 * (0.7 + 46e-6 * r["bytes"] / 4)
+            if abs(r["time_us"] - want) > 1e-6 * want:
+                sys.exit(f"FAIL: sim ring time {r['time_us']} != {want}")
+        table = run("sim", xml, "--topology", topo, "--sizes", "1KB:8KB",
+                    expect=0).stdout
+        if len(table.splitlines()) != 2 + 4 or "algbw" not in table:
+            sys.exit(f"FAIL: sim table:\n{table}")
+        run("sim", xml, "--topology", topo, "--sizes", "1KB:x", expect=2)
+        err = run("sim", xml, "--topology", "dgx1", expect=1).stderr
+        if "the plan has 4 ranks, machine 'dgx1' has 8" not in err:
+            sys.exit(f"FAIL: sim on the wrong machine:\n{err}")
+        run("sim", xml, "--topology", "nosuchmachine", expect=1)
+        nd = os.path.join(tmp, "nd.xml")
+        run(os.path.join(os.path.dirname(sketch), "..", "sketches",
+                         "ndv2-sk1-allgather.sketch"), "--sketch", "ndv2_sk1",
+            "--time-limit", "10", "-o", nd, expect=0)
+        run("sim", nd, "--topology", "ndv2(nodes: 2)", "--sizes", "1MB",
+            expect=0)
+    print("sim: ok")
+
+
 def main():
     global TACCLC
     TACCLC = sys.argv[1]
@@ -263,6 +298,7 @@ def main():
      "exit-codes": exit_codes,
      "regressions": lambda: regressions(rest[0]),
      "handwritten": lambda: handwritten(rest[0]),
+     "sim": lambda: sim(rest[0]),
      "search-path": lambda: search_path(rest[0])}[cmd]()
 
 

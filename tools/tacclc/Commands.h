@@ -10,7 +10,10 @@
 
 #include "passes/Options.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +68,21 @@ int runCompile(const CompileOptions &Opts);
 int runCheck(const CheckOptions &Opts);
 /// `tacclc run FILE.xml`: execute on a backend and check every element.
 int runRun(const RunOptions &Opts);
+
+/// Options of `tacclc sim`.
+struct SimOptions {
+  std::string Input;
+  std::string Topology; ///< `machine(args)` or `FILE.sketch:machine(args)`.
+  std::string Sizes = "1KB:1GB";
+  bool Json = false;
+  std::vector<std::string> IncludeDirs;
+  bool LegacyDialect = false;
+};
+/// `tacclc sim FILE.xml --topology T`: predicted times over a size sweep.
+int runSim(const SimOptions &Opts);
+/// Parses `LO:HI` (powers of two from LO to HI) or a comma list of sizes
+/// with optional units (B, KB, MB, GB; binary). Nothing on a bad spec.
+std::optional<std::vector<uint64_t>> parseSizes(llvm::StringRef Spec);
 
 } // namespace tacclc
 

@@ -28,6 +28,9 @@ cl::SubCommand CheckCmd("check",
                         "by symbolic execution");
 cl::SubCommand RunCmd("run", "Execute a TACCL-EF XML file and check every "
                              "output element");
+cl::SubCommand SimCmd("sim", "Predict the time of a TACCL-EF XML file on a "
+                             "modelled machine over a sweep of sizes");
+cl::OptionCategory SimCat("Simulation options");
 
 // Compile (top level).
 cl::opt<std::string> Input(cl::Positional, cl::desc("<file.sketch>"),
@@ -97,7 +100,7 @@ cl::opt<Dialect> TargetDialect(
                clEnumValN(Dialect::Legacy, "msccl-legacy",
                           "the original microsoft/msccl runtime")),
     cl::init(Dialect::Executor), cl::sub(*cl::TopLevelSubCommand),
-    cl::sub(CheckCmd), cl::sub(RunCmd), cl::cat(ExecCat));
+    cl::sub(CheckCmd), cl::sub(RunCmd), cl::sub(SimCmd), cl::cat(ExecCat));
 
 // check / run.
 cl::opt<std::string> CheckInput(cl::Positional, cl::Required,
@@ -119,6 +122,27 @@ cl::opt<bool> IdenticalOrder(
     cl::desc("Require every rank to reduce each element in the same order "
              "(bitwise-identical results)"),
     cl::sub(CheckCmd), cl::cat(ExecCat));
+cl::opt<std::string> SimInput(cl::Positional, cl::Required,
+                              cl::desc("<file.xml>"), cl::sub(SimCmd),
+                              cl::cat(SimCat));
+cl::opt<std::string>
+    SimTopology("topology", cl::Required,
+                cl::desc("The machine: a stdlib topology with arguments, e.g. "
+                         "'ndv2(nodes: 2)', or FILE.sketch:NAME(args)"),
+                cl::sub(SimCmd), cl::cat(SimCat));
+cl::opt<std::string> SimSizes("sizes",
+                              cl::desc("Sizes: LO:HI (powers of two) or a "
+                                       "list, e.g. 1KB:1GB or 4096,1MB "
+                                       "(default 1KB:1GB)"),
+                              cl::init("1KB:1GB"), cl::sub(SimCmd),
+                              cl::cat(SimCat));
+cl::opt<bool> SimJson("json", cl::desc("Print JSON instead of a table"),
+                      cl::sub(SimCmd), cl::cat(SimCat));
+cl::list<std::string> SimIncludeDirs("I",
+                                     cl::desc("Search this folder for "
+                                              "imports"),
+                                     cl::value_desc("dir"), cl::Prefix,
+                                     cl::sub(SimCmd), cl::cat(SimCat));
 cl::opt<std::string> RunInput(cl::Positional, cl::Required,
                               cl::desc("<file.xml>"), cl::sub(RunCmd),
                               cl::cat(ExecCat));
@@ -151,13 +175,14 @@ int main(int argc, char **argv) {
                       cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
   cl::SetVersionPrinter(
       [](raw_ostream &OS) { OS << "tacclc " << TACCLC_VERSION << "\n"; });
-  cl::HideUnrelatedOptions({&CompileCat, &ExecCat});
+  cl::HideUnrelatedOptions({&CompileCat, &ExecCat, &SimCat});
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "tacclc: compile communication sketches to TACCL-EF (MSCCL XML)\n\n"
           "  tacclc FILE.sketch -o OUT.xml   compile, verify, write\n"
           "  tacclc check FILE.xml           validate and prove correct\n"
-          "  tacclc run FILE.xml --backend cpu [--bytes N]   execute\n\n"
+          "  tacclc run FILE.xml --backend cpu [--bytes N]   execute\n"
+          "  tacclc sim FILE.xml --topology T [--sizes 1KB:1GB]   predict\n\n"
           "Exit status: 0 success, 1 error in the input, 2 usage or "
           "internal error.\n",
           &errs()))
@@ -172,6 +197,16 @@ int main(int argc, char **argv) {
     O.IdenticalOrder = IdenticalOrder;
     O.LegacyDialect = Legacy;
     return runCheck(O);
+  }
+  if (SimCmd) {
+    SimOptions O;
+    O.Input = SimInput;
+    O.Topology = SimTopology;
+    O.Sizes = SimSizes;
+    O.Json = SimJson;
+    O.IncludeDirs.assign(SimIncludeDirs.begin(), SimIncludeDirs.end());
+    O.LegacyDialect = Legacy;
+    return runSim(O);
   }
   if (RunCmd) {
     RunOptions O;
