@@ -1,21 +1,16 @@
 //===- tools/tacclc/Simulate.cpp - The sim command ------------------------===//
 //
 // `tacclc sim ALGO.xml --topology REF` predicts the time of a TACCL-EF file
-// on a modelled machine over a sweep of sizes and prints a table in the
-// style of nccl-tests (or JSON). REF names a machine as a sketch would
-// (`ndv2(nodes: 2)`, resolved in the standard library's topologies/, or
-// `FILE.sketch:NAME(args)`); the machine is instantiated through the front
-// end with every GPU pair between nodes joined over the NICs (`relay all`),
-// and turned into the runtime's SimMachine: links with their costs at the
-// call's chunk size, NIC sides and switch ports as shared ports.
+// on a modelled machine (Machine.h) over a sweep of sizes and prints a table
+// in the style of nccl-tests (or JSON).
 //
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/Commands.h"
 
-#include "frontend/Frontend.h"
 #include "tacclrt/Collective.h"
 #include "tacclrt/Loader.h"
 #include "tacclrt/Simulator.h"
+#include "tools/tacclc/Machine.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -27,66 +22,6 @@
 using namespace tacclc;
 
 namespace {
-
-/// Instantiates the machine \p Ref; with \p AllPairs, joins every GPU pair
-/// between nodes (over the NICs).
-std::optional<ir::Topology> instantiate(const std::string &Ref,
-                                        const std::vector<std::string> &Dirs,
-                                        bool AllPairs) {
-  std::string Import, Machine = Ref;
-  size_t Colon = Ref.find(':');
-  size_t Paren = Ref.find('(');
-  if (Colon != std::string::npos &&
-      (Paren == std::string::npos || Colon < Paren)) {
-    Import = Ref.substr(0, Colon);
-    Machine = Ref.substr(Colon + 1);
-  } else {
-    Import = "topologies/" + Ref.substr(0, Paren);
-  }
-  std::string Text = fmt::format(
-      "import \"{}\"\nsketch tacclc_sim on {} {{ collective allgather {}}}\n",
-      Import, Machine, AllPairs ? "relay all " : "");
-  llvm::SourceMgr SM;
-  DiagnosticEngine Diags(SM);
-  unsigned Id = SM.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(Text, "<--topology " + Ref + ">"),
-      llvm::SMLoc());
-  FrontendOptions FO;
-  FO.IncludeDirs = Dirs;
-  FO.StdlibDir = TACCLC_STDLIB_DIR;
-  std::optional<ir::Sketch> S;
-  if (auto Modules = loadModules(SM, Id, FO, Diags))
-    S = analyzeSketch(*Modules, "", Diags);
-  if (!S) {
-    Diags.flush(llvm::errs());
-    return std::nullopt;
-  }
-  return std::move(S->Topo);
-}
-
-/// The runtime's view of \p T, with class costs at \p ChunkBytes.
-tacclrt::SimMachine toSimMachine(ir::Topology T, double ChunkBytes) {
-  T.applyCostsAt(ChunkBytes);
-  tacclrt::SimMachine M;
-  M.Name = T.getName().str();
-  M.NRanks = static_cast<int>(T.getNumRanks());
-  std::vector<std::vector<int>> PortsOf(T.links().size());
-  for (const ir::Resource &R : T.resources()) {
-    if (R.Links.empty())
-      continue;
-    int Port = static_cast<int>(M.Ports.size());
-    M.Ports.push_back({R.Name, T.link(R.Links.front()).BetaUsPerB});
-    for (ir::LinkId L : R.Links)
-      PortsOf[L.index()].push_back(Port);
-  }
-  for (size_t I = 0; I < T.links().size(); ++I) {
-    const ir::Link &L = T.links()[I];
-    M.Links.push_back({static_cast<int>(L.Src.index()),
-                       static_cast<int>(L.Dst.index()), L.AlphaUs, L.BetaUsPerB,
-                       L.Multiplicity, PortsOf[I]});
-  }
-  return M;
-}
 
 /// nccl-tests' bus bandwidth factor.
 double busFactor(tacclrt::CollKind C, double N) {
@@ -151,9 +86,7 @@ int tacclc::runSim(const SimOptions &Opts) {
     llvm::errs() << tacclrt::format(I) << "\n";
   if (!A || Rep.hasErrors())
     return ExitUserError;
-  auto Topo = instantiate(Opts.Topology, Opts.IncludeDirs, false);
-  if (Topo && Topo->getNumNodes() > 1)
-    Topo = instantiate(Opts.Topology, Opts.IncludeDirs, true);
+  auto Topo = instantiateMachine(Opts.Topology, Opts.IncludeDirs);
   if (!Topo)
     return ExitUserError;
   auto Sizes = parseSizes(Opts.Sizes);

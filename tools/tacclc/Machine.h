@@ -1,0 +1,35 @@
+//===- tools/tacclc/Machine.h - Machines named on the command line -*- C++ -*-//
+//
+// `--topology REF` of the sim, bounds and baseline commands: a stdlib
+// machine with arguments (`ndv2(nodes: 2)`, found as topologies/ndv2) or
+// `FILE.sketch:NAME(args)`, instantiated as the physical machine: its links,
+// and between nodes every GPU pair over the NICs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLC_TOOLS_TACCLC_MACHINE_H
+#define TACCLC_TOOLS_TACCLC_MACHINE_H
+
+#include "ir/Topology.h"
+#include "tacclrt/Simulator.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tacclc {
+
+/// The machine \p Ref names, or nothing after printing the front end's
+/// diagnostics to stderr. Imports are searched in \p IncludeDirs, then the
+/// standard library.
+std::optional<ir::Topology>
+instantiateMachine(const std::string &Ref,
+                   const std::vector<std::string> &IncludeDirs);
+
+/// The runtime's view of \p T for the simulator, with class costs taken at
+/// \p ChunkBytes: links with their costs and multiplicities, NIC sides and
+/// switch ports as shared ports.
+tacclrt::SimMachine toSimMachine(ir::Topology T, double ChunkBytes);
+
+} // namespace tacclc
+
+#endif // TACCLC_TOOLS_TACCLC_MACHINE_H
