@@ -287,6 +287,39 @@ def sim(sketch):
     print("sim: ok")
 
 
+def baseline():
+    """`tacclc baseline`: NCCL's ring for every collective and direct sends,
+    each proven, run on the CPU and simulated; clean errors."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cases = [("ring", "ndv2(nodes: 2)", c) for c in (
+            "allgather", "reducescatter", "allreduce", "alltoall",
+            "broadcast", "reduce", "gather", "scatter")]
+        cases += [("ring", "dgx1", "allreduce"),
+                  ("direct", "a100(nodes: 2)", "alltoall"),
+                  ("direct", "dgx2(nodes: 1)", "allreduce")]
+        for algo, topo, coll in cases:
+            xml = os.path.join(tmp, f"{algo}-{coll}.xml")
+            run("baseline", algo, "--topology", topo, "--collective", coll,
+                "--chunks", "2", "-o", xml, expect=0)
+            run("check", xml, expect=0)
+            run("run", xml, "--backend", "cpu", expect=0)
+            run("sim", xml, "--topology", topo, "--sizes", "64KB,4MB",
+                expect=0)
+        legacy = os.path.join(tmp, "legacy.xml")
+        run("baseline", "ring", "--topology", "dgx1", "--collective",
+            "reducescatter", "--dialect", "msccl-legacy", "-o", legacy,
+            expect=0)
+        run("check", "--dialect", "msccl-legacy", legacy, expect=0)
+        err = run("baseline", "direct", "--topology", "ndv2(nodes: 2)",
+                  "--collective", "alltoall", expect=1).stderr
+        if "direct sends need the link" not in err:
+            sys.exit(f"FAIL: direct on a cube mesh:\n{err}")
+        run("baseline", "spiral", "--topology", "dgx1", expect=2)
+        run("baseline", "ring", "--topology", "dgx1", "--collective", "x",
+            expect=2)
+    print("baseline: ok")
+
+
 def main():
     global TACCLC
     TACCLC = sys.argv[1]
@@ -299,6 +332,7 @@ def main():
      "regressions": lambda: regressions(rest[0]),
      "handwritten": lambda: handwritten(rest[0]),
      "sim": lambda: sim(rest[0]),
+     "baseline": baseline,
      "search-path": lambda: search_path(rest[0])}[cmd]()
 
 

@@ -80,6 +80,23 @@ struct SimOptions {
 };
 /// `tacclc sim FILE.xml --topology T`: predicted times over a size sweep.
 int runSim(const SimOptions &Opts);
+
+/// Options of `tacclc baseline`.
+struct BaselineOptions {
+  std::string Algorithm; ///< ring or direct.
+  std::string Topology;
+  std::string Collective = "allgather";
+  unsigned Chunks = 1; ///< Chunks per rank.
+  int Root = 0;
+  uint64_t SizeBytes = 1 << 20; ///< Size the schedule is timed for.
+  std::string Protocol = "Simple";
+  std::string Output;
+  std::vector<std::string> IncludeDirs;
+  bool LegacyDialect = false;
+};
+/// `tacclc baseline ALGO --topology T --collective C -o OUT.xml`: NCCL's
+/// own algorithm as TACCL-EF.
+int runBaseline(const BaselineOptions &Opts);
 /// Parses `LO:HI` (powers of two from LO to HI) or a comma list of sizes
 /// with optional units (B, KB, MB, GB; binary). Nothing on a bad spec.
 std::optional<std::vector<uint64_t>> parseSizes(llvm::StringRef Spec);

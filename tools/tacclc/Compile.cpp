@@ -20,11 +20,10 @@
 #include "passes/RoutingModel.h"
 #include "solver/LpWriter.h"
 #include "tools/tacclc/Commands.h"
+#include "tools/tacclc/Output.h"
 
-#include "tacclrt/Checker.h"
 #include "tacclrt/Loader.h"
 
-#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -39,49 +38,13 @@ namespace {
 /// Writes \p Text to the output (stdout when none), atomically for files.
 int emitText(const CompileOptions &Opts, DiagnosticEngine &Diags,
              const std::string &Text) {
-  Diags.flush(llvm::errs()); // warnings of a successful compile
-  if (Opts.Output.empty() || Opts.Output == "-") {
-    llvm::outs() << Text;
-    llvm::outs().flush();
-    return ExitSuccess;
-  }
-  llvm::SmallString<256> Model(Opts.Output);
-  Model += ".tmp-%%%%%%";
-  if (llvm::Error E = llvm::writeFileAtomically(Model, Opts.Output, Text)) {
-    Diags.report(DiagId::CannotWriteFile, llvm::SMRange(), Opts.Output,
-                 llvm::toString(std::move(E)));
-    Diags.flush(llvm::errs());
-    return ExitUserError;
-  }
-  return ExitSuccess;
+  return writeOutput(Opts.Output, Text, Diags);
 }
 
-std::string toText(llvm::function_ref<void(llvm::raw_ostream &)> Print) {
-  std::string Text;
-  llvm::raw_string_ostream OS(Text);
-  Print(OS);
-  OS.flush();
-  return Text;
-}
-
-/// Loads the generated XML with the runtime's loader and proves it correct
-/// with the symbolic checker; any failure is a compiler bug.
-/// Loads and checks generated XML with the runtime; the issues found.
-/// \p Identical: the sketch asks for bitwise-identical results.
-tacclrt::Report verify(const std::string &Xml, bool Legacy, bool Identical) {
-  tacclrt::LoadOptions LO;
-  LO.D = Legacy ? tacclrt::Dialect::Legacy : tacclrt::Dialect::Executor;
-  tacclrt::Report Rep;
-  auto Algo = tacclrt::loadPlan(Xml, "<generated>", LO, Rep);
-  tacclrt::CheckOptions CO;
-  CO.IdenticalOrder = Identical;
-  if (Algo && !Rep.hasErrors())
-    Rep.append(tacclrt::checkPlan(*Algo, "<generated>", CO));
-  return Rep;
-}
-
+/// Loads and checks generated XML with the runtime; any failure is a
+/// compiler bug.
 void verifyOrDie(const std::string &Xml, bool Legacy, bool Identical) {
-  tacclrt::Report Rep = verify(Xml, Legacy, Identical);
+  tacclrt::Report Rep = verifyXml(Xml, Legacy, Identical);
   if (!Rep.hasErrors())
     return;
   reportInternalError("the generated algorithm failed verification:\n" +
@@ -302,7 +265,7 @@ int tacclc::runCompile(const CompileOptions &Opts) {
   CG.NoFuseRanks.assign(Sketch->Topo.getNumRanks(), false);
   for (unsigned Round = 0;; ++Round) {
     tacclrt::Report Rep =
-        verify(*Xml, Opts.LegacyDialect, Sketch->IdenticalResults);
+        verifyXml(*Xml, Opts.LegacyDialect, Sketch->IdenticalResults);
     if (!Rep.hasErrors() || !CG.FuseRelays)
       break;
     bool Named = false;

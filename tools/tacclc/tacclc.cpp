@@ -31,6 +31,10 @@ cl::SubCommand RunCmd("run", "Execute a TACCL-EF XML file and check every "
 cl::SubCommand SimCmd("sim", "Predict the time of a TACCL-EF XML file on a "
                              "modelled machine over a sweep of sizes");
 cl::OptionCategory SimCat("Simulation options");
+cl::SubCommand BaselineCmd("baseline",
+                           "Write NCCL's own algorithm (ring, direct) for a "
+                           "machine as TACCL-EF");
+cl::OptionCategory BaselineCat("Baseline options");
 
 // Compile (top level).
 cl::opt<std::string> Input(cl::Positional, cl::desc("<file.sketch>"),
@@ -100,7 +104,8 @@ cl::opt<Dialect> TargetDialect(
                clEnumValN(Dialect::Legacy, "msccl-legacy",
                           "the original microsoft/msccl runtime")),
     cl::init(Dialect::Executor), cl::sub(*cl::TopLevelSubCommand),
-    cl::sub(CheckCmd), cl::sub(RunCmd), cl::sub(SimCmd), cl::cat(ExecCat));
+    cl::sub(CheckCmd), cl::sub(RunCmd), cl::sub(SimCmd), cl::sub(BaselineCmd),
+    cl::cat(ExecCat));
 
 // check / run.
 cl::opt<std::string> CheckInput(cl::Positional, cl::Required,
@@ -143,6 +148,33 @@ cl::list<std::string> SimIncludeDirs("I",
                                               "imports"),
                                      cl::value_desc("dir"), cl::Prefix,
                                      cl::sub(SimCmd), cl::cat(SimCat));
+cl::opt<std::string> BaseAlgo(cl::Positional, cl::Required,
+                              cl::desc("<ring|direct>"), cl::sub(BaselineCmd),
+                              cl::cat(BaselineCat));
+cl::opt<std::string> BaseTopology("topology", cl::Required,
+                                  cl::desc("The machine, as for sim"),
+                                  cl::sub(BaselineCmd), cl::cat(BaselineCat));
+cl::opt<std::string> BaseCollective("collective",
+                                    cl::desc("The collective (default "
+                                             "allgather)"),
+                                    cl::init("allgather"), cl::sub(BaselineCmd),
+                                    cl::cat(BaselineCat));
+cl::opt<unsigned> BaseChunks("chunks", cl::desc("Chunks per rank (default 1)"),
+                             cl::init(1), cl::sub(BaselineCmd),
+                             cl::cat(BaselineCat));
+cl::opt<int> BaseRoot("root", cl::desc("Root of a rooted collective"),
+                      cl::init(0), cl::sub(BaselineCmd), cl::cat(BaselineCat));
+cl::opt<uint64_t> BaseSize("size",
+                           cl::desc("Bytes the schedule is timed for "
+                                    "(default 1 MiB)"),
+                           cl::init(1 << 20), cl::sub(BaselineCmd),
+                           cl::cat(BaselineCat));
+cl::opt<std::string> BaseProtocol("protocol", cl::desc("Simple, LL or LL128"),
+                                  cl::init("Simple"), cl::sub(BaselineCmd),
+                                  cl::cat(BaselineCat));
+cl::opt<std::string> BaseOutput("o", cl::desc("Output file (default stdout)"),
+                                cl::value_desc("file"), cl::sub(BaselineCmd),
+                                cl::cat(BaselineCat));
 cl::opt<std::string> RunInput(cl::Positional, cl::Required,
                               cl::desc("<file.xml>"), cl::sub(RunCmd),
                               cl::cat(ExecCat));
@@ -175,14 +207,15 @@ int main(int argc, char **argv) {
                       cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
   cl::SetVersionPrinter(
       [](raw_ostream &OS) { OS << "tacclc " << TACCLC_VERSION << "\n"; });
-  cl::HideUnrelatedOptions({&CompileCat, &ExecCat, &SimCat});
+  cl::HideUnrelatedOptions({&CompileCat, &ExecCat, &SimCat, &BaselineCat});
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "tacclc: compile communication sketches to TACCL-EF (MSCCL XML)\n\n"
           "  tacclc FILE.sketch -o OUT.xml   compile, verify, write\n"
           "  tacclc check FILE.xml           validate and prove correct\n"
           "  tacclc run FILE.xml --backend cpu [--bytes N]   execute\n"
-          "  tacclc sim FILE.xml --topology T [--sizes 1KB:1GB]   predict\n\n"
+          "  tacclc sim FILE.xml --topology T [--sizes 1KB:1GB]   predict\n"
+          "  tacclc baseline ring|direct --topology T --collective C -o F\n\n"
           "Exit status: 0 success, 1 error in the input, 2 usage or "
           "internal error.\n",
           &errs()))
@@ -197,6 +230,19 @@ int main(int argc, char **argv) {
     O.IdenticalOrder = IdenticalOrder;
     O.LegacyDialect = Legacy;
     return runCheck(O);
+  }
+  if (BaselineCmd) {
+    BaselineOptions O;
+    O.Algorithm = BaseAlgo;
+    O.Topology = BaseTopology;
+    O.Collective = BaseCollective;
+    O.Chunks = BaseChunks;
+    O.Root = BaseRoot;
+    O.SizeBytes = BaseSize;
+    O.Protocol = BaseProtocol;
+    O.Output = BaseOutput;
+    O.LegacyDialect = Legacy;
+    return runBaseline(O);
   }
   if (SimCmd) {
     SimOptions O;

@@ -1,0 +1,46 @@
+//===- passes/Baselines.h - NCCL's own algorithms as routes -----*- C++ -*-===//
+//
+// The fixed algorithms NCCL runs, expressed as routes on a machine so that
+// the rest of the pipeline (list scheduling, reversal for reductions,
+// lowering, verification) turns them into TACCL-EF like any synthesised
+// algorithm: the ring (one Hamiltonian cycle through every node's GPUs,
+// nodes joined over their NICs, as NCCL builds its rings), direct sends
+// (every chunk straight from its source to each rank that wants it), and a
+// binary tree for rooted collectives. Reductions use the dual's routes on
+// the transposed topology (passes/ReduceSchedule.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLC_PASSES_BASELINES_H
+#define TACCLC_PASSES_BASELINES_H
+
+#include "ir/Routes.h"
+#include "ir/Sketch.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tacclc {
+
+/// A ring through every rank: inside each node a cycle (one node) or path
+/// (several nodes) over the node's links, found by depth-first search,
+/// nodes in order, the last GPU of a node joined to the first of the next.
+/// Nothing if some node has no such path over its links.
+std::optional<std::vector<ir::RankId>> findRing(const ir::Topology &T);
+
+/// Routes of \p S's (non-combining) collective along \p Ring: each chunk
+/// travels from its source around the ring, \p Forward or backwards, as far
+/// as the last rank that wants it. Nothing if a needed link is missing.
+std::optional<ir::Routes> ringRoutes(const ir::Sketch &S,
+                                     const std::vector<ir::RankId> &Ring,
+                                     bool Forward);
+
+/// Routes of \p S's (non-combining) collective where every chunk goes
+/// straight from its source to each rank that wants it. Nothing if a link
+/// is missing; \p Missing then names it.
+std::optional<ir::Routes> directRoutes(const ir::Sketch &S,
+                                       std::string &Missing);
+
+} // namespace tacclc
+
+#endif // TACCLC_PASSES_BASELINES_H

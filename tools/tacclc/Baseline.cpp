@@ -1,0 +1,132 @@
+//===- tools/tacclc/Baseline.cpp - The baseline command -------------------===//
+//
+// `tacclc baseline ring|direct --topology T --collective C -o OUT.xml`
+// writes NCCL's own algorithm for a machine as TACCL-EF, through the same
+// stages as a compiled sketch: fixed routes (passes/Baselines.h) instead of
+// the routing MILP, then list scheduling, the reversal of the dual for
+// reductions (on the transposed topology, so partial sums travel the ring's
+// own links), lowering, and the runtime's verification before the atomic
+// write. The file feeds `check`, `run` and `sim` like any other.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Codegen.h"
+#include "passes/Baselines.h"
+#include "passes/ListSchedule.h"
+#include "passes/ReduceSchedule.h"
+#include "tools/tacclc/Commands.h"
+#include "tools/tacclc/Machine.h"
+#include "tools/tacclc/Output.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <fmt/format.h>
+
+using namespace tacclc;
+
+namespace {
+int usage(const std::string &Message) {
+  llvm::errs() << "tacclc: error: " << Message << "\n";
+  return ExitInternal;
+}
+
+/// Routes of \p S (non-combining) for the algorithm \p Algo; prints why not.
+std::optional<ir::Routes> routesFor(const std::string &Algo,
+                                    const ir::Sketch &S, bool Forward) {
+  if (Algo == "ring") {
+    auto Ring = findRing(S.Topo);
+    if (!Ring) {
+      llvm::errs() << "tacclc: error: the links of '" << S.Topo.getName()
+                   << "' hold no ring through the GPUs of each node\n";
+      return std::nullopt;
+    }
+    return ringRoutes(S, *Ring, Forward);
+  }
+  std::string Missing;
+  auto R = directRoutes(S, Missing);
+  if (!R)
+    llvm::errs() << "tacclc: error: direct sends need the link " << Missing
+                 << ", which '" << S.Topo.getName() << "' does not have\n";
+  return R;
+}
+} // namespace
+
+int tacclc::runBaseline(const BaselineOptions &O) {
+  if (O.Algorithm != "ring" && O.Algorithm != "direct")
+    return usage(fmt::format("unknown baseline '{}' (available: ring, "
+                             "direct)",
+                             O.Algorithm));
+  auto Kind = ir::parseCollectiveName(O.Collective);
+  if (!Kind)
+    return usage(fmt::format("unknown collective '{}'", O.Collective));
+  if (O.LegacyDialect && (*Kind == ir::CollectiveKind::Gather ||
+                          *Kind == ir::CollectiveKind::Scatter))
+    return usage(
+        fmt::format("the msccl-legacy runtime has no {}", O.Collective));
+  auto Topo = instantiateMachine(O.Topology, O.IncludeDirs);
+  if (!Topo)
+    return ExitUserError;
+  const unsigned N = Topo->getNumRanks();
+  if (O.Root < 0 || unsigned(O.Root) >= N)
+    return usage(fmt::format("root {} is not a rank of the {}", O.Root, N));
+  ir::Sketch S;
+  S.Name = fmt::format("{}_{}", O.Algorithm, O.Collective);
+  S.Topo = std::move(*Topo);
+  S.Coll = ir::Collective::make(*Kind, N, O.Chunks, ir::RankId(O.Root));
+  S.SizeBytes = O.SizeBytes;
+  S.Protocol = O.Protocol;
+  S.Topo.applyCostsAt(S.Coll.chunkBytes(double(S.SizeBytes)));
+
+  // The schedule: the routes themselves, or for a reduction the dual's
+  // routes on the transposed machine run backwards (an allreduce then
+  // spreads the sums forwards).
+  ir::Schedule Sched;
+  if (!ir::isCombining(*Kind)) {
+    auto R = routesFor(O.Algorithm, S, true);
+    if (!R)
+      return ExitUserError;
+    Sched = scheduleTransfers(S, *R);
+  } else {
+    ir::Sketch Up = dualSketch(S, /*Transpose=*/true);
+    auto R = routesFor(O.Algorithm, Up, false);
+    if (!R)
+      return ExitUserError;
+    ir::Schedule UpSched = scheduleTransfers(Up, *R);
+    std::optional<ir::Schedule> Spread;
+    if (*Kind == ir::CollectiveKind::AllReduce) {
+      ir::Sketch Down = dualSketch(S, false);
+      auto D = routesFor(O.Algorithm, Down, true);
+      if (!D)
+        return ExitUserError;
+      Spread = scheduleTransfers(Down, *D);
+    }
+    Sched = reverseForReduction(S, UpSched, true, Spread ? &*Spread : nullptr);
+  }
+
+  llvm::SourceMgr SM;
+  DiagnosticEngine Diags(SM);
+  CodegenOptions CG;
+  if (O.LegacyDialect) {
+    CG.MaxStepsPerTb = 256;
+    CG.ServeInPlace = false;
+  }
+  auto Program = lowerToProgram(S, Sched, CG, Diags);
+  if (!Program) {
+    Diags.flush(llvm::errs());
+    return ExitUserError;
+  }
+  if (O.LegacyDialect) {
+    Program->MaxBytes = uint64_t(1) << 40;
+    if (*Kind == ir::CollectiveKind::ReduceScatter)
+      Program->Collective = "reduce_scatter";
+  }
+  std::string Xml =
+      toText([&](llvm::raw_ostream &OS) { writeXml(*Program, OS); });
+  tacclrt::Report Rep = verifyXml(Xml, O.LegacyDialect, false);
+  if (Rep.hasErrors())
+    reportInternalError("the baseline failed verification:\n" + Rep.str());
+  llvm::errs() << fmt::format("baseline    {} {} on {} ({} ranks), predicted "
+                              "{:.3f} us at {} B\n",
+                              O.Algorithm, O.Collective, O.Topology, N,
+                              Sched.MakespanUs, S.SizeBytes);
+  return writeOutput(O.Output, Xml, Diags);
+}

@@ -1,0 +1,35 @@
+//===- tools/tacclc/Output.h - Writing and verifying outputs ----*- C++ -*-===//
+//
+// What every command that writes a TACCL-EF file shares: the runtime's
+// verification of the text before it is written, and the atomic write.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLC_TOOLS_TACCLC_OUTPUT_H
+#define TACCLC_TOOLS_TACCLC_OUTPUT_H
+
+#include "support/Diagnostics.h"
+#include "tacclrt/Diagnostic.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+namespace tacclc {
+
+/// Writes \p Text to \p Path (stdout when empty or "-"), atomically for
+/// files; flushes \p Diags first. Returns the exit status.
+int writeOutput(const std::string &Path, const std::string &Text,
+                DiagnosticEngine &Diags);
+
+/// What \p Print prints.
+std::string toText(llvm::function_ref<void(llvm::raw_ostream &)> Print);
+
+/// Loads \p Xml with the runtime's loader for the dialect and proves it with
+/// the symbolic checker (\p Identical: one reduction order per element);
+/// the issues found.
+tacclrt::Report verifyXml(const std::string &Xml, bool Legacy, bool Identical);
+
+} // namespace tacclc
+
+#endif // TACCLC_TOOLS_TACCLC_OUTPUT_H
