@@ -262,7 +262,8 @@ def sim(sketch):
         topo = f"{sketch}:ring4"
         out = run("sim", xml, "--topology", topo, "--sizes", "4KB,1MB",
                   "--json", expect=0).stdout
-        rows = json.loads(out)
+        files = json.loads(out)
+        rows = files[0]["results"]
         if [r["bytes"] for r in rows] != [4096, 1048576]:
             sys.exit(f"FAIL: sim sizes: {out}")
         for r in rows:  # ring4-allgather.sketch: alpha 0.7 us, 46 us/MB
@@ -274,6 +275,17 @@ def sim(sketch):
         if len(table.splitlines()) != 2 + 4 or "algbw" not in table:
             sys.exit(f"FAIL: sim table:\n{table}")
         run("sim", xml, "--topology", topo, "--sizes", "1KB:x", expect=2)
+        # Charts: well-formed SVG, one line per file, one box per message.
+        import xml.etree.ElementTree as ET
+        plot, line = os.path.join(tmp, "p.svg"), os.path.join(tmp, "t.svg")
+        run("sim", xml, xml, "--topology", topo, "--sizes", "1KB:1MB",
+            "--plot", plot, "--timeline", line, expect=0)
+        ns = "{http://www.w3.org/2000/svg}"
+        if len(ET.parse(plot).getroot().findall(f"{ns}polyline")) != 2:
+            sys.exit("FAIL: the plot does not have one line per file")
+        boxes = ET.parse(line).getroot().findall(f"{ns}rect")
+        if len(boxes) != 1 + 12:  # background + 4 ranks x 3 hops
+            sys.exit(f"FAIL: the timeline has {len(boxes)} rectangles")
         err = run("sim", xml, "--topology", "dgx1", expect=1).stderr
         if "the plan has 4 ranks, machine 'dgx1' has 8" not in err:
             sys.exit(f"FAIL: sim on the wrong machine:\n{err}")

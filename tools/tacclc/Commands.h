@@ -71,7 +71,9 @@ int runRun(const RunOptions &Opts);
 
 /// Options of `tacclc sim`.
 struct SimOptions {
-  std::string Input;
+  std::vector<std::string> Inputs; ///< One table (and chart line) each.
+  std::string Plot;                ///< SVG chart of algbw, or empty.
+  std::string Timeline;            ///< SVG Gantt chart, or empty.
   std::string Topology; ///< `machine(args)` or `FILE.sketch:machine(args)`.
   std::string Sizes = "1KB:1GB";
   bool Json = false;

@@ -2,7 +2,9 @@
 //
 // `tacclc sim ALGO.xml --topology REF` predicts the time of a TACCL-EF file
 // on a modelled machine (Machine.h) over a sweep of sizes and prints a table
-// in the style of nccl-tests (or JSON).
+// per file in the style of nccl-tests (or JSON); --plot draws every file's
+// algbw on one SVG chart, --timeline the messages of the first file's first
+// size as a Gantt chart.
 //
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/Commands.h"
@@ -10,9 +12,12 @@
 #include "tacclrt/Collective.h"
 #include "tacclrt/Loader.h"
 #include "tacclrt/Simulator.h"
+#include "tools/tacclc/Charts.h"
 #include "tools/tacclc/Machine.h"
+#include "tools/tacclc/Output.h"
 
-#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <fmt/format.h>
@@ -22,6 +27,12 @@
 using namespace tacclc;
 
 namespace {
+
+/// A diagnostics engine for the output writers.
+struct SourceMgrHolder {
+  llvm::SourceMgr SM;
+  DiagnosticEngine Diags{SM};
+};
 
 /// nccl-tests' bus bandwidth factor.
 double busFactor(tacclrt::CollKind C, double N) {
@@ -76,16 +87,77 @@ std::optional<std::vector<uint64_t>> tacclc::parseSizes(llvm::StringRef Spec) {
   return Out;
 }
 
-int tacclc::runSim(const SimOptions &Opts) {
+namespace {
+/// Simulates one file over the sweep; appends its table or JSON rows and
+/// its chart series. False after an error (printed).
+bool simulateFile(const std::string &Input, const ir::Topology &Topo,
+                  const std::vector<uint64_t> &Sizes, const SimOptions &Opts,
+                  std::string &Text, std::vector<ChartSeries> &Series,
+                  bool WantTimeline) {
   tacclrt::LoadOptions LO;
   LO.D = Opts.LegacyDialect ? tacclrt::Dialect::Legacy
                             : tacclrt::Dialect::Executor;
   tacclrt::Report Rep;
-  auto A = tacclrt::loadPlanFile(Opts.Input, LO, Rep);
+  auto A = tacclrt::loadPlanFile(Input, LO, Rep);
   for (const tacclrt::Issue &I : Rep)
     llvm::errs() << tacclrt::format(I) << "\n";
   if (!A || Rep.hasErrors())
-    return ExitUserError;
+    return false;
+  const double N = A->NGpus;
+  ChartSeries Line;
+  Line.Name = llvm::sys::path::filename(Input).str();
+  std::string Rows;
+  if (!Opts.Json) {
+    Text += fmt::format("# {} on {} ({} ranks), {}\n", Input, Opts.Topology,
+                        A->NGpus, tacclrt::nameOf(A->Coll));
+    Text += fmt::format("{:>14} {:>12} {:>12} {:>12}\n", "size (B)",
+                        "time (us)", "algbw (GB/s)", "busbw (GB/s)");
+  }
+  for (size_t I = 0; I < Sizes.size(); ++I) {
+    uint64_t Bytes = Sizes[I];
+    tacclrt::SimOptions SO;
+    SO.Bytes = Bytes;
+    SO.RecordTransfers = WantTimeline && I == 0;
+    double Chunk = double(Bytes) / A->NChunksPerLoop;
+    tacclrt::SimMachine M = toSimMachine(Topo, Chunk);
+    tacclrt::SimResult R = tacclrt::simulate(*A, M, SO, Input);
+    for (const tacclrt::Issue &Is : R.Issues)
+      llvm::errs() << tacclrt::format(Is) << "\n";
+    if (!R.Ok)
+      return false;
+    if (SO.RecordTransfers) {
+      std::string Svg = timelineChart(
+          fmt::format("{} on {}, {} ({:.2f} us)", Line.Name, Opts.Topology,
+                      sizeLabel(double(Bytes)), R.TimeUs),
+          M, R.Transfers);
+      SourceMgrHolder Holder;
+      if (writeOutput(Opts.Timeline, Svg, Holder.Diags) != ExitSuccess)
+        return false;
+    }
+    double AlgBw = double(Bytes) / (R.TimeUs * 1e3);
+    double BusBw = AlgBw * busFactor(A->Coll, N);
+    Line.Points.push_back({double(Bytes), AlgBw});
+    if (Opts.Json)
+      Rows += fmt::format("{}\n    {{\"bytes\": {}, \"time_us\": {:.6g}, "
+                          "\"algbw_GBps\": {:.6g}, \"busbw_GBps\": {:.6g}, "
+                          "\"iterations\": {}}}",
+                          Rows.empty() ? "" : ",", Bytes, R.TimeUs, AlgBw,
+                          BusBw, R.Iterations);
+    else
+      Text += fmt::format("{:>14} {:>12.2f} {:>12.2f} {:>12.2f}\n", Bytes,
+                          R.TimeUs, AlgBw, BusBw);
+  }
+  if (Opts.Json)
+    Text += fmt::format("{}\n  {{\"file\": \"{}\", \"collective\": \"{}\", "
+                        "\"ranks\": {}, \"results\": [{}\n  ]}}",
+                        Text.size() > 1 ? "," : "", Input,
+                        tacclrt::nameOf(A->Coll), A->NGpus, Rows);
+  Series.push_back(std::move(Line));
+  return true;
+}
+} // namespace
+
+int tacclc::runSim(const SimOptions &Opts) {
   auto Topo = instantiateMachine(Opts.Topology, Opts.IncludeDirs);
   if (!Topo)
     return ExitUserError;
@@ -95,41 +167,21 @@ int tacclc::runSim(const SimOptions &Opts) {
                  << "' (examples: 1KB:1GB, 4096,1MB)\n";
     return ExitInternal;
   }
-  const double N = A->NGpus;
-  std::string Json = "[";
-  std::string Table =
-      fmt::format("# {} on {} ({} ranks), {}\n", Opts.Input, Opts.Topology,
-                  A->NGpus, tacclrt::nameOf(A->Coll));
-  Table += fmt::format("{:>14} {:>12} {:>12} {:>12}\n", "size (B)", "time (us)",
-                       "algbw (GB/s)", "busbw (GB/s)");
-  bool Ok = true;
-  for (uint64_t Bytes : *Sizes) {
-    // The size nccl-tests reports and the runtime selects by agree except
-    // for gather and scatter, where --sizes names one rank's part.
-    tacclrt::SimOptions SO;
-    SO.Bytes = Bytes;
-    double Chunk = double(Bytes) / A->NChunksPerLoop;
-    tacclrt::SimResult R =
-        tacclrt::simulate(*A, toSimMachine(*Topo, Chunk), SO, Opts.Input);
-    for (const tacclrt::Issue &I : R.Issues)
-      llvm::errs() << tacclrt::format(I) << "\n";
-    if (!R.Ok) {
-      Ok = false;
-      break;
-    }
-    double AlgBw = double(Bytes) / (R.TimeUs * 1e3);
-    double BusBw = AlgBw * busFactor(A->Coll, N);
-    Table += fmt::format("{:>14} {:>12.2f} {:>12.2f} {:>12.2f}\n", Bytes,
-                         R.TimeUs, AlgBw, BusBw);
-    Json += fmt::format("{}\n  {{\"bytes\": {}, \"time_us\": {:.6g}, "
-                        "\"algbw_GBps\": {:.6g}, \"busbw_GBps\": {:.6g}, "
-                        "\"iterations\": {}}}",
-                        Json.size() > 1 ? "," : "", Bytes, R.TimeUs, AlgBw,
-                        BusBw, R.Iterations);
+  std::string Text = Opts.Json ? "[" : "";
+  std::vector<ChartSeries> Series;
+  for (size_t I = 0; I < Opts.Inputs.size(); ++I)
+    if (!simulateFile(Opts.Inputs[I], *Topo, *Sizes, Opts, Text, Series,
+                      I == 0 && !Opts.Timeline.empty()))
+      return ExitUserError;
+  if (Opts.Json)
+    Text += "\n]\n";
+  if (!Opts.Plot.empty()) {
+    SourceMgrHolder Holder;
+    std::string Svg = bandwidthChart(
+        fmt::format("algorithm bandwidth on {}", Opts.Topology), Series);
+    if (writeOutput(Opts.Plot, Svg, Holder.Diags) != ExitSuccess)
+      return ExitUserError;
   }
-  Json += "\n]\n";
-  if (!Ok)
-    return ExitUserError;
-  llvm::outs() << (Opts.Json ? Json : Table);
+  llvm::outs() << Text;
   return ExitSuccess;
 }

@@ -127,9 +127,19 @@ cl::opt<bool> IdenticalOrder(
     cl::desc("Require every rank to reduce each element in the same order "
              "(bitwise-identical results)"),
     cl::sub(CheckCmd), cl::cat(ExecCat));
-cl::opt<std::string> SimInput(cl::Positional, cl::Required,
-                              cl::desc("<file.xml>"), cl::sub(SimCmd),
-                              cl::cat(SimCat));
+cl::list<std::string> SimInputs(cl::Positional, cl::OneOrMore,
+                                cl::desc("<file.xml>..."), cl::sub(SimCmd),
+                                cl::cat(SimCat));
+cl::opt<std::string> SimPlot("plot",
+                             cl::desc("Write algbw versus size of every file "
+                                      "as an SVG chart"),
+                             cl::value_desc("file.svg"), cl::sub(SimCmd),
+                             cl::cat(SimCat));
+cl::opt<std::string> SimTimeline("timeline",
+                                 cl::desc("Write the Gantt chart of the first "
+                                          "file at the first size as SVG"),
+                                 cl::value_desc("file.svg"), cl::sub(SimCmd),
+                                 cl::cat(SimCat));
 cl::opt<std::string>
     SimTopology("topology", cl::Required,
                 cl::desc("The machine: a stdlib topology with arguments, e.g. "
@@ -246,7 +256,9 @@ int main(int argc, char **argv) {
   }
   if (SimCmd) {
     SimOptions O;
-    O.Input = SimInput;
+    O.Inputs.assign(SimInputs.begin(), SimInputs.end());
+    O.Plot = SimPlot;
+    O.Timeline = SimTimeline;
     O.Topology = SimTopology;
     O.Sizes = SimSizes;
     O.Json = SimJson;
