@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <tuple>
 
 using namespace tacclc;
 using namespace tacclc::ir;
@@ -138,4 +139,108 @@ std::optional<Routes> tacclc::directRoutes(const Sketch &S,
   }
   R.SolverStatus = "fixed (direct)";
   return R;
+}
+
+std::optional<Schedule> tacclc::treeAllReduceSchedule(const Sketch &S,
+                                                      std::string &Error) {
+  const Topology &T = S.Topo;
+  const unsigned Nodes = T.getNumNodes(), G = T.getGpusPerNode();
+  // Each node's GPUs in ring-path order (a chain).
+  std::vector<std::vector<RankId>> Chain(Nodes);
+  for (unsigned Node = 0; Node < Nodes; ++Node) {
+    std::vector<RankId> Ranks;
+    for (unsigned Gpu = 0; Gpu < G; ++Gpu)
+      Ranks.push_back(RankId(Node * G + Gpu));
+    auto Path = hamilton(T, Ranks, false);
+    if (!Path) {
+      Error = fmt::format("node {} has no chain through its GPUs", Node);
+      return std::nullopt;
+    }
+    Chain[Node] = *Path;
+  }
+  // Parent of every rank in each tree (-1: the root).
+  std::vector<std::vector<int>> Parent(2,
+                                       std::vector<int>(T.getNumRanks(), -1));
+  for (int Tree = 0; Tree < 2; ++Tree) {
+    auto NodeAt = [&](unsigned I) { return Tree ? Nodes - 1 - I : I; };
+    for (unsigned I = 0; I < Nodes; ++I) {
+      std::vector<RankId> C = Chain[NodeAt(I)];
+      if (Tree)
+        std::reverse(C.begin(), C.end());
+      for (size_t K = 1; K < C.size(); ++K)
+        Parent[Tree][C[K].index()] = int(C[K - 1].index());
+      if (I > 0) {
+        std::vector<RankId> Up = Chain[NodeAt((I - 1) / 2)];
+        Parent[Tree][C.front().index()] =
+            int((Tree ? Up.back() : Up.front()).index());
+      }
+    }
+    for (unsigned R = 0; R < T.getNumRanks(); ++R) {
+      int P = Parent[Tree][R];
+      if (P >= 0 && (!T.findLink(RankId(R), RankId(P)) ||
+                     !T.findLink(RankId(P), RankId(R)))) {
+        Error = fmt::format("the tree needs links both ways between ranks {} "
+                            "and {}",
+                            R, P);
+        return std::nullopt;
+      }
+    }
+  }
+  // List-schedule chunk by chunk: up (children before parents), then down.
+  const double Bytes = S.Coll.chunkBytes(double(S.SizeBytes));
+  std::vector<double> LinkFree(T.links().size(), 0);
+  Schedule Out;
+  auto Send = [&](unsigned Chunk, unsigned From, unsigned To, double Ready,
+                  bool Reduce) {
+    LinkId L = *T.findLink(RankId(From), RankId(To));
+    Transfer X;
+    X.Chunk = ChunkId(Chunk);
+    X.Link = L;
+    X.StartUs = std::max(Ready, LinkFree[L.index()]);
+    X.EndUs = X.StartUs + T.link(L).costUs(Bytes);
+    X.Reduce = Reduce;
+    LinkFree[L.index()] = X.EndUs;
+    Out.Transfers.push_back(X);
+    return X.EndUs;
+  };
+  const unsigned N = T.getNumRanks();
+  for (unsigned C = 0; C < S.Coll.getNumChunks(); ++C) {
+    const std::vector<int> &Par = Parent[C % 2];
+    // Depth of every rank; deepest first sends up after its children.
+    std::vector<unsigned> Depth(N, 0);
+    for (unsigned R = 0; R < N; ++R)
+      for (int P = Par[R]; P >= 0; P = Par[unsigned(P)])
+        ++Depth[R];
+    std::vector<unsigned> Order(N);
+    for (unsigned R = 0; R < N; ++R)
+      Order[R] = R;
+    std::stable_sort(Order.begin(), Order.end(), [&](unsigned A, unsigned B) {
+      return Depth[A] > Depth[B];
+    });
+    std::vector<double> Ready(N, 0);
+    unsigned Root = 0;
+    for (unsigned R : Order) {
+      if (Par[R] < 0) {
+        Root = R;
+        continue;
+      }
+      double End = Send(C, R, unsigned(Par[R]), Ready[R], true);
+      Ready[unsigned(Par[R])] = std::max(Ready[unsigned(Par[R])], End);
+    }
+    std::vector<double> Down(N, 0);
+    Down[Root] = Ready[Root];
+    for (auto It = Order.rbegin(); It != Order.rend(); ++It)
+      if (Par[*It] >= 0)
+        Down[*It] =
+            Send(C, unsigned(Par[*It]), *It, Down[unsigned(Par[*It])], false);
+  }
+  std::stable_sort(
+      Out.Transfers.begin(), Out.Transfers.end(),
+      [](const Transfer &A, const Transfer &B) {
+        return std::make_tuple(A.StartUs, A.Link.index(), A.Chunk.index()) <
+               std::make_tuple(B.StartUs, B.Link.index(), B.Chunk.index());
+      });
+  for (const Transfer &X : Out.Transfers)
+    Out.MakespanUs = std::max(Out.MakespanUs, X.EndUs);
+  return Out;
 }

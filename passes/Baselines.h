@@ -14,6 +14,7 @@
 #define TACCLC_PASSES_BASELINES_H
 
 #include "ir/Routes.h"
+#include "ir/Schedule.h"
 #include "ir/Sketch.h"
 
 #include <optional>
@@ -40,6 +41,18 @@ std::optional<ir::Routes> ringRoutes(const ir::Sketch &S,
 /// is missing; \p Missing then names it.
 std::optional<ir::Routes> directRoutes(const ir::Sketch &S,
                                        std::string &Missing);
+
+/// NCCL's double binary tree ALLREDUCE for \p S (an allreduce sketch): inside
+/// each node a chain along the node's ring path, across nodes a binary tree
+/// of the nodes' first GPUs; the second tree mirrors both (nodes in reverse
+/// order, chains reversed), so a rank that is a leaf in one is inside the
+/// other. Chunk c uses tree c mod 2; its partial sums go up the tree
+/// (reducing transfers: a rank sends once every child's sum has arrived),
+/// then the sum comes down. Transfers are list-scheduled chunk by chunk, so
+/// chunks pipeline and every link carries one message at a time. Nothing
+/// (with \p Error) if a tree edge lacks a link in either direction.
+std::optional<ir::Schedule> treeAllReduceSchedule(const ir::Sketch &S,
+                                                  std::string &Error);
 
 } // namespace tacclc
 

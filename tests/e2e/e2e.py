@@ -308,7 +308,9 @@ def baseline():
             "broadcast", "reduce", "gather", "scatter")]
         cases += [("ring", "dgx1", "allreduce"),
                   ("direct", "a100(nodes: 2)", "alltoall"),
-                  ("direct", "dgx2(nodes: 1)", "allreduce")]
+                  ("direct", "dgx2(nodes: 1)", "allreduce"),
+                  ("tree", "ndv2(nodes: 2)", "allreduce"),
+                  ("tree", "a100(nodes: 4)", "allreduce")]
         for algo, topo, coll in cases:
             xml = os.path.join(tmp, f"{algo}-{coll}.xml")
             run("baseline", algo, "--topology", topo, "--collective", coll,
@@ -327,6 +329,8 @@ def baseline():
         if "direct sends need the link" not in err:
             sys.exit(f"FAIL: direct on a cube mesh:\n{err}")
         run("baseline", "spiral", "--topology", "dgx1", expect=2)
+        run("baseline", "tree", "--topology", "dgx1", "--collective",
+            "allgather", expect=2)
         run("baseline", "ring", "--topology", "dgx1", "--collective", "x",
             expect=2)
     print("baseline: ok")

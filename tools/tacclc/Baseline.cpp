@@ -1,6 +1,6 @@
 //===- tools/tacclc/Baseline.cpp - The baseline command -------------------===//
 //
-// `tacclc baseline ring|direct --topology T --collective C -o OUT.xml`
+// `tacclc baseline ring|direct|tree --topology T --collective C -o OUT.xml`
 // writes NCCL's own algorithm for a machine as TACCL-EF, through the same
 // stages as a compiled sketch: fixed routes (passes/Baselines.h) instead of
 // the routing MILP, then list scheduling, the reversal of the dual for
@@ -51,13 +51,16 @@ std::optional<ir::Routes> routesFor(const std::string &Algo,
 } // namespace
 
 int tacclc::runBaseline(const BaselineOptions &O) {
-  if (O.Algorithm != "ring" && O.Algorithm != "direct")
+  if (O.Algorithm != "ring" && O.Algorithm != "direct" && O.Algorithm != "tree")
     return usage(fmt::format("unknown baseline '{}' (available: ring, "
-                             "direct)",
+                             "direct, tree)",
                              O.Algorithm));
   auto Kind = ir::parseCollectiveName(O.Collective);
   if (!Kind)
     return usage(fmt::format("unknown collective '{}'", O.Collective));
+  if (O.Algorithm == "tree" && *Kind != ir::CollectiveKind::AllReduce)
+    return usage("the tree baseline is NCCL's double binary tree allreduce: "
+                 "use --collective allreduce");
   if (O.LegacyDialect && (*Kind == ir::CollectiveKind::Gather ||
                           *Kind == ir::CollectiveKind::Scatter))
     return usage(
@@ -80,7 +83,16 @@ int tacclc::runBaseline(const BaselineOptions &O) {
   // routes on the transposed machine run backwards (an allreduce then
   // spreads the sums forwards).
   ir::Schedule Sched;
-  if (!ir::isCombining(*Kind)) {
+  if (O.Algorithm == "tree") {
+    std::string Error;
+    auto Tree = treeAllReduceSchedule(S, Error);
+    if (!Tree) {
+      llvm::errs() << "tacclc: error: no double binary tree on '"
+                   << S.Topo.getName() << "': " << Error << "\n";
+      return ExitUserError;
+    }
+    Sched = std::move(*Tree);
+  } else if (!ir::isCombining(*Kind)) {
     auto R = routesFor(O.Algorithm, S, true);
     if (!R)
       return ExitUserError;

@@ -32,9 +32,12 @@ cl::SubCommand SimCmd("sim", "Predict the time of a TACCL-EF XML file on a "
                              "modelled machine over a sweep of sizes");
 cl::OptionCategory SimCat("Simulation options");
 cl::SubCommand BaselineCmd("baseline",
-                           "Write NCCL's own algorithm (ring, direct) for a "
+                           "Write NCCL's own algorithm (ring, direct, tree) for a "
                            "machine as TACCL-EF");
 cl::OptionCategory BaselineCat("Baseline options");
+cl::SubCommand BoundsCmd("bounds", "Lower bounds on the time of a collective "
+                                   "on a machine (cut, per-rank, latency)");
+cl::OptionCategory BoundsCat("Bounds options");
 
 // Compile (top level).
 cl::opt<std::string> Input(cl::Positional, cl::desc("<file.sketch>"),
@@ -159,7 +162,7 @@ cl::list<std::string> SimIncludeDirs("I",
                                      cl::value_desc("dir"), cl::Prefix,
                                      cl::sub(SimCmd), cl::cat(SimCat));
 cl::opt<std::string> BaseAlgo(cl::Positional, cl::Required,
-                              cl::desc("<ring|direct>"), cl::sub(BaselineCmd),
+                              cl::desc("<ring|direct|tree>"), cl::sub(BaselineCmd),
                               cl::cat(BaselineCat));
 cl::opt<std::string> BaseTopology("topology", cl::Required,
                                   cl::desc("The machine, as for sim"),
@@ -185,6 +188,29 @@ cl::opt<std::string> BaseProtocol("protocol", cl::desc("Simple, LL or LL128"),
 cl::opt<std::string> BaseOutput("o", cl::desc("Output file (default stdout)"),
                                 cl::value_desc("file"), cl::sub(BaselineCmd),
                                 cl::cat(BaselineCat));
+cl::opt<std::string> BoundsTopology("topology", cl::Required,
+                                    cl::desc("The machine, as for sim"),
+                                    cl::sub(BoundsCmd), cl::cat(BoundsCat));
+cl::opt<std::string>
+    BoundsCollective("collective", cl::Required,
+                     cl::desc("allgather, reducescatter, allreduce, "
+                              "alltoall, broadcast or reduce"),
+                     cl::sub(BoundsCmd), cl::cat(BoundsCat));
+cl::opt<std::string> BoundsSize("size", cl::Required,
+                                cl::desc("Size M as nccl-tests counts it (the "
+                                         "larger buffer), e.g. 1GB, or a list "
+                                         "or LO:HI range as for sim --sizes"),
+                                cl::sub(BoundsCmd), cl::cat(BoundsCat));
+cl::opt<int> BoundsRoot("root",
+                        cl::desc("Root of broadcast and reduce (default 0)"),
+                        cl::init(0), cl::sub(BoundsCmd), cl::cat(BoundsCat));
+cl::opt<bool> BoundsJson("json", cl::desc("Print JSON instead of a table"),
+                         cl::sub(BoundsCmd), cl::cat(BoundsCat));
+cl::list<std::string> BoundsIncludeDirs("I",
+                                        cl::desc("Search this folder for "
+                                                 "imports"),
+                                        cl::value_desc("dir"), cl::Prefix,
+                                        cl::sub(BoundsCmd), cl::cat(BoundsCat));
 cl::opt<std::string> RunInput(cl::Positional, cl::Required,
                               cl::desc("<file.xml>"), cl::sub(RunCmd),
                               cl::cat(ExecCat));
@@ -217,7 +243,8 @@ int main(int argc, char **argv) {
                       cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
   cl::SetVersionPrinter(
       [](raw_ostream &OS) { OS << "tacclc " << TACCLC_VERSION << "\n"; });
-  cl::HideUnrelatedOptions({&CompileCat, &ExecCat, &SimCat, &BaselineCat});
+  cl::HideUnrelatedOptions({&CompileCat, &ExecCat, &SimCat, &BaselineCat,
+                           &BoundsCat});
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "tacclc: compile communication sketches to TACCL-EF (MSCCL XML)\n\n"
@@ -225,7 +252,8 @@ int main(int argc, char **argv) {
           "  tacclc check FILE.xml           validate and prove correct\n"
           "  tacclc run FILE.xml --backend cpu [--bytes N]   execute\n"
           "  tacclc sim FILE.xml --topology T [--sizes 1KB:1GB]   predict\n"
-          "  tacclc baseline ring|direct --topology T --collective C -o F\n\n"
+          "  tacclc baseline ring|direct|tree --topology T --collective C -o F\n"
+          "  tacclc bounds --topology T --collective C --size S   bounds\n\n"
           "Exit status: 0 success, 1 error in the input, 2 usage or "
           "internal error.\n",
           &errs()))
@@ -253,6 +281,16 @@ int main(int argc, char **argv) {
     O.Output = BaseOutput;
     O.LegacyDialect = Legacy;
     return runBaseline(O);
+  }
+  if (BoundsCmd) {
+    BoundsOptions O;
+    O.Topology = BoundsTopology;
+    O.Collective = BoundsCollective;
+    O.Size = BoundsSize;
+    O.Root = BoundsRoot;
+    O.Json = BoundsJson;
+    O.IncludeDirs.assign(BoundsIncludeDirs.begin(), BoundsIncludeDirs.end());
+    return runBounds(O);
   }
   if (SimCmd) {
     SimOptions O;
