@@ -29,10 +29,13 @@
 // r from and to all other ranks: its direct capacity with each port counted
 // once. ALLGATHER: each rank receives (N-1)M/N and sends its M/N at least
 // once; REDUCESCATTER the reverse; ALLTOALL both (N-1)M/N. ALLREDUCE: each
-// rank receives and sends at least M (every element depends on everyone),
-// and each element needs 2(N-1) transfers in all (one-way gossip), so
-// T >= 2(N-1) M over the total capacity into (out of) ranks. BROADCAST: the
-// root sends M, every other rank receives M; REDUCE the reverse.
+// rank receives and sends at least M (every element depends on everyone).
+// BROADCAST: the root sends M, every other rank receives M; REDUCE the
+// reverse. And for all ranks together: every transfer lands in a rank and
+// leaves one, so T >= (bytes moved) / (total capacity into, or out of, the
+// ranks, a shared port counted once): (N-1) M for all but ALLREDUCE, whose
+// elements need 2(N-1) transfers each (one-way gossip among N ranks, as a
+// partial sum is no smaller than an element), 2(N-1) M.
 //
 // Latency bound: the largest alpha-only shortest path between a pair of
 // ranks that must communicate (every pair; from the root or to it).
@@ -169,7 +172,7 @@ Cut describe(const ir::Topology &T, const FlowNetwork &G,
   std::string Name;
   if (Group.size() == 1) {
     C.Kind = CutKind::Rank;
-    Name = rankName(T, Group[0]) + (C.Into ? " ingress" : " egress");
+    Name = (C.Into ? "ingress of " : "egress of ") + rankName(T, Group[0]);
   } else {
     std::set<unsigned> Nodes;
     for (unsigned R : Group)
@@ -185,7 +188,9 @@ Cut describe(const ir::Topology &T, const FlowNetwork &G,
     if (Items.size() > 8)
       Name += ",...";
   }
-  C.Description = C.Into ? "rest -> " + Name : Name + " -> rest";
+  C.Description = C.Kind == CutKind::Rank ? Name
+                  : C.Into                ? "rest -> " + Name
+                                          : Name + " -> rest";
   C.Description += ": " + gbps(C.Capacity);
   for (size_t I = 0; I < C.Through.size() && I < 3; ++I)
     C.Description += fmt::format("{} {} ({:.4g} GB/s)", I ? "," : " through",
@@ -407,20 +412,10 @@ tacclc::computeBounds(const ir::Topology &Topo, BoundCollective C, double Bytes,
     PerRank(In, Frac * M, "ejection");
     PerRank(Out, Frac * M, "injection");
     break;
-  case BoundCollective::AllReduce: {
+  case BoundCollective::AllReduce:
     PerRank(In, M, "ejection");
     PerRank(Out, M, "injection");
-    double TotIn = totalIngress(G), TotOut = totalIngress(Rev);
-    for (auto [Tot, Dir] :
-         {std::pair(TotIn, "into"), std::pair(TotOut, "out of")}) {
-      double TUs = 2 * (N - 1) * M / Tot;
-      if (TUs > B.PerRank.TimeUs)
-        B.PerRank = {TUs, fmt::format("2(N-1) transfers of every element over "
-                                      "the total capacity {} ranks, {}",
-                                      Dir, gbps(Tot))};
-    }
     break;
-  }
   case BoundCollective::Broadcast:
     PerRank(Out, M, "injection", Root);
     PerRank(In, M, "ejection", -1, Root);
@@ -429,6 +424,19 @@ tacclc::computeBounds(const ir::Topology &Topo, BoundCollective C, double Bytes,
     PerRank(In, M, "ejection", Root);
     PerRank(Out, M, "injection", -1, Root);
     break;
+  }
+
+  // All ranks together: every byte that moves lands in a rank and leaves
+  // one.
+  double Moved = (C == BoundCollective::AllReduce ? 2 : 1) * (N - 1) * M;
+  for (auto [Tot, Dir] : {std::pair(totalIngress(G), "into"),
+                          std::pair(totalIngress(Rev), "out of")}) {
+    double TUs = Tot > 0 ? Moved / Tot : Inf;
+    if (TUs > B.PerRank.TimeUs * (1 + 1e-9))
+      B.PerRank = {TUs, fmt::format("{}(N-1) M bytes moved over the total "
+                                    "capacity {} ranks, {}",
+                                    C == BoundCollective::AllReduce ? "2" : "",
+                                    Dir, gbps(Tot))};
   }
 
   // Cut.

@@ -11,6 +11,8 @@ Subcommands (each exits 0 on success and prints what failed otherwise):
                        and no temporary files behind
   exit-codes           usage errors exit 2, unknown backends exit 2
   search-path LIBDIR   an import is found through $TACCLC_PATH, and -I wins
+  bounds               `tacclc bounds` on ndv2(nodes: 2): JSON fields, the
+                       NIC cut, table, exit codes
   regressions DIR      every input the fuzzers once broke the compiler with
                        now gives exit 0 or 1 (never a crash or hang)
   handwritten DIR      every hand-written DIR/*.xml passes check for its
@@ -336,6 +338,63 @@ def baseline():
     print("baseline: ok")
 
 
+def bounds():
+    """`tacclc bounds`: the NIC cut of ndv2(nodes: 2) through the CLI, JSON
+    fields consistent for every collective, a readable table, clean errors."""
+    import json
+    topo = "ndv2(nodes: 2)"
+    out = run("bounds", "--topology", topo, "--collective", "allgather",
+              "--size", "1GB", "--json", expect=0).stdout
+    rows = json.loads(out)
+    if len(rows) != 1 or rows[0]["bytes"] != 1 << 30 or rows[0]["ranks"] != 16:
+        sys.exit(f"FAIL: bounds JSON: {out}")
+    r = rows[0]
+    # One 105 us/MB NIC per node: the node cut allows 2 x 9.52 GB/s.
+    if abs(r["cut"]["algbw_GBps"] - 2e3 / 105) > 1e-3:
+        sys.exit(f"FAIL: bounds NDv2x2 allgather cut: {r['cut']}")
+    cut = r["binding_cut"]
+    if cut["kind"] != "nodes" or not any(
+            "nic of" in t["name"] for t in cut["through"]) or \
+            abs(cut["capacity_GBps"] - 1e3 / 105) > 1e-3:
+        sys.exit(f"FAIL: bounds binding cut: {cut}")
+    for coll in ("allgather", "reducescatter", "allreduce", "alltoall",
+                 "broadcast", "reduce"):
+        r = json.loads(run("bounds", "--topology", topo, "--collective", coll,
+                           "--size", "1MB,1GB", "--root", "3", "--json",
+                           expect=0).stdout)[-1]
+        parts = [r[k] for k in ("cut", "per_rank", "latency")]
+        factor = {"allreduce": 2 * 15 / 16, "broadcast": 1,
+                  "reduce": 1}.get(coll, 15 / 16)
+        for b in parts + [r["bound"]]:
+            if abs(b["algbw_GBps"] * b["time_us"] * 1e3 - r["bytes"]) > \
+                    1e-4 * r["bytes"] or \
+                    abs(b["busbw_GBps"] - b["algbw_GBps"] * factor) > \
+                    1e-4 * b["busbw_GBps"] or not b["why"]:
+                sys.exit(f"FAIL: bounds {coll} fields: {b}")
+        if abs(r["bound"]["time_us"] - max(p["time_us"] for p in parts)) > \
+                1e-6 * r["bound"]["time_us"] or \
+                r["bound"]["limited_by"] not in ("cut", "per-rank", "latency"):
+            sys.exit(f"FAIL: bounds {coll}: the bound is not the max: {r}")
+        if (r["root"] is None) != (coll not in ("broadcast", "reduce")):
+            sys.exit(f"FAIL: bounds {coll} root: {r['root']}")
+    table = run("bounds", "--topology", topo, "--collective", "alltoall",
+                "--size", "1GB", expect=0).stdout
+    if "lower bound" not in table or "algbw" not in table or \
+            "node" not in table:
+        sys.exit(f"FAIL: bounds table:\n{table}")
+    err = run("bounds", "--topology", topo, "--collective", "allgatherx",
+              "--size", "1GB", expect=2).stderr
+    if "unknown --collective 'allgatherx'" not in err:
+        sys.exit(f"FAIL: bounds bad collective message:\n{err}")
+    run("bounds", "--topology", topo, "--collective", "allgather", "--size",
+        "1QB", expect=2)
+    run("bounds", "--topology", "nosuchmachine", "--collective", "allgather",
+        "--size", "1GB", expect=1)
+    run("bounds", "--topology", topo, "--collective", "broadcast", "--size",
+        "1GB", "--root", "16", expect=1)
+    print("bounds: ok")
+
+
 def main():
     global TACCLC
     TACCLC = sys.argv[1]
@@ -349,6 +408,7 @@ def main():
      "handwritten": lambda: handwritten(rest[0]),
      "sim": lambda: sim(rest[0]),
      "baseline": baseline,
+     "bounds": bounds,
      "search-path": lambda: search_path(rest[0])}[cmd]()
 
 
