@@ -272,6 +272,10 @@ def sim(sketch):
             want = 3 * (0.7 + 46e-6 * r["bytes"] / 4)
             if abs(r["time_us"] - want) > 1e-6 * want:
                 sys.exit(f"FAIL: sim ring time {r['time_us']} != {want}")
+            # On a one-way ring the ring is optimal for large sizes: the
+            # bound is below the time and close to it.
+            if not 0 < r["efficiency"] <= 1 + 1e-9:
+                sys.exit(f"FAIL: sim efficiency {r['efficiency']}")
         table = run("sim", xml, "--topology", topo, "--sizes", "1KB:8KB",
                     expect=0).stdout
         if len(table.splitlines()) != 2 + 4 or "algbw" not in table:
@@ -283,8 +287,10 @@ def sim(sketch):
         run("sim", xml, xml, "--topology", topo, "--sizes", "1KB:1MB",
             "--plot", plot, "--timeline", line, expect=0)
         ns = "{http://www.w3.org/2000/svg}"
-        if len(ET.parse(plot).getroot().findall(f"{ns}polyline")) != 2:
-            sys.exit("FAIL: the plot does not have one line per file")
+        # Two files and the (dashed) lower bound.
+        if len(ET.parse(plot).getroot().findall(f"{ns}polyline")) != 3:
+            sys.exit("FAIL: the plot does not have a line per file and one "
+                     "for the bound")
         boxes = ET.parse(line).getroot().findall(f"{ns}rect")
         if len(boxes) != 1 + 12:  # background + 4 ranks x 3 hops
             sys.exit(f"FAIL: the timeline has {len(boxes)} rectangles")

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/Commands.h"
 
+#include "passes/Bounds.h"
 #include "tacclrt/Collective.h"
 #include "tacclrt/Loader.h"
 #include "tacclrt/Simulator.h"
@@ -93,7 +94,9 @@ namespace {
 bool simulateFile(const std::string &Input, const ir::Topology &Topo,
                   const std::vector<uint64_t> &Sizes, const SimOptions &Opts,
                   std::string &Text, std::vector<ChartSeries> &Series,
-                  bool WantTimeline) {
+                  std::vector<ChartSeries> &Bounds, bool WantTimeline) {
+  bool HaveBound = !Bounds.empty();
+  ChartSeries BoundLine;
   tacclrt::LoadOptions LO;
   LO.D = Opts.LegacyDialect ? tacclrt::Dialect::Legacy
                             : tacclrt::Dialect::Executor;
@@ -104,14 +107,19 @@ bool simulateFile(const std::string &Input, const ir::Topology &Topo,
   if (!A || Rep.hasErrors())
     return false;
   const double N = A->NGpus;
+  // The lower bound of the collective on this machine, where one is known
+  // (nccl-tests' size: the runtime's, except gather and scatter).
+  auto BoundColl = parseBoundCollective(tacclrt::nameOf(A->Coll));
+  int Root = A->Root >= 0 ? A->Root : 0;
   ChartSeries Line;
   Line.Name = llvm::sys::path::filename(Input).str();
   std::string Rows;
   if (!Opts.Json) {
     Text += fmt::format("# {} on {} ({} ranks), {}\n", Input, Opts.Topology,
                         A->NGpus, tacclrt::nameOf(A->Coll));
-    Text += fmt::format("{:>14} {:>12} {:>12} {:>12}\n", "size (B)",
-                        "time (us)", "algbw (GB/s)", "busbw (GB/s)");
+    Text += fmt::format("{:>14} {:>12} {:>12} {:>12} {:>12} {:>10}\n",
+                        "size (B)", "time (us)", "algbw (GB/s)", "busbw (GB/s)",
+                        "bound (us)", "efficiency");
   }
   for (size_t I = 0; I < Sizes.size(); ++I) {
     uint64_t Bytes = Sizes[I];
@@ -137,15 +145,33 @@ bool simulateFile(const std::string &Input, const ir::Topology &Topo,
     double AlgBw = double(Bytes) / (R.TimeUs * 1e3);
     double BusBw = AlgBw * busFactor(A->Coll, N);
     Line.Points.push_back({double(Bytes), AlgBw});
+    std::optional<double> BoundUs;
+    if (BoundColl) {
+      std::string Error;
+      if (auto B = computeBounds(Topo, *BoundColl, double(Bytes),
+                                 static_cast<unsigned>(Root), Error)) {
+        BoundUs = B->Combined.TimeUs;
+        BoundLine.Points.push_back(
+            {double(Bytes), double(Bytes) / (*BoundUs * 1e3)});
+      }
+    }
+    std::string BoundJson = BoundUs ? fmt::format("{:.6g}", *BoundUs) : "null";
+    std::string EffJson =
+        BoundUs ? fmt::format("{:.6g}", *BoundUs / R.TimeUs) : "null";
     if (Opts.Json)
       Rows += fmt::format("{}\n    {{\"bytes\": {}, \"time_us\": {:.6g}, "
                           "\"algbw_GBps\": {:.6g}, \"busbw_GBps\": {:.6g}, "
+                          "\"bound_us\": {}, \"efficiency\": {}, "
                           "\"iterations\": {}}}",
                           Rows.empty() ? "" : ",", Bytes, R.TimeUs, AlgBw,
-                          BusBw, R.Iterations);
+                          BusBw, BoundJson, EffJson, R.Iterations);
     else
-      Text += fmt::format("{:>14} {:>12.2f} {:>12.2f} {:>12.2f}\n", Bytes,
-                          R.TimeUs, AlgBw, BusBw);
+      Text += fmt::format(
+          "{:>14} {:>12.2f} {:>12.2f} {:>12.2f} {:>12} {:>10}\n", Bytes,
+          R.TimeUs, AlgBw, BusBw,
+          BoundUs ? fmt::format("{:.2f}", *BoundUs) : std::string("-"),
+          BoundUs ? fmt::format("{:.0f}%", 100 * *BoundUs / R.TimeUs)
+                  : std::string("-"));
   }
   if (Opts.Json)
     Text += fmt::format("{}\n  {{\"file\": \"{}\", \"collective\": \"{}\", "
@@ -153,6 +179,12 @@ bool simulateFile(const std::string &Input, const ir::Topology &Topo,
                         Text.size() > 1 ? "," : "", Input,
                         tacclrt::nameOf(A->Coll), A->NGpus, Rows);
   Series.push_back(std::move(Line));
+  // One bound line per collective (the first file's), drawn dashed.
+  if (!BoundLine.Points.empty() && !HaveBound) {
+    BoundLine.Name = fmt::format("lower bound ({})", tacclrt::nameOf(A->Coll));
+    BoundLine.Dashed = true;
+    Bounds.push_back(std::move(BoundLine));
+  }
   return true;
 }
 } // namespace
@@ -168,11 +200,12 @@ int tacclc::runSim(const SimOptions &Opts) {
     return ExitInternal;
   }
   std::string Text = Opts.Json ? "[" : "";
-  std::vector<ChartSeries> Series;
+  std::vector<ChartSeries> Series, Bounds;
   for (size_t I = 0; I < Opts.Inputs.size(); ++I)
-    if (!simulateFile(Opts.Inputs[I], *Topo, *Sizes, Opts, Text, Series,
+    if (!simulateFile(Opts.Inputs[I], *Topo, *Sizes, Opts, Text, Series, Bounds,
                       I == 0 && !Opts.Timeline.empty()))
       return ExitUserError;
+  Series.insert(Series.end(), Bounds.begin(), Bounds.end());
   if (Opts.Json)
     Text += "\n]\n";
   if (!Opts.Plot.empty()) {
