@@ -2,10 +2,11 @@
 //
 // findRing: per node, a depth-first search for a Hamiltonian cycle (one
 // node) or path (several nodes) over the node's directed links, trying
-// neighbours in rank order, so the ring is deterministic; NCCL's own search
-// also prefers the machine's fastest intra-node links, which for the stdlib
-// machines are all NVLink or NVSwitch. ringRoutes and directRoutes list each
-// chunk's links parent first, as ir::Routes requires.
+// neighbours in the order of the node's GPUs rotated to the ring's start,
+// so the ring is deterministic and rings leave a node from different GPUs;
+// NCCL's own search also prefers the machine's fastest intra-node links, which
+// for the stdlib machines are all NVLink or NVSwitch. ringRoutes and
+// directRoutes list each chunk's links parent first, as ir::Routes requires.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Baselines.h"
@@ -27,9 +28,6 @@ hamilton(const Topology &T, const std::vector<RankId> &Ranks, bool Cycle) {
   std::vector<RankId> Path{Ranks.front()};
   std::vector<bool> Used(T.getNumRanks(), false);
   Used[Ranks.front().index()] = true;
-  auto InSet = [&](RankId R) {
-    return std::find(Ranks.begin(), Ranks.end(), R) != Ranks.end();
-  };
   // Bounded search: rings in the stdlib machines are found at once; give up
   // after a fixed amount of work rather than explore exponentially.
   unsigned long Budget = 1000000;
@@ -38,13 +36,12 @@ hamilton(const Topology &T, const std::vector<RankId> &Ranks, bool Cycle) {
       return false;
     if (Path.size() == N)
       return !Cycle || N == 1 || T.findLink(Path.back(), Path.front());
+    // Neighbours in the order of Ranks (so a rotated list gives a rotated
+    // path).
     std::vector<RankId> Next;
-    for (LinkId L : T.outLinks(Path.back())) {
-      RankId D = T.link(L).Dst;
-      if (!Used[D.index()] && InSet(D))
+    for (RankId D : Ranks)
+      if (!Used[D.index()] && T.findLink(Path.back(), D))
         Next.push_back(D);
-    }
-    std::sort(Next.begin(), Next.end());
     for (RankId D : Next) {
       Used[D.index()] = true;
       Path.push_back(D);
@@ -66,14 +63,19 @@ std::optional<LinkId> linkBetween(const Topology &T, RankId From, RankId To) {
 }
 } // namespace
 
-std::optional<std::vector<RankId>> tacclc::findRing(const Topology &T) {
+std::optional<std::vector<RankId>> tacclc::findRing(const Topology &T,
+                                                    unsigned Start) {
   const unsigned Nodes = T.getNumNodes(), G = T.getGpusPerNode();
   std::vector<RankId> Ring;
   for (unsigned Node = 0; Node < Nodes; ++Node) {
-    std::vector<RankId> Ranks;
-    for (unsigned Gpu = 0; Gpu < G; ++Gpu)
-      Ranks.push_back(RankId(Node * G + Gpu));
-    auto Part = hamilton(T, Ranks, Nodes == 1);
+    // Try the start GPU first, then the others in order.
+    std::optional<std::vector<RankId>> Part;
+    for (unsigned K = 0; K < G && !Part; ++K) {
+      std::vector<RankId> Ranks;
+      for (unsigned Gpu = 0; Gpu < G; ++Gpu)
+        Ranks.push_back(RankId(Node * G + (Gpu + Start + K) % G));
+      Part = hamilton(T, Ranks, Nodes == 1);
+    }
     if (!Part)
       return std::nullopt;
     Ring.insert(Ring.end(), Part->begin(), Part->end());
@@ -85,18 +87,29 @@ std::optional<std::vector<RankId>> tacclc::findRing(const Topology &T) {
   return Ring;
 }
 
-std::optional<Routes> tacclc::ringRoutes(const Sketch &S,
-                                         const std::vector<RankId> &Ring,
-                                         bool Forward) {
-  const size_t N = Ring.size();
-  std::vector<size_t> Pos(S.Topo.getNumRanks());
-  for (size_t I = 0; I < N; ++I)
-    Pos[Ring[I].index()] = I;
-  auto Step = [&](size_t P, size_t K) {
-    return Forward ? (P + K) % N : (P + N - K % N) % N;
-  };
+unsigned tacclc::defaultRingCount(const Topology &T) {
+  if (T.getNumNodes() <= 1)
+    return 1;
+  unsigned PerNode = 0;
+  for (const Nic &N : T.nics())
+    PerNode += T.nodeOf(N.Ranks.front()) == 0;
+  return std::max(1u, PerNode);
+}
+
+std::optional<Routes>
+tacclc::ringRoutes(const Sketch &S,
+                   const std::vector<std::vector<RankId>> &Rings,
+                   bool Forward) {
   Routes R;
   for (unsigned C = 0; C < S.Coll.getNumChunks(); ++C) {
+    const std::vector<RankId> &Ring = Rings[C % Rings.size()];
+    const size_t N = Ring.size();
+    std::vector<size_t> Pos(S.Topo.getNumRanks());
+    for (size_t I = 0; I < N; ++I)
+      Pos[Ring[I].index()] = I;
+    auto Step = [&](size_t P, size_t K) {
+      return Forward ? (P + K) % N : (P + N - K % N) % N;
+    };
     const Chunk &Ch = S.Coll.chunk(ChunkId(C));
     size_t From = Pos[Ch.Source.index()], Far = 0;
     for (RankId P : Ch.Post)

@@ -26,15 +26,24 @@ namespace tacclc {
 /// A ring through every rank: inside each node a cycle (one node) or path
 /// (several nodes) over the node's links, found by depth-first search,
 /// nodes in order, the last GPU of a node joined to the first of the next.
-/// Nothing if some node has no such path over its links.
-std::optional<std::vector<ir::RankId>> findRing(const ir::Topology &T);
+/// The ring starts each node's path at local GPU \p Start mod G where it
+/// can, so that rings with different starts leave a node from different
+/// GPUs (and NICs), as NCCL's channels do. Nothing if some node has no
+/// such path.
+std::optional<std::vector<ir::RankId>> findRing(const ir::Topology &T,
+                                                unsigned Start = 0);
 
-/// Routes of \p S's (non-combining) collective along \p Ring: each chunk
-/// travels from its source around the ring, \p Forward or backwards, as far
-/// as the last rank that wants it. Nothing if a needed link is missing.
-std::optional<ir::Routes> ringRoutes(const ir::Sketch &S,
-                                     const std::vector<ir::RankId> &Ring,
-                                     bool Forward);
+/// NCCL's channel count for \p T as the baselines use it: one ring per
+/// NIC of a node (so every NIC carries a ring), at least 1.
+unsigned defaultRingCount(const ir::Topology &T);
+
+/// Routes of \p S's (non-combining) collective along \p Rings: chunk c
+/// travels ring c mod Rings.size() (chunk c's index within its rank, for
+/// every collective's layout) from its source, \p Forward or backwards, as
+/// far as the last rank that wants it. Nothing if a needed link is missing.
+std::optional<ir::Routes>
+ringRoutes(const ir::Sketch &S,
+           const std::vector<std::vector<ir::RankId>> &Rings, bool Forward);
 
 /// Routes of \p S's (non-combining) collective where every chunk goes
 /// straight from its source to each rank that wants it. Nothing if a link

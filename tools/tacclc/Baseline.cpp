@@ -31,15 +31,22 @@ int usage(const std::string &Message) {
 
 /// Routes of \p S (non-combining) for the algorithm \p Algo; prints why not.
 std::optional<ir::Routes> routesFor(const std::string &Algo,
-                                    const ir::Sketch &S, bool Forward) {
+                                    const ir::Sketch &S, bool Forward,
+                                    unsigned Rings) {
   if (Algo == "ring") {
-    auto Ring = findRing(S.Topo);
-    if (!Ring) {
-      llvm::errs() << "tacclc: error: the links of '" << S.Topo.getName()
-                   << "' hold no ring through the GPUs of each node\n";
-      return std::nullopt;
+    std::vector<std::vector<ir::RankId>> All;
+    // Rings start (and so leave each node) spread over the node's GPUs.
+    const unsigned G = S.Topo.getGpusPerNode();
+    for (unsigned I = 0; I < Rings; ++I) {
+      auto Ring = findRing(S.Topo, I * G / Rings);
+      if (!Ring) {
+        llvm::errs() << "tacclc: error: the links of '" << S.Topo.getName()
+                     << "' hold no ring through the GPUs of each node\n";
+        return std::nullopt;
+      }
+      All.push_back(std::move(*Ring));
     }
-    return ringRoutes(S, *Ring, Forward);
+    return ringRoutes(S, All, Forward);
   }
   std::string Missing;
   auto R = directRoutes(S, Missing);
@@ -71,10 +78,14 @@ int tacclc::runBaseline(const BaselineOptions &O) {
   const unsigned N = Topo->getNumRanks();
   if (O.Root < 0 || unsigned(O.Root) >= N)
     return usage(fmt::format("root {} is not a rank of the {}", O.Root, N));
+  // NCCL's channels: one ring each, each with its own chunks of every rank.
+  unsigned Rings = O.Algorithm != "ring" ? 1
+                   : O.Rings             ? O.Rings
+                                         : defaultRingCount(*Topo);
   ir::Sketch S;
   S.Name = fmt::format("{}_{}", O.Algorithm, O.Collective);
   S.Topo = std::move(*Topo);
-  S.Coll = ir::Collective::make(*Kind, N, O.Chunks, ir::RankId(O.Root));
+  S.Coll = ir::Collective::make(*Kind, N, O.Chunks * Rings, ir::RankId(O.Root));
   S.SizeBytes = O.SizeBytes;
   S.Protocol = O.Protocol;
   S.Topo.applyCostsAt(S.Coll.chunkBytes(double(S.SizeBytes)));
@@ -93,20 +104,20 @@ int tacclc::runBaseline(const BaselineOptions &O) {
     }
     Sched = std::move(*Tree);
   } else if (!ir::isCombining(*Kind)) {
-    auto R = routesFor(O.Algorithm, S, true);
+    auto R = routesFor(O.Algorithm, S, true, Rings);
     if (!R)
       return ExitUserError;
     Sched = scheduleTransfers(S, *R);
   } else {
     ir::Sketch Up = dualSketch(S, /*Transpose=*/true);
-    auto R = routesFor(O.Algorithm, Up, false);
+    auto R = routesFor(O.Algorithm, Up, false, Rings);
     if (!R)
       return ExitUserError;
     ir::Schedule UpSched = scheduleTransfers(Up, *R);
     std::optional<ir::Schedule> Spread;
     if (*Kind == ir::CollectiveKind::AllReduce) {
       ir::Sketch Down = dualSketch(S, false);
-      auto D = routesFor(O.Algorithm, Down, true);
+      auto D = routesFor(O.Algorithm, Down, true, Rings);
       if (!D)
         return ExitUserError;
       Spread = scheduleTransfers(Down, *D);
@@ -136,9 +147,11 @@ int tacclc::runBaseline(const BaselineOptions &O) {
   tacclrt::Report Rep = verifyXml(Xml, O.LegacyDialect, false);
   if (Rep.hasErrors())
     reportInternalError("the baseline failed verification:\n" + Rep.str());
-  llvm::errs() << fmt::format("baseline    {} {} on {} ({} ranks), predicted "
-                              "{:.3f} us at {} B\n",
-                              O.Algorithm, O.Collective, O.Topology, N,
-                              Sched.MakespanUs, S.SizeBytes);
+  llvm::errs() << fmt::format("baseline    {} {} on {} ({} ranks, {} ring(s), "
+                              "{} chunk(s) per rank), predicted {:.3f} us at "
+                              "{} B\n",
+                              O.Algorithm, O.Collective, O.Topology, N, Rings,
+                              S.Coll.getChunksPerRank(), Sched.MakespanUs,
+                              S.SizeBytes);
   return writeOutput(O.Output, Xml, Diags);
 }

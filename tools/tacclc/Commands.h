@@ -88,7 +88,8 @@ struct BaselineOptions {
   std::string Algorithm; ///< ring or direct.
   std::string Topology;
   std::string Collective = "allgather";
-  unsigned Chunks = 1; ///< Chunks per rank.
+  unsigned Chunks = 1; ///< Chunks per rank and ring.
+  unsigned Rings = 0;  ///< Rings (NCCL's channels); 0: one per NIC.
   int Root = 0;
   uint64_t SizeBytes = 1 << 20; ///< Size the schedule is timed for.
   std::string Protocol = "Simple";

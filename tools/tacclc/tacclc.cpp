@@ -31,9 +31,10 @@ cl::SubCommand RunCmd("run", "Execute a TACCL-EF XML file and check every "
 cl::SubCommand SimCmd("sim", "Predict the time of a TACCL-EF XML file on a "
                              "modelled machine over a sweep of sizes");
 cl::OptionCategory SimCat("Simulation options");
-cl::SubCommand BaselineCmd("baseline",
-                           "Write NCCL's own algorithm (ring, direct, tree) for a "
-                           "machine as TACCL-EF");
+cl::SubCommand
+    BaselineCmd("baseline",
+                "Write NCCL's own algorithm (ring, direct, tree) for a "
+                "machine as TACCL-EF");
 cl::OptionCategory BaselineCat("Baseline options");
 cl::SubCommand BoundsCmd("bounds", "Lower bounds on the time of a collective "
                                    "on a machine (cut, per-rank, latency)");
@@ -162,8 +163,8 @@ cl::list<std::string> SimIncludeDirs("I",
                                      cl::value_desc("dir"), cl::Prefix,
                                      cl::sub(SimCmd), cl::cat(SimCat));
 cl::opt<std::string> BaseAlgo(cl::Positional, cl::Required,
-                              cl::desc("<ring|direct|tree>"), cl::sub(BaselineCmd),
-                              cl::cat(BaselineCat));
+                              cl::desc("<ring|direct|tree>"),
+                              cl::sub(BaselineCmd), cl::cat(BaselineCat));
 cl::opt<std::string> BaseTopology("topology", cl::Required,
                                   cl::desc("The machine, as for sim"),
                                   cl::sub(BaselineCmd), cl::cat(BaselineCat));
@@ -172,9 +173,16 @@ cl::opt<std::string> BaseCollective("collective",
                                              "allgather)"),
                                     cl::init("allgather"), cl::sub(BaselineCmd),
                                     cl::cat(BaselineCat));
-cl::opt<unsigned> BaseChunks("chunks", cl::desc("Chunks per rank (default 1)"),
+cl::opt<unsigned> BaseChunks("chunks",
+                             cl::desc("Chunks per rank and ring (default 1)"),
                              cl::init(1), cl::sub(BaselineCmd),
                              cl::cat(BaselineCat));
+cl::opt<unsigned> BaseRings("rings",
+                            cl::desc("Rings of the ring baseline, NCCL's "
+                                     "channels (default: one per NIC of a "
+                                     "node)"),
+                            cl::init(0), cl::sub(BaselineCmd),
+                            cl::cat(BaselineCat));
 cl::opt<int> BaseRoot("root", cl::desc("Root of a rooted collective"),
                       cl::init(0), cl::sub(BaselineCmd), cl::cat(BaselineCat));
 cl::opt<uint64_t> BaseSize("size",
@@ -243,8 +251,8 @@ int main(int argc, char **argv) {
                       cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
   cl::SetVersionPrinter(
       [](raw_ostream &OS) { OS << "tacclc " << TACCLC_VERSION << "\n"; });
-  cl::HideUnrelatedOptions({&CompileCat, &ExecCat, &SimCat, &BaselineCat,
-                           &BoundsCat});
+  cl::HideUnrelatedOptions(
+      {&CompileCat, &ExecCat, &SimCat, &BaselineCat, &BoundsCat});
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "tacclc: compile communication sketches to TACCL-EF (MSCCL XML)\n\n"
@@ -252,7 +260,8 @@ int main(int argc, char **argv) {
           "  tacclc check FILE.xml           validate and prove correct\n"
           "  tacclc run FILE.xml --backend cpu [--bytes N]   execute\n"
           "  tacclc sim FILE.xml --topology T [--sizes 1KB:1GB]   predict\n"
-          "  tacclc baseline ring|direct|tree --topology T --collective C -o F\n"
+          "  tacclc baseline ring|direct|tree --topology T --collective C -o "
+          "F\n"
           "  tacclc bounds --topology T --collective C --size S   bounds\n\n"
           "Exit status: 0 success, 1 error in the input, 2 usage or "
           "internal error.\n",
@@ -275,6 +284,7 @@ int main(int argc, char **argv) {
     O.Topology = BaseTopology;
     O.Collective = BaseCollective;
     O.Chunks = BaseChunks;
+    O.Rings = BaseRings;
     O.Root = BaseRoot;
     O.SizeBytes = BaseSize;
     O.Protocol = BaseProtocol;

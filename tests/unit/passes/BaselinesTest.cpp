@@ -60,7 +60,7 @@ TEST_CASE("baselines: ring allgather routes and their closed form") {
   S.SizeBytes = 4000;
   auto Ring = findRing(S.Topo);
   REQUIRE(Ring);
-  auto R = ringRoutes(S, *Ring, true);
+  auto R = ringRoutes(S, {*Ring}, true);
   REQUIRE(R);
   for (const ChunkRoute &CR : R->Chunks)
     CHECK(CR.Links.size() == 3);
@@ -68,7 +68,7 @@ TEST_CASE("baselines: ring allgather routes and their closed form") {
   // Three hops of alpha + beta * 1000 B, every link busy at once.
   CHECK(Sch.MakespanUs == doctest::Approx(3 * (1.0 + 1e-6 * 1000)));
   // Backwards, the chunk of rank 0 goes 0 -> 3 -> 2 -> 1.
-  auto Back = ringRoutes(S, *Ring, false);
+  auto Back = ringRoutes(S, {*Ring}, false);
   REQUIRE(Back);
   CHECK(S.Topo.link(Back->Chunks[0].Links[0]).Dst == RankId(3));
 }
@@ -86,4 +86,15 @@ TEST_CASE("baselines: direct routes need a link per pair") {
   REQUIRE(R);
   CHECK(scheduleTransfers(S, *R).MakespanUs ==
         doctest::Approx(2.0 + 2e-6 * S.Coll.chunkBytes(double(S.SizeBytes))));
+}
+
+TEST_CASE("baselines: rings leave each node from different GPUs") {
+  Topology T = machine(2, 3, true);
+  auto A = findRing(T, 0), B = findRing(T, 1);
+  REQUIRE(A);
+  REQUIRE(B);
+  CHECK((*A)[0] == RankId(0));
+  CHECK((*B)[0] == RankId(1)); // node 0 entered at its GPU 1
+  CHECK((*B)[3] == RankId(4)); // node 1 entered at its GPU 1
+  CHECK(defaultRingCount(machine(1, 4, true)) == 1);
 }
