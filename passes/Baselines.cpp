@@ -154,6 +154,68 @@ std::optional<Routes> tacclc::directRoutes(const Sketch &S,
   return R;
 }
 
+std::optional<Routes> tacclc::hierarchicalRoutes(const Sketch &S,
+                                                 std::string &Error) {
+  const Topology &T = S.Topo;
+  const unsigned Nodes = T.getNumNodes(), G = T.getGpusPerNode();
+  // Each node's ring, and every rank's position on it.
+  std::vector<std::vector<RankId>> NodeRing(Nodes);
+  std::vector<size_t> Pos(T.getNumRanks());
+  for (unsigned Node = 0; Node < Nodes; ++Node) {
+    std::vector<RankId> Ranks;
+    for (unsigned Gpu = 0; Gpu < G; ++Gpu)
+      Ranks.push_back(RankId(Node * G + Gpu));
+    auto Ring = hamilton(T, Ranks, true);
+    if (!Ring) {
+      Error = fmt::format("node {} has no ring through its GPUs", Node);
+      return std::nullopt;
+    }
+    NodeRing[Node] = *Ring;
+    for (size_t I = 0; I < G; ++I)
+      Pos[(*Ring)[I].index()] = I;
+  }
+  Routes R;
+  for (unsigned C = 0; C < S.Coll.getNumChunks(); ++C) {
+    const Chunk &Ch = S.Coll.chunk(ChunkId(C));
+    const unsigned SrcNode = T.nodeOf(Ch.Source), Gpu = Ch.Source.index() % G;
+    // How far each leg must go: on the rail, and around each node's ring.
+    unsigned RailFar = 0;
+    std::vector<int> RingFar(Nodes, -1);
+    for (RankId P : Ch.Post) {
+      unsigned Hop = (T.nodeOf(P) + Nodes - SrcNode) % Nodes;
+      RailFar = std::max(RailFar, Hop);
+      RankId Entry(T.nodeOf(P) * G + Gpu);
+      int Around = int((Pos[P.index()] + G - Pos[Entry.index()]) % G);
+      RingFar[T.nodeOf(P)] = std::max(RingFar[T.nodeOf(P)], Around);
+    }
+    ChunkRoute CR;
+    CR.Chunk = ChunkId(C);
+    auto Add = [&](RankId A, RankId B) {
+      auto L = T.findLink(A, B);
+      if (!L)
+        Error = fmt::format("no link {} -> {}", A.index(), B.index());
+      else
+        CR.Links.push_back(*L);
+      return L.has_value();
+    };
+    for (unsigned Hop = 0; Hop < RailFar; ++Hop)
+      if (!Add(RankId(((SrcNode + Hop) % Nodes) * G + Gpu),
+               RankId(((SrcNode + Hop + 1) % Nodes) * G + Gpu)))
+        return std::nullopt;
+    for (unsigned Node = 0; Node < Nodes; ++Node) {
+      const std::vector<RankId> &Ring = NodeRing[Node];
+      size_t From = Pos[Node * G + Gpu];
+      for (int K = 0; K < RingFar[Node]; ++K)
+        if (!Add(Ring[(From + size_t(K)) % G],
+                 Ring[(From + size_t(K) + 1) % G]))
+          return std::nullopt;
+    }
+    R.Chunks.push_back(std::move(CR));
+  }
+  R.SolverStatus = "fixed (hierarchical)";
+  return R;
+}
+
 std::optional<Schedule> tacclc::treeAllReduceSchedule(const Sketch &S,
                                                       std::string &Error) {
   const Topology &T = S.Topo;

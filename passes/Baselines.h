@@ -51,6 +51,15 @@ ringRoutes(const ir::Sketch &S,
 std::optional<ir::Routes> directRoutes(const ir::Sketch &S,
                                        std::string &Missing);
 
+/// Hierarchical routes of \p S's (non-combining) collective: a chunk first
+/// crosses the nodes on its GPU's rail (GPU g of every node, nodes in order,
+/// over the NICs), then goes around each node's ring (a Hamiltonian cycle
+/// over the node's links) from the rail GPU, each leg only as far as the
+/// last rank that wants the chunk. Nothing (with \p Error) if a node has no
+/// ring or a link is missing.
+std::optional<ir::Routes> hierarchicalRoutes(const ir::Sketch &S,
+                                             std::string &Error);
+
 /// NCCL's double binary tree ALLREDUCE for \p S (an allreduce sketch): inside
 /// each node a chain along the node's ring path, across nodes a binary tree
 /// of the nodes' first GPUs; the second tree mirrors both (nodes in reverse

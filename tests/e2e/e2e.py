@@ -318,7 +318,10 @@ def baseline():
                   ("direct", "a100(nodes: 2)", "alltoall"),
                   ("direct", "dgx2(nodes: 1)", "allreduce"),
                   ("tree", "ndv2(nodes: 2)", "allreduce"),
-                  ("tree", "a100(nodes: 4)", "allreduce")]
+                  ("tree", "a100(nodes: 4)", "allreduce"),
+                  ("hierarchical", "ndv2(nodes: 2)", "allreduce"),
+                  ("hierarchical", "a100(nodes: 2)", "allgather"),
+                  ("hierarchical", "h100(nodes: 2)", "alltoall")]
         for algo, topo, coll in cases:
             xml = os.path.join(tmp, f"{algo}-{coll}.xml")
             run("baseline", algo, "--topology", topo, "--collective", coll,

@@ -1,6 +1,7 @@
 //===- tools/tacclc/Baseline.cpp - The baseline command -------------------===//
 //
-// `tacclc baseline ring|direct|tree --topology T --collective C -o OUT.xml`
+// `tacclc baseline ring|direct|tree|hierarchical --topology T --collective C
+// -o OUT.xml`
 // writes NCCL's own algorithm for a machine as TACCL-EF, through the same
 // stages as a compiled sketch: fixed routes (passes/Baselines.h) instead of
 // the routing MILP, then list scheduling, the reversal of the dual for
@@ -49,6 +50,13 @@ std::optional<ir::Routes> routesFor(const std::string &Algo,
     return ringRoutes(S, All, Forward);
   }
   std::string Missing;
+  if (Algo == "hierarchical") {
+    auto R = hierarchicalRoutes(S, Missing);
+    if (!R)
+      llvm::errs() << "tacclc: error: no hierarchical routes on '"
+                   << S.Topo.getName() << "': " << Missing << "\n";
+    return R;
+  }
   auto R = directRoutes(S, Missing);
   if (!R)
     llvm::errs() << "tacclc: error: direct sends need the link " << Missing
@@ -58,9 +66,10 @@ std::optional<ir::Routes> routesFor(const std::string &Algo,
 } // namespace
 
 int tacclc::runBaseline(const BaselineOptions &O) {
-  if (O.Algorithm != "ring" && O.Algorithm != "direct" && O.Algorithm != "tree")
+  if (O.Algorithm != "ring" && O.Algorithm != "direct" &&
+      O.Algorithm != "tree" && O.Algorithm != "hierarchical")
     return usage(fmt::format("unknown baseline '{}' (available: ring, "
-                             "direct, tree)",
+                             "direct, tree, hierarchical)",
                              O.Algorithm));
   auto Kind = ir::parseCollectiveName(O.Collective);
   if (!Kind)
@@ -147,11 +156,11 @@ int tacclc::runBaseline(const BaselineOptions &O) {
   tacclrt::Report Rep = verifyXml(Xml, O.LegacyDialect, false);
   if (Rep.hasErrors())
     reportInternalError("the baseline failed verification:\n" + Rep.str());
-  llvm::errs() << fmt::format("baseline    {} {} on {} ({} ranks, {} ring(s), "
-                              "{} chunk(s) per rank), predicted {:.3f} us at "
-                              "{} B\n",
-                              O.Algorithm, O.Collective, O.Topology, N, Rings,
-                              S.Coll.getChunksPerRank(), Sched.MakespanUs,
-                              S.SizeBytes);
+  llvm::errs() << fmt::format(
+      "baseline    {} {} on {} ({} ranks{}, {} chunk(s) per rank), predicted "
+      "{:.3f} us at {} B\n",
+      O.Algorithm, O.Collective, O.Topology, N,
+      O.Algorithm == "ring" ? fmt::format(", {} ring(s)", Rings) : "",
+      S.Coll.getChunksPerRank(), Sched.MakespanUs, S.SizeBytes);
   return writeOutput(O.Output, Xml, Diags);
 }

@@ -31,10 +31,10 @@ cl::SubCommand RunCmd("run", "Execute a TACCL-EF XML file and check every "
 cl::SubCommand SimCmd("sim", "Predict the time of a TACCL-EF XML file on a "
                              "modelled machine over a sweep of sizes");
 cl::OptionCategory SimCat("Simulation options");
-cl::SubCommand
-    BaselineCmd("baseline",
-                "Write NCCL's own algorithm (ring, direct, tree) for a "
-                "machine as TACCL-EF");
+cl::SubCommand BaselineCmd(
+    "baseline",
+    "Write NCCL's own algorithm (ring, direct, tree, hierarchical) for a "
+    "machine as TACCL-EF");
 cl::OptionCategory BaselineCat("Baseline options");
 cl::SubCommand BoundsCmd("bounds", "Lower bounds on the time of a collective "
                                    "on a machine (cut, per-rank, latency)");
@@ -163,7 +163,7 @@ cl::list<std::string> SimIncludeDirs("I",
                                      cl::value_desc("dir"), cl::Prefix,
                                      cl::sub(SimCmd), cl::cat(SimCat));
 cl::opt<std::string> BaseAlgo(cl::Positional, cl::Required,
-                              cl::desc("<ring|direct|tree>"),
+                              cl::desc("<ring|direct|tree|hierarchical>"),
                               cl::sub(BaselineCmd), cl::cat(BaselineCat));
 cl::opt<std::string> BaseTopology("topology", cl::Required,
                                   cl::desc("The machine, as for sim"),
@@ -260,8 +260,8 @@ int main(int argc, char **argv) {
           "  tacclc check FILE.xml           validate and prove correct\n"
           "  tacclc run FILE.xml --backend cpu [--bytes N]   execute\n"
           "  tacclc sim FILE.xml --topology T [--sizes 1KB:1GB]   predict\n"
-          "  tacclc baseline ring|direct|tree --topology T --collective C -o "
-          "F\n"
+          "  tacclc baseline ring|tree|direct|hierarchical --topology T "
+          "--collective C -o F\n"
           "  tacclc bounds --topology T --collective C --size S   bounds\n\n"
           "Exit status: 0 success, 1 error in the input, 2 usage or "
           "internal error.\n",
