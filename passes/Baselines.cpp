@@ -261,53 +261,80 @@ std::optional<Schedule> tacclc::treeAllReduceSchedule(const Sketch &S,
       }
     }
   }
-  // List-schedule chunk by chunk: up (children before parents), then down.
+  // List scheduling: of the transfers whose inputs are there (up: every
+  // child's sum has arrived; down: the parent has the total), always start
+  // the one that can start first (ties: the first listed: lower chunk, up
+  // before down, lower rank), so that chunks and both trees overlap wherever
+  // links allow.
   const double Bytes = S.Coll.chunkBytes(double(S.SizeBytes));
+  const unsigned N = T.getNumRanks(), Chunks = S.Coll.getNumChunks();
   std::vector<double> LinkFree(T.links().size(), 0);
-  Schedule Out;
-  auto Send = [&](unsigned Chunk, unsigned From, unsigned To, double Ready,
-                  bool Reduce) {
-    LinkId L = *T.findLink(RankId(From), RankId(To));
-    Transfer X;
-    X.Chunk = ChunkId(Chunk);
-    X.Link = L;
-    X.StartUs = std::max(Ready, LinkFree[L.index()]);
-    X.EndUs = X.StartUs + T.link(L).costUs(Bytes);
-    X.Reduce = Reduce;
-    LinkFree[L.index()] = X.EndUs;
-    Out.Transfers.push_back(X);
-    return X.EndUs;
+  struct Job {
+    unsigned Chunk, Rank; // the rank that sends up, or receives down
+    bool Up;
   };
-  const unsigned N = T.getNumRanks();
-  for (unsigned C = 0; C < S.Coll.getNumChunks(); ++C) {
-    const std::vector<int> &Par = Parent[C % 2];
-    // Depth of every rank; deepest first sends up after its children.
-    std::vector<unsigned> Depth(N, 0);
+  std::vector<Job> Jobs;
+  // Per chunk and rank: children still to deliver, when the rank's sum
+  // (up) is there, and when the total arrived (down; -1 before).
+  std::vector<std::vector<unsigned>> Waiting(Chunks, std::vector<unsigned>(N));
+  std::vector<std::vector<double>> UpAt(Chunks, std::vector<double>(N, 0));
+  std::vector<std::vector<double>> DownAt(Chunks, std::vector<double>(N, -1));
+  for (unsigned C = 0; C < Chunks; ++C)
     for (unsigned R = 0; R < N; ++R)
-      for (int P = Par[R]; P >= 0; P = Par[unsigned(P)])
-        ++Depth[R];
-    std::vector<unsigned> Order(N);
-    for (unsigned R = 0; R < N; ++R)
-      Order[R] = R;
-    std::stable_sort(Order.begin(), Order.end(), [&](unsigned A, unsigned B) {
-      return Depth[A] > Depth[B];
-    });
-    std::vector<double> Ready(N, 0);
-    unsigned Root = 0;
-    for (unsigned R : Order) {
-      if (Par[R] < 0) {
-        Root = R;
-        continue;
+      if (int P = Parent[C % 2][R]; P >= 0) {
+        ++Waiting[C][unsigned(P)];
+        Jobs.push_back({C, R, true});
+        Jobs.push_back({C, R, false});
       }
-      double End = Send(C, R, unsigned(Par[R]), Ready[R], true);
-      Ready[unsigned(Par[R])] = std::max(Ready[unsigned(Par[R])], End);
+  Schedule Out;
+  std::vector<bool> Done(Jobs.size(), false);
+  for (size_t Left = Jobs.size(); Left > 0; --Left) {
+    size_t Best = Jobs.size();
+    double BestStart = 0;
+    for (size_t J = 0; J < Jobs.size(); ++J) {
+      if (Done[J])
+        continue;
+      const Job &X = Jobs[J];
+      unsigned P = unsigned(Parent[X.Chunk % 2][X.Rank]);
+      double Ready;
+      LinkId L;
+      if (X.Up) {
+        if (Waiting[X.Chunk][X.Rank])
+          continue;
+        Ready = UpAt[X.Chunk][X.Rank];
+        L = *T.findLink(RankId(X.Rank), RankId(P));
+      } else {
+        bool Root = Parent[X.Chunk % 2][P] < 0;
+        if (Root ? Waiting[X.Chunk][P] != 0 : DownAt[X.Chunk][P] < 0)
+          continue;
+        Ready = Root ? UpAt[X.Chunk][P] : DownAt[X.Chunk][P];
+        L = *T.findLink(RankId(P), RankId(X.Rank));
+      }
+      double Start = std::max(Ready, LinkFree[L.index()]);
+      if (Best == Jobs.size() || Start < BestStart - 1e-12) {
+        Best = J;
+        BestStart = Start;
+      }
     }
-    std::vector<double> Down(N, 0);
-    Down[Root] = Ready[Root];
-    for (auto It = Order.rbegin(); It != Order.rend(); ++It)
-      if (Par[*It] >= 0)
-        Down[*It] =
-            Send(C, unsigned(Par[*It]), *It, Down[unsigned(Par[*It])], false);
+    const Job &X = Jobs[Best];
+    Done[Best] = true;
+    unsigned P = unsigned(Parent[X.Chunk % 2][X.Rank]);
+    unsigned From = X.Up ? X.Rank : P, To = X.Up ? P : X.Rank;
+    LinkId L = *T.findLink(RankId(From), RankId(To));
+    Transfer Tr;
+    Tr.Chunk = ChunkId(X.Chunk);
+    Tr.Link = L;
+    Tr.StartUs = BestStart;
+    Tr.EndUs = BestStart + T.link(L).costUs(Bytes);
+    Tr.Reduce = X.Up;
+    LinkFree[L.index()] = Tr.EndUs;
+    Out.Transfers.push_back(Tr);
+    if (X.Up) {
+      --Waiting[X.Chunk][P];
+      UpAt[X.Chunk][P] = std::max(UpAt[X.Chunk][P], Tr.EndUs);
+    } else {
+      DownAt[X.Chunk][X.Rank] = Tr.EndUs;
+    }
   }
   std::stable_sort(
       Out.Transfers.begin(), Out.Transfers.end(),

@@ -66,8 +66,9 @@ std::optional<ir::Routes> hierarchicalRoutes(const ir::Sketch &S,
 /// order, chains reversed), so a rank that is a leaf in one is inside the
 /// other. Chunk c uses tree c mod 2; its partial sums go up the tree
 /// (reducing transfers: a rank sends once every child's sum has arrived),
-/// then the sum comes down. Transfers are list-scheduled chunk by chunk, so
-/// chunks pipeline and every link carries one message at a time. Nothing
+/// then the sum comes down. Transfers are list-scheduled (the one that can
+/// start first goes first), so chunks and the two trees overlap and every
+/// link carries one message at a time. Nothing
 /// (with \p Error) if a tree edge lacks a link in either direction.
 std::optional<ir::Schedule> treeAllReduceSchedule(const ir::Sketch &S,
                                                   std::string &Error);

@@ -304,6 +304,34 @@ def sim(sketch):
             "--time-limit", "10", "-o", nd, expect=0)
         run("sim", nd, "--topology", "ndv2(nodes: 2)", "--sizes", "1MB",
             expect=0)
+        # Closed forms of baselines on small machines (alpha 1 us, 1 us/KB):
+        # a chain broadcast of K chunks pipelines, (N-1+K-1)(a + b M/K); the
+        # double binary tree allreduce on two ranks is (up, down) per tree,
+        # both trees at once, 2(a + b M/2).
+        machines = os.path.join(tmp, "m.sketch")
+        with open(machines, "w") as f:
+            f.write("topology line4 { ranks 4\n"
+                    "  link 0 -> 1 alpha 1 us beta 1000 us/MB\n"
+                    "  link 1 -> 2 alpha 1 us beta 1000 us/MB\n"
+                    "  link 2 -> 3 alpha 1 us beta 1000 us/MB\n"
+                    "  link 3 -> 0 alpha 1 us beta 1000 us/MB }\n"
+                    "topology pair { ranks 2\n"
+                    "  link 0 <-> 1 alpha 1 us beta 1000 us/MB }\n")
+        m = 1 << 16
+        for algo, topo, coll, chunks, want in (
+                ("ring", "line4", "broadcast", 4,
+                 (3 + 3) * (1 + 1e-3 * m / 4)),
+                ("tree", "pair", "allreduce", 1, 2 * (1 + 1e-3 * m / 2))):
+            out = os.path.join(tmp, f"{algo}.xml")
+            run("baseline", algo, "--topology", f"{machines}:{topo}",
+                "--collective", coll, "--chunks", str(chunks), "-o", out,
+                expect=0)
+            got = json.loads(run("sim", out, "--topology",
+                                 f"{machines}:{topo}", "--sizes", str(m),
+                                 "--json", expect=0).stdout)
+            t = got[0]["results"][0]["time_us"]
+            if abs(t - want) > 1e-6 * want:
+                sys.exit(f"FAIL: {algo} {coll} on {topo}: {t} us, want {want}")
     print("sim: ok")
 
 
