@@ -4,8 +4,10 @@
 // does: tacclrt::loadPlan() runs the MSCCL lexical rules, pugixml, the
 // attribute reader and the semantic validator; a plan that loads without
 // errors then goes through tacclrt::checkPlan(), the symbolic executor
-// (FIFOs, dependency flags, deadlock detection, per-chunk results). Every
-// issue is also rendered with Report::str() so the formatting code runs too.
+// (FIFOs, dependency flags, deadlock detection, per-chunk results), and
+// through tacclrt::simulate() on a machine with a link between every pair of
+// ranks (two of them sharing a port) at two sizes. Every issue is also
+// rendered with Report::str() so the formatting code runs too.
 //
 // Besides sanitizer reports, exceptions and hangs, the target checks the
 // loader's documented contract (Loader.h): it returns a plan exactly when no
@@ -19,6 +21,7 @@
 #include "tacclrt/Checker.h"
 #include "tacclrt/Diagnostic.h"
 #include "tacclrt/Loader.h"
+#include "tacclrt/Simulator.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -58,5 +61,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
 
   tacclrt::Report Checked = tacclrt::checkPlan(*Plan, "fuzz.xml");
   (void)Checked.str();
+
+  // The simulator must stay bounded too (the loader caps ranks and chunks).
+  tacclrt::SimMachine M;
+  M.Name = "all-pairs";
+  M.NRanks = Plan->NGpus;
+  M.Ports.push_back({"shared", 2e-4});
+  for (int S = 0; S < M.NRanks && M.NRanks <= 64; ++S)
+    for (int D = 0; D < M.NRanks; ++D)
+      if (S != D)
+        M.Links.push_back({S, D, 1.0, 1e-4, 1 + unsigned(S + D) % 2,
+                           S == 0 ? std::vector<int>{0} : std::vector<int>{}});
+  for (std::uint64_t Bytes :
+       {std::uint64_t(4) * 64 * 1024, std::uint64_t(4) << 20}) {
+    tacclrt::SimOptions O;
+    O.Bytes = Bytes;
+    O.SliceBytes = 64 * 1024;
+    (void)tacclrt::simulate(*Plan, M, O, "fuzz.xml").Issues.str();
+  }
   return 0;
 }
