@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/Commands.h"
+#include "tools/tacclc/Output.h"
 
 #include "passes/Bounds.h"
 #include "tools/tacclc/Machine.h"
@@ -24,18 +25,7 @@ int usage(const std::string &Message) {
   return ExitInternal;
 }
 
-std::string quote(llvm::StringRef S) {
-  std::string Out = "\"";
-  for (char C : S) {
-    if (C == '"' || C == '\\')
-      Out += '\\';
-    if (static_cast<unsigned char>(C) < 0x20)
-      Out += fmt::format("\\u{:04x}", static_cast<unsigned>(C));
-    else
-      Out += C;
-  }
-  return Out + "\"";
-}
+std::string quote(llvm::StringRef S) { return jsonQuote(S); }
 
 /// Formats one bound's numbers: time, algbw and busbw.
 struct Numbers {

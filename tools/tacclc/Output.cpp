@@ -14,6 +14,8 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileUtilities.h"
 
+#include <fmt/format.h>
+
 using namespace tacclc;
 
 int tacclc::writeOutput(const std::string &Path, const std::string &Text,
@@ -33,6 +35,19 @@ int tacclc::writeOutput(const std::string &Path, const std::string &Text,
     return ExitUserError;
   }
   return ExitSuccess;
+}
+
+std::string tacclc::jsonQuote(llvm::StringRef S) {
+  std::string Out = "\"";
+  for (char C : S) {
+    if (C == '"' || C == '\\')
+      Out += '\\';
+    if (static_cast<unsigned char>(C) < 0x20)
+      Out += fmt::format("\\u{:04x}", static_cast<unsigned>(C));
+    else
+      Out += C;
+  }
+  return Out + "\"";
 }
 
 std::string

@@ -11,6 +11,7 @@
 #include "tacclrt/Diagnostic.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
@@ -21,6 +22,10 @@ namespace tacclc {
 /// files; flushes \p Diags first. Returns the exit status.
 int writeOutput(const std::string &Path, const std::string &Text,
                 DiagnosticEngine &Diags);
+
+/// \p S as a JSON string literal (quotes, backslashes and control
+/// characters escaped).
+std::string jsonQuote(llvm::StringRef S);
 
 /// What \p Print prints.
 std::string toText(llvm::function_ref<void(llvm::raw_ostream &)> Print);

@@ -174,9 +174,9 @@ bool simulateFile(const std::string &Input, const ir::Topology &Topo,
                   : std::string("-"));
   }
   if (Opts.Json)
-    Text += fmt::format("{}\n  {{\"file\": \"{}\", \"collective\": \"{}\", "
+    Text += fmt::format("{}\n  {{\"file\": {}, \"collective\": \"{}\", "
                         "\"ranks\": {}, \"results\": [{}\n  ]}}",
-                        Text.size() > 1 ? "," : "", Input,
+                        Text.size() > 1 ? "," : "", jsonQuote(Input),
                         tacclrt::nameOf(A->Coll), A->NGpus, Rows);
   Series.push_back(std::move(Line));
   // One bound line per collective (the first file's), drawn dashed.
