@@ -308,7 +308,6 @@ void Engine::reportDeadlock() {
 }
 
 void Engine::run() {
-  const double Eps = 1e-9;
   for (;;) {
     bool Moved = true;
     while (Moved) {
@@ -332,30 +331,39 @@ void Engine::run() {
       return;
     }
     setRates();
-    // The next event: a message leaving alpha or landing.
-    double Next = std::numeric_limits<double>::infinity();
-    for (const Flow &F : Flows) {
-      if (F.DataStart > Now)
+    // The next event: a message leaving alpha or landing. A message lands
+    // exactly when its computed finish time is reached (never by comparing
+    // leftover bytes with a tolerance, which rounding in Now can defeat), so
+    // every pass lands a message or ends an alpha: the loop always moves.
+    const double Inf = std::numeric_limits<double>::infinity();
+    std::vector<double> Finish(Flows.size(), Inf);
+    double Next = Inf;
+    for (std::size_t I = 0; I < Flows.size(); ++I) {
+      const Flow &F = Flows[I];
+      if (F.DataStart > Now) {
         Next = std::min(Next, F.DataStart);
-      else if (F.Rate == std::numeric_limits<double>::infinity() ||
-               F.Remaining <= 0)
-        Next = std::min(Next, Now);
-      else
-        Next = std::min(Next, Now + F.Remaining / F.Rate);
+        continue;
+      }
+      Finish[I] = F.Rate == Inf || F.Remaining <= 0
+                      ? Now
+                      : std::max(Now, Now + F.Remaining / F.Rate);
+      Next = std::min(Next, Finish[I]);
     }
-    for (Flow &F : Flows)
-      if (F.DataStart <= Now && F.Rate > 0 &&
-          F.Rate != std::numeric_limits<double>::infinity())
-        F.Remaining -= F.Rate * (Next - Now);
-      else if (F.DataStart <= Now)
+    for (std::size_t I = 0; I < Flows.size(); ++I) {
+      Flow &F = Flows[I];
+      if (F.DataStart > Now)
+        continue;
+      if (Finish[I] <= Next)
         F.Remaining = 0;
+      else
+        F.Remaining = std::max(0.0, F.Remaining - F.Rate * (Next - Now));
+    }
     Now = Next;
     // Land every message whose bytes are all there.
     std::vector<Flow> Left;
-    for (Flow &F : Flows) {
-      bool Landed = F.DataStart <= Now + Eps &&
-                    F.Remaining <= Eps * std::max(1.0, F.Rec.Bytes);
-      if (!Landed) {
+    for (std::size_t I = 0; I < Flows.size(); ++I) {
+      Flow &F = Flows[I];
+      if (!(Finish[I] <= Now)) {
         Left.push_back(F);
         continue;
       }

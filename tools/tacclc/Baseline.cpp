@@ -91,6 +91,15 @@ int tacclc::runBaseline(const BaselineOptions &O) {
   unsigned Rings = O.Algorithm != "ring" ? 1
                    : O.Rings             ? O.Rings
                                          : defaultRingCount(*Topo);
+  // The runtime's chunk offsets are 16-bit: refuse what cannot fit before
+  // building anything that large.
+  const uint64_t PerRank = uint64_t(O.Chunks) * Rings;
+  const uint64_t Parts =
+      PerRank * N * (*Kind == ir::CollectiveKind::AllToAll ? N : 1);
+  if (O.Chunks == 0 || Parts > 32767)
+    return usage(fmt::format("--chunks {} gives {} chunks per rank and {} "
+                             "chunks per loop; the runtime allows 1 to 32767",
+                             O.Chunks, PerRank, Parts));
   ir::Sketch S;
   S.Name = fmt::format("{}_{}", O.Algorithm, O.Collective);
   S.Topo = std::move(*Topo);

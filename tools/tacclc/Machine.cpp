@@ -20,10 +20,10 @@ using namespace tacclc;
 
 namespace {
 /// Instantiates the machine \p Ref; with \p AllPairs, joins every GPU pair
-/// between nodes (over the NICs).
+/// between nodes (over the NICs). \p Quiet: print no diagnostics.
 std::optional<ir::Topology> instantiate(const std::string &Ref,
                                         const std::vector<std::string> &Dirs,
-                                        bool AllPairs) {
+                                        bool AllPairs, bool Quiet) {
   std::string Import, Machine = Ref;
   size_t Colon = Ref.find(':');
   size_t Paren = Ref.find('(');
@@ -49,7 +49,8 @@ std::optional<ir::Topology> instantiate(const std::string &Ref,
   if (auto Modules = loadModules(SM, Id, FO, Diags))
     S = analyzeSketch(*Modules, "", Diags);
   if (!S) {
-    Diags.flush(llvm::errs());
+    if (!Quiet)
+      Diags.flush(llvm::errs());
     return std::nullopt;
   }
   return std::move(S->Topo);
@@ -60,10 +61,12 @@ std::optional<ir::Topology> instantiate(const std::string &Ref,
 std::optional<ir::Topology>
 tacclc::instantiateMachine(const std::string &Ref,
                            const std::vector<std::string> &IncludeDirs) {
-  auto Topo = instantiate(Ref, IncludeDirs, false);
-  if (Topo && Topo->getNumNodes() > 1)
-    Topo = instantiate(Ref, IncludeDirs, true);
-  return Topo;
+  // Several nodes: every pair joined (a machine of one GPU per node has no
+  // other links). One node: `relay all` is an error, so without it, and
+  // that attempt reports what is wrong with the reference.
+  if (auto Topo = instantiate(Ref, IncludeDirs, true, /*Quiet=*/true))
+    return Topo;
+  return instantiate(Ref, IncludeDirs, false, /*Quiet=*/false);
 }
 
 tacclrt::SimMachine tacclc::toSimMachine(ir::Topology T, double ChunkBytes) {

@@ -121,11 +121,23 @@ bool simulateFile(const std::string &Input, const ir::Topology &Topo,
                         "size (B)", "time (us)", "algbw (GB/s)", "busbw (GB/s)",
                         "bound (us)", "efficiency");
   }
+  bool Recorded = false, Rounded = false;
   for (size_t I = 0; I < Sizes.size(); ++I) {
-    uint64_t Bytes = Sizes[I];
+    // The runtime selects a plan only for sizes whose elements divide into
+    // nchunksperloop chunks: other sizes are rounded up to one, with a note.
+    uint64_t Unit = 4 * uint64_t(std::max(1, A->NChunksPerLoop));
+    uint64_t Bytes = (Sizes[I] + Unit - 1) / Unit * Unit;
+    if (Bytes != Sizes[I] && !Rounded) {
+      Rounded = true;
+      llvm::errs() << fmt::format("{}: note: sizes rounded up to multiples "
+                                  "of {} B (nchunksperloop={} float32 "
+                                  "chunks)\n",
+                                  Input, Unit, A->NChunksPerLoop);
+    }
     tacclrt::SimOptions SO;
     SO.Bytes = Bytes;
-    SO.RecordTransfers = WantTimeline && I == 0;
+    SO.RecordTransfers = WantTimeline && !Recorded;
+    Recorded = true;
     double Chunk = double(Bytes) / A->NChunksPerLoop;
     tacclrt::SimMachine M = toSimMachine(Topo, Chunk);
     tacclrt::SimResult R = tacclrt::simulate(*A, M, SO, Input);
@@ -142,9 +154,12 @@ bool simulateFile(const std::string &Input, const ir::Topology &Topo,
       if (writeOutput(Opts.Timeline, Svg, Holder.Diags) != ExitSuccess)
         return false;
     }
-    double AlgBw = double(Bytes) / (R.TimeUs * 1e3);
+    // A plan that moves nothing takes no time: no bandwidth to report.
+    const bool Timed = R.TimeUs > 0;
+    double AlgBw = Timed ? double(Bytes) / (R.TimeUs * 1e3) : 0;
     double BusBw = AlgBw * busFactor(A->Coll, N);
-    Line.Points.push_back({double(Bytes), AlgBw});
+    if (Timed)
+      Line.Points.push_back({double(Bytes), AlgBw});
     std::optional<double> BoundUs;
     if (BoundColl) {
       std::string Error;
@@ -157,21 +172,26 @@ bool simulateFile(const std::string &Input, const ir::Topology &Topo,
     }
     std::string BoundJson = BoundUs ? fmt::format("{:.6g}", *BoundUs) : "null";
     std::string EffJson =
-        BoundUs ? fmt::format("{:.6g}", *BoundUs / R.TimeUs) : "null";
+        BoundUs && Timed ? fmt::format("{:.6g}", *BoundUs / R.TimeUs) : "null";
+    std::string BwJson = [&](double V) {
+      return Timed ? fmt::format("{:.6g}", V) : std::string("null");
+    }(AlgBw);
+    std::string BusJson =
+        Timed ? fmt::format("{:.6g}", BusBw) : std::string("null");
     if (Opts.Json)
       Rows += fmt::format("{}\n    {{\"bytes\": {}, \"time_us\": {:.6g}, "
-                          "\"algbw_GBps\": {:.6g}, \"busbw_GBps\": {:.6g}, "
+                          "\"algbw_GBps\": {}, \"busbw_GBps\": {}, "
                           "\"bound_us\": {}, \"efficiency\": {}, "
                           "\"iterations\": {}}}",
-                          Rows.empty() ? "" : ",", Bytes, R.TimeUs, AlgBw,
-                          BusBw, BoundJson, EffJson, R.Iterations);
+                          Rows.empty() ? "" : ",", Bytes, R.TimeUs, BwJson,
+                          BusJson, BoundJson, EffJson, R.Iterations);
     else
       Text += fmt::format(
           "{:>14} {:>12.2f} {:>12.2f} {:>12.2f} {:>12} {:>10}\n", Bytes,
           R.TimeUs, AlgBw, BusBw,
           BoundUs ? fmt::format("{:.2f}", *BoundUs) : std::string("-"),
-          BoundUs ? fmt::format("{:.0f}%", 100 * *BoundUs / R.TimeUs)
-                  : std::string("-"));
+          BoundUs && Timed ? fmt::format("{:.0f}%", 100 * *BoundUs / R.TimeUs)
+                           : std::string("-"));
   }
   if (Opts.Json)
     Text += fmt::format("{}\n  {{\"file\": {}, \"collective\": \"{}\", "

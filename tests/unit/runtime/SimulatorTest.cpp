@@ -100,3 +100,16 @@ TEST_CASE("sim: a missing link or a wrong machine is an error") {
   R = simulate(A, ring(3, 1, 1e-3, true), Odd, "a.xml");
   CHECK(findIssue(R.Issues, "do not divide into nchunksperloop=3"));
 }
+
+TEST_CASE("sim: a tiny last slice late in a long call still lands") {
+  // 50 full slices and one of a single element per chunk: the last
+  // messages are 4 bytes at a time of tens of milliseconds, where rounding
+  // in the clock used to leave a message never quite landed (a hang).
+  Algo A = loadFixture("allgather_ring4.xml");
+  SimOptions O;
+  O.Bytes = std::uint64_t(4) * 4 * (524288 * 50 + 1);
+  SimResult R = simulate(A, ring(4, 2.6, 105e-6), O, "ring.xml");
+  REQUIRE(R.Ok);
+  CHECK(R.Iterations == 51);
+  CHECK(R.TimeUs > 0);
+}
