@@ -208,29 +208,26 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
   std::map<std::pair<unsigned, unsigned>, std::pair<int, int>> ArrivedAt;
   std::vector<unsigned> ScratchUsed(NumRanks, 0);
   std::map<std::pair<unsigned, unsigned>, unsigned> ScratchSlot;
+  // Where a rank keeps a chunk it holds but did not start with: in its
+  // output where it wants the chunk, else in a scratch slot of its own.
+  auto OutputOrScratch = [&](ChunkId C,
+                             unsigned Rank) -> std::pair<Buffer, int> {
+    if (Coll.isPost(C, RankId(Rank)))
+      return {Buffer::Output, int(Coll.chunk(C).OutputIndex)};
+    auto [It, New] = ScratchSlot.try_emplace({C.index(), Rank}, 0);
+    if (New)
+      It->second = ScratchUsed[Rank]++;
+    return {Buffer::Scratch, int(It->second)};
+  };
   auto Place = [&](ChunkId C, unsigned Rank) -> std::pair<Buffer, int> {
-    const Chunk &Ch = Coll.chunk(C);
     if (Coll.isPre(C, RankId(Rank)))
-      return {Buffer::Input, int(Ch.InputIndex)};
-    if (Coll.isPost(C, RankId(Rank)))
-      return {Buffer::Output, int(Ch.OutputIndex)};
-    auto [It, New] = ScratchSlot.try_emplace({C.index(), Rank}, 0);
-    if (New)
-      It->second = ScratchUsed[Rank]++;
-    return {Buffer::Scratch, int(It->second)};
+      return {Buffer::Input, int(Coll.chunk(C).InputIndex)};
+    return OutputOrScratch(C, Rank);
   };
-  // Reductions: a (chunk, rank) accumulates where the rank wants the result,
-  // else in scratch; AccWriter is the step that last wrote it.
+  // Reductions: a (chunk, rank) accumulates where OutputOrScratch says;
+  // AccWriter is the step that last wrote it.
   std::map<std::pair<unsigned, unsigned>, std::pair<int, int>> AccWriter;
-  auto AccPlace = [&](ChunkId C, unsigned Rank) -> std::pair<Buffer, int> {
-    const Chunk &Ch = Coll.chunk(C);
-    if (Coll.isPost(C, RankId(Rank)))
-      return {Buffer::Output, int(Ch.OutputIndex)};
-    auto [It, New] = ScratchSlot.try_emplace({C.index(), Rank}, 0);
-    if (New)
-      It->second = ScratchUsed[Rank]++;
-    return {Buffer::Scratch, int(It->second)};
-  };
+  const auto &AccPlace = OutputOrScratch;
   // Copies over a `contiguous` link class may share a step with the chunk
   // before them.
   auto MayMerge = [&](const Transfer &T) {

@@ -54,6 +54,19 @@ bool tacclc::ir::isCombining(CollectiveKind K) {
          K == CollectiveKind::AllReduce;
 }
 
+double tacclc::ir::busBandwidthFactor(CollectiveKind K, unsigned N) {
+  double R = N;
+  switch (K) {
+  case CollectiveKind::AllReduce:
+    return 2 * (R - 1) / R;
+  case CollectiveKind::Broadcast:
+  case CollectiveKind::Reduce:
+    return 1;
+  default:
+    return (R - 1) / R;
+  }
+}
+
 Collective Collective::allGather(unsigned NumRanks, unsigned ChunksPerRank) {
   return make(CollectiveKind::AllGather, NumRanks, ChunksPerRank);
 }

@@ -42,6 +42,10 @@ bool isRooted(CollectiveKind K);
 /// True for the reducing collectives (reducescatter, reduce, allreduce).
 bool isCombining(CollectiveKind K);
 
+/// nccl-tests' bus bandwidth factor (busbw = algbw x factor) on \p N ranks:
+/// 2(N-1)/N for ALLREDUCE, 1 for BROADCAST and REDUCE, (N-1)/N otherwise.
+double busBandwidthFactor(CollectiveKind K, unsigned N);
+
 /// One unit of data the collective moves. For a reducing collective the
 /// chunk's value is the sum of the contributions of every Pre rank.
 struct Chunk {

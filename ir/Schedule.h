@@ -11,6 +11,9 @@
 
 #include "ir/Ids.h"
 
+#include <algorithm>
+#include <tuple>
+
 #include <vector>
 
 namespace tacclc::ir {
@@ -30,6 +33,16 @@ struct Transfer {
 struct Schedule {
   std::vector<Transfer> Transfers;
   double MakespanUs = 0; ///< Predicted time of the whole collective.
+
+  /// Puts the transfers in the promised order (stable for equal keys).
+  void sortTransfers() {
+    std::stable_sort(
+        Transfers.begin(), Transfers.end(),
+        [](const Transfer &A, const Transfer &B) {
+          return std::make_tuple(A.StartUs, A.Link.index(), A.Chunk.index()) <
+                 std::make_tuple(B.StartUs, B.Link.index(), B.Chunk.index());
+        });
+  }
 };
 
 } // namespace tacclc::ir

@@ -336,12 +336,7 @@ std::optional<Schedule> tacclc::treeAllReduceSchedule(const Sketch &S,
       DownAt[X.Chunk][X.Rank] = Tr.EndUs;
     }
   }
-  std::stable_sort(
-      Out.Transfers.begin(), Out.Transfers.end(),
-      [](const Transfer &A, const Transfer &B) {
-        return std::make_tuple(A.StartUs, A.Link.index(), A.Chunk.index()) <
-               std::make_tuple(B.StartUs, B.Link.index(), B.Chunk.index());
-      });
+  Out.sortTransfers();
   for (const Transfer &X : Out.Transfers)
     Out.MakespanUs = std::max(Out.MakespanUs, X.EndUs);
   return Out;

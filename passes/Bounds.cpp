@@ -43,6 +43,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Bounds.h"
 
+#include "ir/Collective.h"
 #include "passes/FlowNetwork.h"
 
 #include <fmt/format.h>
@@ -326,16 +327,8 @@ llvm::StringRef tacclc::boundCollectiveName(BoundCollective C) {
 }
 
 double tacclc::busBandwidthFactor(BoundCollective C, unsigned N) {
-  double R = N;
-  switch (C) {
-  case BoundCollective::AllReduce:
-    return 2 * (R - 1) / R;
-  case BoundCollective::Broadcast:
-  case BoundCollective::Reduce:
-    return 1;
-  default:
-    return (R - 1) / R;
-  }
+  return ir::busBandwidthFactor(
+      *ir::parseCollectiveName(boundCollectiveName(C)), N);
 }
 
 std::optional<CollectiveBounds>

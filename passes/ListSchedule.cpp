@@ -127,11 +127,6 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R) {
     Out.Transfers.push_back({J.Chunk, J.Link, BestStart, End, unsigned(Lane)});
     Out.MakespanUs = std::max(Out.MakespanUs, End);
   }
-  std::stable_sort(
-      Out.Transfers.begin(), Out.Transfers.end(),
-      [](const Transfer &A, const Transfer &B) {
-        return std::make_tuple(A.StartUs, A.Link.index(), A.Chunk.index()) <
-               std::make_tuple(B.StartUs, B.Link.index(), B.Chunk.index());
-      });
+  Out.sortTransfers();
   return Out;
 }

@@ -103,11 +103,6 @@ Schedule tacclc::reverseForReduction(const Sketch &S, const Schedule &Dual,
     }
     Out.MakespanUs = End + Spread->MakespanUs;
   }
-  std::stable_sort(
-      Out.Transfers.begin(), Out.Transfers.end(),
-      [](const Transfer &A, const Transfer &B) {
-        return std::make_tuple(A.StartUs, A.Link.index(), A.Chunk.index()) <
-               std::make_tuple(B.StartUs, B.Link.index(), B.Chunk.index());
-      });
+  Out.sortTransfers();
   return Out;
 }

@@ -35,18 +35,6 @@ constexpr unsigned MaxListedWrong = 5;
 /// Iterations per call the runtime's flag encoding allows.
 constexpr std::uint64_t MaxIterations = 65535;
 
-std::size_t defaultSliceBytes(Protocol P) {
-  switch (P) {
-  case Protocol::Simple:
-    return 2u << 20;
-  case Protocol::LL:
-    return 32u << 10;
-  case Protocol::LL128:
-    return 576000;
-  }
-  return 2u << 20;
-}
-
 /// Everything derived from the options before memory is touched.
 struct CallSetup {
   CollectiveLayout L;
@@ -121,7 +109,7 @@ bool prepareCall(const Algo &A, const RunOptions &O, IssueSink &Sink,
   S.Cfg.Op = O.Op;
   S.Cfg.SizePerChunk = Total / Chunks;
   std::size_t SliceBytes =
-      O.SliceBytes ? O.SliceBytes : defaultSliceBytes(A.Proto);
+      O.SliceBytes ? O.SliceBytes : protocolSliceBytes(A.Proto);
   S.Cfg.SliceElems = std::max<std::uint64_t>(1, SliceBytes / Ty->Size);
   std::uint64_t Iters =
       (S.Cfg.SizePerChunk + S.Cfg.SliceElems - 1) / S.Cfg.SliceElems;

@@ -8,6 +8,17 @@
 
 namespace tacclrt {
 
+std::uint64_t protocolSliceBytes(Protocol P) {
+  switch (P) {
+  case Protocol::LL:
+    return 32u << 10;
+  case Protocol::LL128:
+    return 576000;
+  default:
+    return 2u << 20;
+  }
+}
+
 std::string_view nameOf(Protocol P) {
   switch (P) {
   case Protocol::Simple:

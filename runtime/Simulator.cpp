@@ -39,17 +39,6 @@ namespace {
 /// Published flags encode (iteration, step).
 constexpr long FlagScale = 1L << 20;
 
-std::uint64_t protocolSlice(Protocol P) {
-  switch (P) {
-  case Protocol::LL:
-    return 32u << 10;
-  case Protocol::LL128:
-    return 576000;
-  default:
-    return 2u << 20;
-  }
-}
-
 bool receives(StepType T) {
   return T == StepType::Recv || T == StepType::RecvCopySend ||
          T == StepType::RecvReduceSend || T == StepType::RecvReduceCopy ||
@@ -151,7 +140,8 @@ bool Engine::setup() {
     return false;
   }
   SizePerChunk = Total / Chunks;
-  std::uint64_t Slice = O.SliceBytes ? O.SliceBytes : protocolSlice(A.Proto);
+  std::uint64_t Slice =
+      O.SliceBytes ? O.SliceBytes : protocolSliceBytes(A.Proto);
   SliceElems = std::max<std::uint64_t>(1, Slice / O.TypeSize);
   Iterations = static_cast<long>((SizePerChunk + SliceElems - 1) / SliceElems);
   Out.Iterations = Iterations;

@@ -70,18 +70,7 @@ void printSummary(const ir::Sketch &S, const ir::Routes &R,
   double AlgBw = double(S.SizeBytes) / (Sch.MakespanUs * 1e3); // GB/s
   // nccl-tests' bus bandwidth factors (allreduce 2(n-1)/n, the rooted
   // one-to-all and all-to-one collectives 1, the others (n-1)/n).
-  double BusBw = AlgBw * (N - 1) / N;
-  switch (S.Coll.getKind()) {
-  case ir::CollectiveKind::AllReduce:
-    BusBw = 2 * BusBw;
-    break;
-  case ir::CollectiveKind::Broadcast:
-  case ir::CollectiveKind::Reduce:
-    BusBw = AlgBw;
-    break;
-  default:
-    break;
-  }
+  double BusBw = AlgBw * ir::busBandwidthFactor(S.Coll.getKind(), N);
   auto &OS = llvm::errs();
   OS << fmt::format("sketch      {} (topology {})\n", S.Name,
                     S.Topo.getName().str());

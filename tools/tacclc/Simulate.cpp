@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/Commands.h"
 
+#include "ir/Collective.h"
 #include "passes/Bounds.h"
 #include "tacclrt/Collective.h"
 #include "tacclrt/Loader.h"
@@ -35,17 +36,11 @@ struct SourceMgrHolder {
   DiagnosticEngine Diags{SM};
 };
 
-/// nccl-tests' bus bandwidth factor.
-double busFactor(tacclrt::CollKind C, double N) {
-  switch (C) {
-  case tacclrt::CollKind::AllReduce:
-    return 2 * (N - 1) / N;
-  case tacclrt::CollKind::Broadcast:
-  case tacclrt::CollKind::Reduce:
-    return 1;
-  default:
-    return (N - 1) / N;
-  }
+/// nccl-tests' bus bandwidth factor ((N-1)/N for collectives the compiler
+/// does not know).
+double busFactor(tacclrt::CollKind C, unsigned N) {
+  auto K = ir::parseCollectiveName(tacclrt::nameOf(C));
+  return K ? ir::busBandwidthFactor(*K, N) : (N - 1.0) / N;
 }
 } // namespace
 
@@ -106,7 +101,7 @@ bool simulateFile(const std::string &Input, const ir::Topology &Topo,
     llvm::errs() << tacclrt::format(I) << "\n";
   if (!A || Rep.hasErrors())
     return false;
-  const double N = A->NGpus;
+  const unsigned N = static_cast<unsigned>(A->NGpus);
   // The lower bound of the collective on this machine, where one is known
   // (nccl-tests' size: the runtime's, except gather and scatter).
   auto BoundColl = parseBoundCollective(tacclrt::nameOf(A->Coll));

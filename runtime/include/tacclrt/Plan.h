@@ -153,6 +153,9 @@ struct Algo {
 
 /// "Simple", "LL" or "LL128".
 std::string_view nameOf(Protocol P);
+/// The slice of every chunk the runtime moves per loop iteration, in bytes,
+/// with default buffers: Simple 2 MiB, LL 32 KiB, LL128 576000 B.
+std::uint64_t protocolSliceBytes(Protocol P);
 /// The collective's name as the current executor spells it ("allgather",
 /// "reducescatter", ...; "custom" for Custom).
 std::string_view nameOf(CollKind C);

@@ -14,6 +14,7 @@
 #include "tacclrt/Checker.h"
 #include "tacclrt/CpuExecutor.h"
 #include "tacclrt/Loader.h"
+#include "tests/unit/codegen/CodegenTestUtil.h"
 
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -26,43 +27,9 @@
 
 using namespace tacclc;
 using namespace tacclc::ir;
+using namespace tacclc::test;
 
 namespace {
-/// A ring of \p N ranks (clockwise links; \p Both adds the other way).
-Sketch ringSketch(const char *Name, unsigned N, Collective Coll, bool Both) {
-  Sketch S;
-  S.Name = Name;
-  S.Topo = Topology("ring", N);
-  for (unsigned R = 0; R < N; ++R) {
-    S.Topo.addLink({RankId(R), RankId((R + 1) % N), 1.0, 1e-6});
-    if (Both)
-      S.Topo.addLink({RankId((R + 1) % N), RankId(R), 1.0, 1e-6});
-  }
-  S.Coll = std::move(Coll);
-  S.SizeBytes = 1000 * S.Coll.getSizeParts();
-  return S;
-}
-
-/// Every chunk clockwise from its source to each rank that needs it.
-Routes clockwise(const Sketch &S) {
-  Routes R;
-  unsigned N = S.Topo.getNumRanks();
-  for (unsigned C = 0; C < S.Coll.getNumChunks(); ++C) {
-    const Chunk &Ch = S.Coll.chunk(ChunkId(C));
-    unsigned Far = 0;
-    for (RankId P : Ch.Post)
-      Far = std::max(Far, (P.index() + N - Ch.Source.index()) % N);
-    ChunkRoute CR;
-    CR.Chunk = ChunkId(C);
-    for (unsigned Hop = 0; Hop < Far; ++Hop)
-      CR.Links.push_back(
-          *S.Topo.findLink(RankId((Ch.Source.index() + Hop) % N),
-                           RankId((Ch.Source.index() + Hop + 1) % N)));
-    R.Chunks.push_back(CR);
-  }
-  return R;
-}
-
 /// The schedule the compiler would build from clockwise routes.
 Schedule schedule(const Sketch &S) {
   if (!isCombining(S.Coll.getKind()))
@@ -96,27 +63,26 @@ void checkGolden(const Sketch &S, const CodegenOptions &Opts = {}) {
     tacclrt::RunResult R = tacclrt::runOnCpu(*Algo, RO, S.Name);
     CHECK_MESSAGE(R.Ok, R.Summary);
   }
-  std::string Path = std::string(TACCLC_CODEGEN_GOLDEN_DIR) + "/" + S.Name +
-                     ".xml";
+  std::string Path =
+      std::string(TACCLC_CODEGEN_GOLDEN_DIR) + "/" + S.Name + ".xml";
   if (std::getenv("TACCLC_UPDATE_GOLDENS")) {
     std::ofstream(Path, std::ios::binary) << Xml;
     return;
   }
   std::ifstream In(Path, std::ios::binary);
-  REQUIRE_MESSAGE(In.good(), "missing golden " << Path
-                                                << " (set TACCLC_UPDATE_GOLDENS=1)");
+  REQUIRE_MESSAGE(In.good(), "missing golden "
+                                 << Path << " (set TACCLC_UPDATE_GOLDENS=1)");
   std::stringstream Want;
   Want << In.rdbuf();
-  CHECK_MESSAGE(Want.str() == Xml, "lowering of " << S.Name
-                                                  << " differs from " << Path
-                                                  << ":\n"
+  CHECK_MESSAGE(Want.str() == Xml, "lowering of " << S.Name << " differs from "
+                                                  << Path << ":\n"
                                                   << Xml);
 }
 } // namespace
 
 TEST_CASE("golden: ring allgather (rcs relays)") {
-  checkGolden(ringSketch("ring4-allgather", 4, Collective::allGather(4, 1),
-                         false));
+  checkGolden(
+      ringSketch("ring4-allgather", 4, Collective::allGather(4, 1), false));
 }
 
 TEST_CASE("golden: ring alltoall (relays through scratch)") {
@@ -147,8 +113,8 @@ TEST_CASE("golden: ring reduce-scatter and allreduce (rrs, rrc, rrcs)") {
 }
 
 TEST_CASE("golden: merged steps over a contiguous class, and unfused") {
-  Sketch S = ringSketch("ring4-allgather-cnt2", 4,
-                        Collective::allGather(4, 2), false);
+  Sketch S =
+      ringSketch("ring4-allgather-cnt2", 4, Collective::allGather(4, 2), false);
   int Slow = S.Topo.addClass({"slow", 1.0, 1e-6});
   Topology T("ring", 4);
   T.addClass({"slow", 1.0, 1e-6});

@@ -8,6 +8,7 @@
 #include "codegen/Codegen.h"
 #include "passes/ListSchedule.h"
 #include "passes/ReduceSchedule.h"
+#include "tests/unit/codegen/CodegenTestUtil.h"
 
 #include "llvm/Support/SourceMgr.h"
 
@@ -15,38 +16,12 @@
 
 using namespace tacclc;
 using namespace tacclc::ir;
+using namespace tacclc::test;
 
 namespace {
 /// A unidirectional ring of \p N ranks.
 Sketch ring(unsigned N, Collective Coll) {
-  Sketch S;
-  S.Name = "ring";
-  S.Topo = Topology("ring", N);
-  for (unsigned R = 0; R < N; ++R)
-    S.Topo.addLink({RankId(R), RankId((R + 1) % N), 1.0, 1e-6});
-  S.Coll = std::move(Coll);
-  S.SizeBytes = 1000 * S.Coll.getSizeParts();
-  return S;
-}
-
-/// Every chunk clockwise from its source to each rank that needs it.
-Routes clockwise(const Sketch &S) {
-  Routes R;
-  unsigned N = S.Topo.getNumRanks();
-  for (unsigned C = 0; C < S.Coll.getNumChunks(); ++C) {
-    const Chunk &Ch = S.Coll.chunk(ChunkId(C));
-    unsigned Far = 0; // hops to the farthest rank that needs the chunk
-    for (RankId P : Ch.Post)
-      Far = std::max(Far, (P.index() + N - Ch.Source.index()) % N);
-    ChunkRoute CR;
-    CR.Chunk = ChunkId(C);
-    for (unsigned Hop = 0; Hop < Far; ++Hop)
-      CR.Links.push_back(
-          *S.Topo.findLink(RankId((Ch.Source.index() + Hop) % N),
-                           RankId((Ch.Source.index() + Hop + 1) % N)));
-    R.Chunks.push_back(CR);
-  }
-  return R;
+  return ringSketch("ring", N, std::move(Coll));
 }
 
 Program lower(const Sketch &S, const CodegenOptions &Opts = {}) {
