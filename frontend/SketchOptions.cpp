@@ -245,7 +245,7 @@ bool tacclc::checkSketchOptions(const std::vector<const Node *> &Items,
             Diags.report(DiagId::SymmetryBreaksSharing, F.Range, Text, *Why);
             Ok = false;
           }
-        Out.Symmetries.push_back({Text, std::move(*Perm)});
+        Out.Symmetries.push_back({Text, std::move(*Perm), F.Range});
       }
     }
   }

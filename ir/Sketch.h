@@ -26,6 +26,7 @@ namespace tacclc::ir {
 struct Symmetry {
   std::string Description;    ///< As written, e.g. "rotate gpus by 2".
   std::vector<unsigned> Perm; ///< Rank r maps to Perm[r].
+  llvm::SMRange Loc;          ///< The form in the sketch.
 };
 
 /// A fully resolved sketch.

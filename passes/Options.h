@@ -16,6 +16,8 @@ struct SynthesisOptions {
   double RelativeGap = 1e-4;    ///< Accepted relative optimality gap.
   unsigned Threads = 1;         ///< Solver threads (1 = reproducible).
   bool SolverLog = false;       ///< Let the solver print its log to stdout.
+  /// Solve only orbit representatives of the sketch's symmetry group.
+  bool UseSymmetry = true;
 };
 
 } // namespace tacclc

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Routing.h"
 #include "passes/RoutingModel.h"
+#include "passes/Symmetry.h"
 #include "solver/Solver.h"
 
 #include <fmt/format.h>
@@ -60,7 +61,9 @@ std::optional<Routes> tacclc::routeChunks(const Sketch &S,
                                           SolveStats *Stats) {
   if (!checkRoutable(S, Diags))
     return std::nullopt;
-  RoutingModel RM = buildRoutingModel(S);
+  SymmetryGroup Group = Opts.UseSymmetry ? buildSymmetryGroup(S, Diags)
+                                         : SymmetryGroup::trivial(S);
+  RoutingModel RM = buildRoutingModel(S, Group);
 
   solver::SolveOptions SO;
   SO.TimeLimitSeconds = Opts.TimeLimitSeconds;
@@ -71,6 +74,16 @@ std::optional<Routes> tacclc::routeChunks(const Sketch &S,
   solver::Solution Sol = solver::solveWithCbc(RM.Model, SO);
 
   if (Stats) {
+    Stats->GroupSize = Group.size();
+    Stats->ChunkOrbits = Group.numOrbits();
+    if (Group.isTrivial()) {
+      Stats->VariablesBefore = RM.Model.variables().size();
+      Stats->ConstraintsBefore = RM.Model.constraints().size();
+    } else {
+      RoutingModel Full = buildRoutingModel(S, SymmetryGroup::trivial(S));
+      Stats->VariablesBefore = Full.Model.variables().size();
+      Stats->ConstraintsBefore = Full.Model.constraints().size();
+    }
     Stats->Variables = RM.Model.variables().size();
     Stats->IntegerVariables = RM.Model.numIntegerVariables();
     Stats->Constraints = RM.Model.constraints().size();

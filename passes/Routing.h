@@ -22,6 +22,10 @@ namespace tacclc {
 /// Size and effort of one MILP solve, for `--stats`.
 struct SolveStats {
   size_t Variables = 0, IntegerVariables = 0, Constraints = 0, Nonzeros = 0;
+  /// The same model without the symmetry reduction.
+  size_t VariablesBefore = 0, ConstraintsBefore = 0;
+  /// Elements of the symmetry group used, and chunk orbits solved.
+  unsigned GroupSize = 1, ChunkOrbits = 0;
   double Seconds = 0;
   double Objective = 0, BestBound = 0;
   double WarmStartObjective = 0; ///< Makespan of the heuristic warm start.

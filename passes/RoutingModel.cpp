@@ -42,6 +42,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/RoutingModel.h"
+#include "passes/Symmetry.h"
 
 #include <fmt/format.h>
 
@@ -50,6 +51,7 @@
 #include <deque>
 #include <functional>
 #include <limits>
+#include <set>
 
 using namespace tacclc;
 using namespace tacclc::ir;
@@ -133,16 +135,75 @@ ChunkPaths paths(const Sketch &S, ChunkId C, double Bytes,
       continue;
     }
     P.TreeTime[R] = Time(R);
-    Load[P.Parent[R].index()] += Cost[P.Parent[R].index()];
   }
   return P;
 }
 
+/// The paths of chunk G(C) given those of C: everything moved by G.
+ChunkPaths imagePaths(const Sketch &S, const SymmetryGroup &Group, unsigned G,
+                      const ChunkPaths &P) {
+  if (G == 0)
+    return P;
+  ChunkPaths Out;
+  unsigned N = S.Topo.getNumRanks();
+  Out.Dist.resize(N);
+  Out.Parent.resize(N);
+  Out.TreeTime.resize(N);
+  for (unsigned R = 0; R < N; ++R) {
+    unsigned To = Group.rank(G, RankId(R)).index();
+    Out.Dist[To] = P.Dist[R];
+    Out.TreeTime[To] = P.TreeTime[R];
+    Out.Parent[To] =
+        P.Parent[R].isValid() ? Group.link(G, P.Parent[R]) : LinkId();
+  }
+  return Out;
+}
+
+/// Adds \p Row unless a row with the same terms and bounds exists (under
+/// symmetry, the load rows of a link and of its images coincide).
+class RowDeduper {
+public:
+  explicit RowDeduper(solver::Model &M) : M(M) {}
+  void addGreaterEqual(const std::string &Name, std::vector<Term> Row,
+                       double Rhs) {
+    add(Name, std::move(Row), Rhs, solver::Model::Infinity);
+  }
+  void addLessEqual(const std::string &Name, std::vector<Term> Row,
+                    double Rhs) {
+    add(Name, std::move(Row), -solver::Model::Infinity, Rhs);
+  }
+
+private:
+  void add(const std::string &Name, std::vector<Term> Row, double Lower,
+           double Upper) {
+    std::vector<std::pair<uint32_t, double>> Key;
+    for (const Term &T : Row)
+      Key.push_back({T.Var.Index, T.Coef});
+    std::sort(Key.begin(), Key.end());
+    // Merge repeated variables, as the model would.
+    std::vector<std::pair<uint32_t, double>> Merged;
+    for (const auto &KV : Key)
+      if (!Merged.empty() && Merged.back().first == KV.first)
+        Merged.back().second += KV.second;
+      else
+        Merged.push_back(KV);
+    if (!Seen.insert({std::move(Merged), {Lower, Upper}}).second)
+      return;
+    M.addConstraint(Name, std::move(Row), Lower, Upper);
+  }
+
+  solver::Model &M;
+  std::set<std::pair<std::vector<std::pair<uint32_t, double>>,
+                     std::pair<double, double>>>
+      Seen;
+};
+
 /// uc-min / uc-max: one binary per switch link saying whether any chunk
-/// uses it, with a small objective weight of the policy's sign.
-void addSwitchPolicies(const Sketch &S, RoutingModel &RM,
-                       const std::vector<ChunkPaths> &Paths,
-                       std::vector<double> &Start) {
+/// uses it, with a small objective weight of the policy's sign. Under
+/// symmetry a link and its images share one binary.
+void addSwitchPolicies(const Sketch &S, const SymmetryGroup &Group,
+                       RoutingModel &RM, const std::vector<ChunkPaths> &Paths,
+                       std::vector<double> &Start, RowDeduper &Rows) {
   const Topology &Topo = S.Topo;
   const double Bytes = S.chunkBytes();
   solver::Model &M = RM.Model;
@@ -153,6 +214,7 @@ void addSwitchPolicies(const Sketch &S, RoutingModel &RM,
       Cheapest = std::min(Cheapest, L.costUs(Bytes));
   if (!std::isfinite(Cheapest))
     return;
+  std::vector<std::optional<VarId>> OrbitVar(Topo.links().size());
   for (unsigned L = 0; L < Topo.links().size(); ++L) {
     const Link &Lk = Topo.link(LinkId(L));
     if (Lk.Switch < 0)
@@ -161,31 +223,39 @@ void addSwitchPolicies(const Sketch &S, RoutingModel &RM,
     if (Policy == SwitchPolicy::Free)
       continue;
     std::vector<Term> Row;
-    bool Used = false;
     for (unsigned C = 0; C < NumChunks; ++C)
-      if (auto X = RM.UseVar[C][L]) {
+      if (auto X = RM.UseVar[C][L])
         Row.push_back({*X, -1.0});
-        Used |= Paths[C].Parent[Lk.Dst.index()] == LinkId(L);
-      }
     if (Row.empty())
       continue;
-    double Weight = 1e-3 * Cheapest;
     bool Min = Policy == SwitchPolicy::UcMin;
-    VarId Y =
-        M.addVariable(fmt::format("y_l{}_{}", Lk.Src.index(), Lk.Dst.index()),
-                      0, 1, solver::VarKind::Binary, Min ? Weight : -Weight);
-    Start.push_back(Used ? 1.0 : 0.0);
-    Row.push_back({Y, Min ? double(Row.size()) : 1.0});
+    // The orbit's first link owns the binary.
+    unsigned Owner = L;
+    for (unsigned G = 1; G < Group.size(); ++G)
+      Owner = std::min(Owner, Group.link(G, LinkId(L)).index());
+    std::optional<VarId> &Y = OrbitVar[Owner];
+    if (!Y) {
+      bool Used = false;
+      for (unsigned C = 0; C < NumChunks; ++C)
+        Used |= RM.UseVar[C][L] && Paths[C].Parent[Lk.Dst.index()] == LinkId(L);
+      double Weight = 1e-3 * Cheapest;
+      Y = M.addVariable(fmt::format("y_l{}_{}", Lk.Src.index(), Lk.Dst.index()),
+                        0, 1, solver::VarKind::Binary, Min ? Weight : -Weight);
+      Start.push_back(Used ? 1.0 : 0.0);
+    }
+    // uc-min: K y >= sum x; uc-max: y <= sum x.
+    Row.push_back({*Y, Min ? double(Row.size()) : 1.0});
     std::string Name = fmt::format("uc_l{}_{}", Lk.Src.index(), Lk.Dst.index());
     if (Min)
-      M.addGreaterEqual(Name, Row, 0.0);
+      Rows.addGreaterEqual(Name, std::move(Row), 0.0);
     else
-      M.addLessEqual(Name, Row, 0.0);
+      Rows.addLessEqual(Name, std::move(Row), 0.0);
   }
 }
 } // namespace
 
-RoutingModel tacclc::buildRoutingModel(const Sketch &S) {
+RoutingModel tacclc::buildRoutingModel(const Sketch &S,
+                                       const SymmetryGroup &Group) {
   const Topology &Topo = S.Topo;
   const Collective &Coll = S.Coll;
   const double Bytes = S.chunkBytes();
@@ -199,14 +269,26 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S) {
   std::vector<ChunkPaths> Paths;
   double H = 0, LowerBound = 0;
   for (bool Spread : {false, true}) {
-    std::vector<ChunkPaths> Try;
+    std::vector<ChunkPaths> Try(Coll.getNumChunks());
     std::vector<double> Load(NumLinks, 0.0);
     double TryH = 0;
     for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
-      Try.push_back(paths(S, ChunkId(C), Bytes, Load, Spread));
+      if (!Group.isRepresentative(ChunkId(C)))
+        continue;
+      // A representative's tree, and its images for the rest of the orbit
+      // (a symmetric warm start).
+      ChunkPaths P = paths(S, ChunkId(C), Bytes, Load, Spread);
+      for (unsigned G = 0; G < Group.size(); ++G) {
+        ChunkPaths &Image = Try[Group.chunk(G, ChunkId(C)).index()];
+        Image = imagePaths(S, Group, G, P);
+        for (unsigned R = 0; R < NumRanks; ++R)
+          if (Image.Parent[R].isValid())
+            Load[Image.Parent[R].index()] +=
+                Topo.link(Image.Parent[R]).costUs(Bytes);
+      }
       for (RankId R : Coll.chunk(ChunkId(C)).Post) {
-        TryH = std::max(TryH, Try.back().TreeTime[R.index()]);
-        LowerBound = std::max(LowerBound, Try.back().Dist[R.index()]);
+        TryH = std::max(TryH, P.TreeTime[R.index()]);
+        LowerBound = std::max(LowerBound, P.Dist[R.index()]);
       }
     }
     for (unsigned L = 0; L < NumLinks; ++L)
@@ -235,8 +317,11 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S) {
   const double Eps =
       1e-3 / std::max<double>(1.0, Coll.getNumChunks() * NumRanks);
 
+  // Variables and per-chunk rows for orbit representatives only.
   for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
     const ChunkId Ch(C);
+    if (!Group.isRepresentative(Ch))
+      continue;
     const ChunkPaths &P = Paths[C];
     // Arrival-time variables (absent, i.e. 0, at pre ranks).
     std::vector<std::optional<VarId>> Arrive(NumRanks);
@@ -309,11 +394,24 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S) {
       }
     }
   }
+  // Every other chunk uses its representative's variables, moved by the
+  // group element that maps the representative onto it.
+  for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
+    ChunkId Ch(C);
+    if (Group.isRepresentative(Ch))
+      continue;
+    unsigned Rep = Group.representative(Ch).index();
+    for (unsigned L = 0; L < NumLinks; ++L)
+      RM.UseVar[C][L] =
+          RM.UseVar[Rep][Group.representativeLink(Ch, LinkId(L)).index()];
+  }
   // Valid cuts (not in TACCL): a chunk enters every node that needs it but
   // holds none of its pre ranks at least once, and never crosses a link
   // both ways. The first makes inter-node load visible to the LP bound.
   if (Topo.getNumNodes() > 1)
     for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
+      if (!Group.isRepresentative(ChunkId(C)))
+        continue;
       const Chunk &Ch = Coll.chunk(ChunkId(C));
       for (unsigned N = 0; N < Topo.getNumNodes(); ++N) {
         bool HasPre = false, HasPost = false;
@@ -334,7 +432,8 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S) {
       }
     }
   for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
-    for (unsigned L = 0; L < NumLinks; ++L) {
+    for (unsigned L = 0; L < NumLinks && Group.isRepresentative(ChunkId(C));
+         ++L) {
       const Link &Lk = Topo.link(LinkId(L));
       auto Back = Topo.findLink(Lk.Dst, Lk.Src);
       if (!Back || Back->index() < L)
@@ -346,7 +445,9 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S) {
             {{*X, 1.0}, {*Y, 1.0}}, 1.0);
     }
 
-  // Relaxed bandwidth: each link's total load bounds the makespan.
+  // Relaxed bandwidth: each link's total load bounds the makespan. Under
+  // symmetry the rows of a link's images are the same row, kept once.
+  RowDeduper Rows(M);
   for (unsigned L = 0; L < NumLinks; ++L) {
     std::vector<Term> Row = {{RM.Makespan, 1.0}};
     const Link &Lk = Topo.link(LinkId(L));
@@ -354,7 +455,7 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S) {
       if (auto X = RM.UseVar[C][L])
         Row.push_back({*X, -Lk.costUs(Bytes) / Lk.Multiplicity});
     if (Row.size() > 1)
-      M.addGreaterEqual(
+      Rows.addGreaterEqual(
           fmt::format("load_l{}_{}", Lk.Src.index(), Lk.Dst.index()), Row, 0.0);
   }
   // ... and so does each shared port's.
@@ -365,9 +466,9 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S) {
         if (auto X = RM.UseVar[C][L.index()])
           Row.push_back({*X, -Topo.link(L).costUs(Bytes)});
     if (Row.size() > 2)
-      M.addGreaterEqual(fmt::format("port{}", P), Row, 0.0);
+      Rows.addGreaterEqual(fmt::format("port{}", P), Row, 0.0);
   }
-  addSwitchPolicies(S, RM, Paths, Start);
+  addSwitchPolicies(S, Group, RM, Paths, Start, Rows);
   RM.WarmStart = std::move(Start);
   RM.WarmStartMakespanUs = H;
   return RM;

@@ -12,6 +12,7 @@
 
 #include "ir/Routes.h"
 #include "ir/Sketch.h"
+#include "passes/Symmetry.h"
 #include "solver/Model.h"
 
 #include <optional>
@@ -33,8 +34,10 @@ struct RoutingModel {
 };
 
 /// Builds the routing model of \p S. Every post rank of every chunk must be
-/// reachable (checked by the caller).
-RoutingModel buildRoutingModel(const ir::Sketch &S);
+/// reachable (checked by the caller). Only the orbit representatives of
+/// \p Group get variables and per-chunk rows; the other chunks' routes are
+/// their images (SymmetryGroup::trivial(S) for no reduction).
+RoutingModel buildRoutingModel(const ir::Sketch &S, const SymmetryGroup &Group);
 
 /// Reads routes back from a solution of \p RM (values per variable).
 ir::Routes extractRoutes(const ir::Sketch &S, const RoutingModel &RM,

@@ -18,6 +18,7 @@
 #include "passes/ReduceSchedule.h"
 #include "passes/Routing.h"
 #include "passes/RoutingModel.h"
+#include "passes/Symmetry.h"
 #include "solver/LpWriter.h"
 #include "tools/tacclc/Commands.h"
 #include "tools/tacclc/Output.h"
@@ -166,7 +167,9 @@ int tacclc::runCompile(const CompileOptions &Opts) {
   if (Opts.Emit == EmitKind::Milp) {
     if (!checkRoutable(Routed, Diags))
       return Fail();
-    RoutingModel RM = buildRoutingModel(Routed);
+    RoutingModel RM = buildRoutingModel(
+        Routed, Opts.Synthesis.UseSymmetry ? buildSymmetryGroup(Routed, Diags)
+                                           : SymmetryGroup::trivial(Routed));
     return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
                       solver::writeLp(RM.Model, OS);
                     }));
@@ -182,7 +185,12 @@ int tacclc::runCompile(const CompileOptions &Opts) {
   auto Routes = routeChunks(Routed, Synth, Diags, &Stats);
   if (!Routes)
     return Fail();
-  if (Opts.Stats)
+  if (Opts.Stats) {
+    llvm::errs() << fmt::format(
+        "stats: symmetry group of {} element(s), {} chunk orbit(s) of {} "
+        "chunks; routing model reduced from {} variables, {} rows\n",
+        Stats.GroupSize, Stats.ChunkOrbits, Routed.Coll.getNumChunks(),
+        Stats.VariablesBefore, Stats.ConstraintsBefore);
     llvm::errs() << fmt::format(
         "stats: routing model {} variables ({} integer), {} rows, {} "
         "nonzeros; warm start {:.6g}; {} in {:.3f} s, objective {:.6g}, "
@@ -190,6 +198,7 @@ int tacclc::runCompile(const CompileOptions &Opts) {
         Stats.Variables, Stats.IntegerVariables, Stats.Constraints,
         Stats.Nonzeros, Stats.WarmStartObjective, Routes->SolverStatus,
         Stats.Seconds, Stats.Objective, Stats.BestBound);
+  }
   if (Opts.Emit == EmitKind::Routes)
     return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
                       ir::printRoutes(Routed, *Routes, OS);

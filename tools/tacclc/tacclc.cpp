@@ -92,6 +92,10 @@ cl::opt<unsigned> Threads("threads",
                           cl::cat(CompileCat));
 cl::opt<bool> SolverLog("solver-log", cl::desc("Show the MILP solver's log"),
                         cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
+cl::opt<bool> NoSymmetry(
+    "no-symmetry",
+    cl::desc("Route every chunk, ignoring the sketch's symmetry (slower)"),
+    cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
 cl::opt<bool> Summary("summary",
                       cl::desc("Print a summary of the compiled algorithm"),
                       cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
@@ -346,5 +350,6 @@ int main(int argc, char **argv) {
   O.Synthesis.RelativeGap = Gap;
   O.Synthesis.Threads = Threads;
   O.Synthesis.SolverLog = SolverLog;
+  O.Synthesis.UseSymmetry = !NoSymmetry;
   return runCompile(O);
 }

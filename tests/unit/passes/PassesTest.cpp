@@ -87,7 +87,7 @@ TEST_CASE("the routing model's warm start satisfies every row") {
   for (bool Both : {false, true}) {
     CAPTURE(Both);
     Sketch S = ringSketch(5, 2, Both, 1000000);
-    RoutingModel RM = buildRoutingModel(S);
+    RoutingModel RM = buildRoutingModel(S, SymmetryGroup::trivial(S));
     const auto &Vars = RM.Model.variables();
     REQUIRE(RM.WarmStart.size() == Vars.size());
     for (size_t I = 0; I < Vars.size(); ++I) {
@@ -285,7 +285,7 @@ TEST_CASE("the warm start satisfies port, policy and sender-rule rows too") {
     S.SizeBytes = 1200000;
     S.Carries = {
         {true, false, false}, {false, true, true}, {false, false, false}};
-    RoutingModel RM = buildRoutingModel(S);
+    RoutingModel RM = buildRoutingModel(S, SymmetryGroup::trivial(S));
     REQUIRE(RM.WarmStart.size() == RM.Model.variables().size());
     checkRowsHold(RM);
     unsigned PolicyRows = 0, PortRows = 0;

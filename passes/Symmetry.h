@@ -1,0 +1,84 @@
+//===- passes/Symmetry.h - The sketch's symmetry group ----------*- C++ -*-===//
+//
+// A sketch's `symmetry` item names generators: permutations of the ranks that
+// Sema has proved to be automorphisms of the machine. This pass closes them
+// into a group and checks that the group also acts on the rest of the
+// synthesis problem: it maps every chunk of the collective to a chunk, keeps
+// the relay rules and switch policies, and moves every chunk (a free action).
+// The routing model then needs variables and per-chunk rows only for one
+// representative chunk per orbit; every other chunk's route is the image of
+// its representative's (passes/RoutingModel.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLC_PASSES_SYMMETRY_H
+#define TACCLC_PASSES_SYMMETRY_H
+
+#include "ir/Sketch.h"
+#include "support/Diagnostics.h"
+
+#include <vector>
+
+namespace tacclc {
+
+/// A finite group of automorphisms of a sketch, acting on ranks, links and
+/// chunks. Element 0 is the identity. Every chunk is the image of exactly one
+/// representative under exactly one element.
+class SymmetryGroup {
+public:
+  /// The trivial group of \p S (no reduction).
+  static SymmetryGroup trivial(const ir::Sketch &S);
+
+  /// Number of elements.
+  unsigned size() const { return RankPerm.size(); }
+  /// True for the group of the identity alone.
+  bool isTrivial() const { return size() <= 1; }
+
+  /// Image of rank \p R under element \p G.
+  ir::RankId rank(unsigned G, ir::RankId R) const {
+    return ir::RankId(RankPerm[G][R.index()]);
+  }
+  /// Image of link \p L under element \p G.
+  ir::LinkId link(unsigned G, ir::LinkId L) const {
+    return ir::LinkId(LinkPerm[G][L.index()]);
+  }
+  /// Image of chunk \p C under element \p G.
+  ir::ChunkId chunk(unsigned G, ir::ChunkId C) const {
+    return ir::ChunkId(ChunkPerm[G][C.index()]);
+  }
+
+  /// The representative of \p C's orbit (the orbit's lowest chunk).
+  ir::ChunkId representative(ir::ChunkId C) const {
+    return ir::ChunkId(Rep[C.index()]);
+  }
+  /// True if \p C represents its orbit.
+  bool isRepresentative(ir::ChunkId C) const {
+    return Rep[C.index()] == C.index();
+  }
+  /// The link that \p C's representative uses where \p C uses \p L: the
+  /// preimage of \p L under the element mapping the representative to C.
+  ir::LinkId representativeLink(ir::ChunkId C, ir::LinkId L) const {
+    return ir::LinkId(InvLinkPerm[Via[C.index()]][L.index()]);
+  }
+  /// The element that maps \p C's representative to \p C.
+  unsigned via(ir::ChunkId C) const { return Via[C.index()]; }
+  /// Number of chunk orbits.
+  unsigned numOrbits() const { return NumOrbits; }
+
+private:
+  friend SymmetryGroup buildSymmetryGroup(const ir::Sketch &,
+                                          DiagnosticEngine &);
+  std::vector<std::vector<unsigned>> RankPerm, LinkPerm, InvLinkPerm, ChunkPerm;
+  std::vector<unsigned> Rep, Via;
+  unsigned NumOrbits = 0;
+};
+
+/// Closes the sketch's symmetries into a group and checks that it acts on
+/// the synthesis problem. When it does not (a symmetry moves a rooted
+/// collective's root, breaks a relay rule or a switch policy, or fixes some
+/// chunk), warns at the `symmetry` item and returns the trivial group: the
+/// sketch is still compiled, only without the reduction.
+SymmetryGroup buildSymmetryGroup(const ir::Sketch &S, DiagnosticEngine &Diags);
+
+} // namespace tacclc
+
+#endif // TACCLC_PASSES_SYMMETRY_H
