@@ -17,14 +17,19 @@
 //    models are decided here without CBC.
 //  * The fd redirection is process-wide and CbcMain1 is not documented as
 //    reentrant, so solves are serialised by a mutex.
+//  * Progress comes from a CbcEventHandler passed in between CbcMain0 and
+//    CbcMain1 (as in CBC's examples/driver4.cpp); CbcMain1 clones it into the
+//    model it searches, whose objective it may have negated.
 //
 //===----------------------------------------------------------------------===//
 #include "solver/Model.h"
+#include "solver/Progress.h"
 #include "solver/Solver.h"
 #include "solver/Subprocess.h"
 
 #include <fmt/format.h>
 
+#include "CbcEventHandler.hpp"
 #include "CbcModel.hpp"
 #include "CbcSolver.hpp"
 #include "CoinError.hpp"
@@ -204,12 +209,49 @@ void takeValues(Solution &S, const Model &M, const double *X) {
   S.Objective = Objective;
 }
 
-/// CBC reports "no bound" as +-COIN_DBL_MAX.
+/// CBC reports "no bound" as +-COIN_DBL_MAX and "no incumbent" as 1e50.
 double boundOrNaN(double Bound, double Offset) {
   if (!std::isfinite(Bound) || std::fabs(Bound) >= 1e29)
     return NaN;
   return Bound + Offset;
 }
+
+/// Feeds CBC's incumbent and bound to a ProgressReporter. Clones made for the
+/// sub-searches of heuristics (models with a parent) stay quiet. Every event
+/// gets the base class's answer (no action), so the search is unchanged.
+class ProgressEvents : public CbcEventHandler {
+public:
+  ProgressEvents(ProgressReporter &Reporter, const Model &M)
+      : Reporter(&Reporter), Maximize(M.getSense() == Sense::Maximize),
+        Offset(M.getObjectiveOffset()) {}
+  CbcAction event(CbcEvent Event) override {
+    observe(Event);
+    return CbcEventHandler::event(Event);
+  }
+  CbcAction event(CbcEvent Event, void *Data) override {
+    observe(Event);
+    return CbcEventHandler::event(Event, Data);
+  }
+  CbcEventHandler *clone() const override { return new ProgressEvents(*this); }
+
+private:
+  void observe(CbcEvent Event) const {
+    // beforeSolution events show a candidate in the incumbent's place.
+    if (!model_ || model_->parentModel() || !model_->solver() ||
+        Event == beforeSolution1 || Event == beforeSolution2)
+      return;
+    // CbcMain1 may minimise -objective instead of maximising the objective.
+    double Sign = Maximize && model_->solver()->getObjSense() > 0 ? -1 : 1;
+    double Incumbent =
+        model_->bestSolution() ? boundOrNaN(model_->getObjValue(), 0) : NaN;
+    double Bound = boundOrNaN(model_->getBestPossibleObjValue(), 0);
+    Reporter->update(Sign * Incumbent + Offset, Sign * Bound + Offset);
+  }
+
+  ProgressReporter *Reporter;
+  bool Maximize;
+  double Offset;
+};
 
 /// CBC can run out of time before it even evaluates the warm start (its
 /// preprocessing comes first), leaving no incumbent or a worse one. A
@@ -243,7 +285,7 @@ void fallBackToWarmStart(Solution &S, const Model &M,
 
 /// Runs CBC on \p M and classifies the outcome. May throw CoinError.
 Solution runCbc(const Model &M, const SolveOptions &Options,
-                Clock::time_point Start) {
+                Clock::time_point Start, ProgressReporter &Progress) {
   CoinModel CM;
   loadCoinModel(M, CM);
 
@@ -267,6 +309,10 @@ Solution runCbc(const Model &M, const SolveOptions &Options,
   CbcMain0(Cbc, Data);
   Data.noPrinting_ = !Options.Log;
   Data.useSignalHandler_ = false;
+  if (Progress.enabled()) {
+    ProgressEvents Events(Progress, M);
+    Cbc.passInEventHandler(&Events); // stores a clone
+  }
 
   std::vector<std::string> Args = cbcArguments(Options);
   std::vector<const char *> Argv;
@@ -329,12 +375,14 @@ Solution runCbc(const Model &M, const SolveOptions &Options,
   return S;
 }
 
-/// Runs CBC with the warm-start fallback; exceptions become Error.
+/// Runs CBC with the warm-start fallback and the progress report;
+/// exceptions become Error.
 Solution runCbcCaught(const Model &M, const SolveOptions &Options,
                       Clock::time_point Start) {
+  ProgressReporter Progress(Options.Progress, Options.ProgressLabel, Start);
   Solution S;
   try {
-    S = runCbc(M, Options, Start);
+    S = runCbc(M, Options, Start, Progress);
     fallBackToWarmStart(S, M, Options);
   } catch (const CoinError &E) {
     S.Status = SolveStatus::Error;
@@ -347,6 +395,9 @@ Solution runCbcCaught(const Model &M, const SolveOptions &Options,
     S.Status = SolveStatus::Error;
     S.Message = "unknown exception during CBC solve";
   }
+  bool Failed = S.Status == SolveStatus::Error;
+  Progress.finish(S.hasValues() ? S.Objective : NaN,
+                  Failed ? NaN : S.BestBound);
   return S;
 }
 
@@ -415,6 +466,8 @@ Solution runIsolated(const Model &M, const SolveOptions &Options,
     if (auto S = decode(*Bytes))
       return *S;
     Error = "the solver process returned a malformed result";
+  } else if (Options.Progress == ProgressMode::Line) {
+    clearProgressLine(STDERR_FILENO); // the child died mid-line
   }
   Solution S;
   S.Status = SolveStatus::Error;

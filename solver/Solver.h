@@ -19,6 +19,19 @@ namespace tacclc::solver {
 
 class Model;
 
+/// Whether and how solveWithCbc shows live progress on stderr.
+enum class ProgressMode {
+  /// Print nothing (the default).
+  Off,
+  /// One status line, rewritten in place with '\r' about twice a second and
+  /// cleared ("\r\033[K") when the solve ends; for a terminal.
+  Line,
+  /// One full line when the incumbent improves (at most about twice a
+  /// second), else about once a second, plus a last line with the final
+  /// incumbent and bound; for logs (e.g. under -v).
+  Lines,
+};
+
 /// Settings for one solve.
 struct SolveOptions {
   /// Wall-clock limit in seconds; <= 0 or +inf means no limit.
@@ -34,6 +47,16 @@ struct SolveOptions {
   int Seed = 1;
   /// Let CBC print its log. The log goes to stderr, never stdout.
   bool Log = false;
+  /// Live progress on stderr while CBC runs, as lines like
+  /// `[routing] 3.2 s  incumbent 38.457  bound 26.366  gap 31.4%`: seconds
+  /// since the call, incumbent and bound including the model's objective
+  /// offset, gap = |incumbent - bound| / |incumbent|; '-' marks an unknown
+  /// value. Models decided without CBC (no variables) print nothing.
+  /// Progress never changes the solution.
+  ProgressMode Progress = ProgressMode::Off;
+  /// What the progress lines start with, in brackets (e.g. "routing");
+  /// empty shows as "cbc".
+  std::string ProgressLabel;
   /// A starting solution, one value per variable index; empty means none.
   /// CBC fixes the integer variables to these values and derives the
   /// continuous ones; an infeasible start is ignored. If CBC stops without
@@ -84,7 +107,8 @@ llvm::StringRef statusName(SolveStatus Status);
 /// Threads <= 1 the result depends only on the model and the options (and on
 /// the time limit, if it is reached). Calls are serialised process-wide.
 /// While CBC runs, file descriptor 1 is redirected (to /dev/null, or to
-/// stderr when Log is set), so nothing the solver prints reaches stdout.
+/// stderr when Log is set), so nothing the solver prints reaches stdout;
+/// stderr gets CBC's log (Log) and the progress lines (Progress) only.
 /// Never aborts: solver failures come back as SolveStatus::Error.
 Solution solveWithCbc(const Model &M, const SolveOptions &Options);
 

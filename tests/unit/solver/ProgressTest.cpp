@@ -1,0 +1,288 @@
+//===- tests/unit/solver/ProgressTest.cpp - live solver progress tests ----===//
+//
+// The progress line format, the ProgressReporter styles (Line, Lines, Off)
+// written to a temporary file, and solves with progress on: the solution is
+// the same as with progress off, Off prints nothing, and the lines on stderr
+// show values in the model's terms (sense and objective offset).
+//
+//===----------------------------------------------------------------------===//
+#include "solver/Progress.h"
+#include "solver/Model.h"
+#include "solver/Solver.h"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <unistd.h>
+
+using namespace tacclc::solver;
+
+namespace {
+
+constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
+using Clock = ProgressReporter::Clock;
+
+/// A temporary file open for writing, read back with text().
+class TempFile {
+public:
+  TempFile() {
+    Fd = ::mkstemp(Path);
+    REQUIRE(Fd >= 0);
+  }
+  ~TempFile() {
+    ::close(Fd);
+    ::unlink(Path);
+  }
+  int fd() const { return Fd; }
+  std::string text() const {
+    std::ifstream In(Path);
+    std::stringstream Text;
+    Text << In.rdbuf();
+    return Text.str();
+  }
+  /// Waits up to 10 s for the file to hold something.
+  std::string waitForText() const {
+    for (int I = 0; I < 1000 && text().empty(); ++I)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return text();
+  }
+
+private:
+  char Path[40] = "/tmp/tacclc-progress-test-XXXXXX";
+  int Fd = -1;
+};
+
+/// Runs \p Body with stderr sent to a temporary file; returns what it got.
+std::string captureStderr(const std::function<void()> &Body) {
+  TempFile File;
+  std::fflush(nullptr);
+  int Saved = ::dup(STDERR_FILENO);
+  REQUIRE(Saved >= 0);
+  ::dup2(File.fd(), STDERR_FILENO);
+  Body();
+  std::fflush(nullptr);
+  ::dup2(Saved, STDERR_FILENO);
+  ::close(Saved);
+  return File.text();
+}
+
+std::vector<std::string> splitLines(const std::string &Text) {
+  std::vector<std::string> Lines;
+  std::stringstream In(Text);
+  for (std::string Line; std::getline(In, Line);)
+    Lines.push_back(Line);
+  return Lines;
+}
+
+/// A 0/1 multi-knapsack (maximise) with pseudo-random data, as in
+/// CbcSolverTest.cpp.
+Model knapsack(unsigned Items, unsigned Rows) {
+  uint32_t State = 12345;
+  auto Next = [&State](uint32_t Mod) {
+    State = State * 1103515245u + 12345u;
+    return (State >> 16) % Mod;
+  };
+  Model M;
+  M.setSense(Sense::Maximize);
+  for (unsigned I = 0; I < Items; ++I)
+    M.addBinary("x" + std::to_string(I), 10 + Next(90));
+  for (unsigned R = 0; R < Rows; ++R) {
+    std::vector<Term> Terms;
+    for (unsigned I = 0; I < Items; ++I)
+      Terms.push_back({VarId{I}, double(5 + Next(95))});
+    M.addLessEqual("cap" + std::to_string(R), Terms, 1000);
+  }
+  return M;
+}
+
+/// A covering problem (minimise, with an offset) that needs some search.
+Model cover(unsigned Sets, unsigned Elements) {
+  uint32_t State = 777;
+  auto Next = [&State](uint32_t Mod) {
+    State = State * 1103515245u + 12345u;
+    return (State >> 16) % Mod;
+  };
+  Model M;
+  for (unsigned S = 0; S < Sets; ++S)
+    M.addVariable("s" + std::to_string(S), 0, 2, VarKind::Integer,
+                  3 + Next(20));
+  for (unsigned E = 0; E < Elements; ++E) {
+    std::vector<Term> Terms;
+    for (unsigned S = 0; S < Sets; ++S)
+      if (Next(4) == 0)
+        Terms.push_back({VarId{S}, double(1 + Next(3))});
+    M.addGreaterEqual("row" + std::to_string(E), Terms, 2 + Next(3));
+  }
+  M.setObjectiveOffset(-1000);
+  return M;
+}
+
+SolveOptions baseOptions() {
+  SolveOptions O;
+  O.TimeLimitSeconds = 30;
+  O.RelativeGap = 1e-4;
+  return O;
+}
+
+} // namespace
+
+TEST_CASE("formatProgress writes one status line") {
+  CHECK(formatProgress("routing", 3.21, 38.457, 26.366) ==
+        "[routing] 3.2 s  incumbent 38.457  bound 26.366  gap 31.4%");
+  CHECK(formatProgress("", 0, NaN, NaN) ==
+        "[cbc] 0.0 s  incumbent -  bound -  gap -");
+  CHECK(formatProgress("s", 12.04, NaN, 10) ==
+        "[s] 12.0 s  incumbent -  bound 10  gap -");
+  CHECK(formatProgress("s", 1, 1456, 1488.38) ==
+        "[s] 1.0 s  incumbent 1456  bound 1488.38  gap 2.2%");
+  CHECK(formatProgress("s", 1, -0.0, 0) ==
+        "[s] 1.0 s  incumbent 0  bound 0  gap 0.0%");
+  CHECK(formatProgress("s", 1, 0, -2) ==
+        "[s] 1.0 s  incumbent 0  bound -2  gap -");
+  CHECK(formatProgress("s", 1, 5, std::numeric_limits<double>::infinity()) ==
+        "[s] 1.0 s  incumbent 5  bound -  gap -");
+}
+
+TEST_CASE("ProgressReporter styles") {
+  // A start 5 s ago makes the first line due at once.
+  Clock::time_point LongAgo = Clock::now() - std::chrono::seconds(5);
+
+  SUBCASE("Lines: a line per update, and a last line") {
+    TempFile File;
+    ProgressReporter R(ProgressMode::Lines, "t", LongAgo, File.fd());
+    CHECK(R.enabled());
+    R.update(12, 8);
+    std::string First = File.waitForText();
+    CHECK(First.rfind("[t] 5.", 0) == 0);
+    R.finish(10, 9);
+    R.finish(1, 1); // ignored
+    std::vector<std::string> Lines = splitLines(File.text());
+    REQUIRE(Lines.size() >= 2);
+    for (const std::string &Line : Lines)
+      CHECK(Line.find('\r') == std::string::npos);
+    CHECK(Lines.back().find("  incumbent 10  bound 9  gap 10.0%") !=
+          std::string::npos);
+    CHECK(File.text().back() == '\n');
+  }
+  SUBCASE("Line: rewritten in place, cleared at the end") {
+    TempFile File;
+    {
+      ProgressReporter R(ProgressMode::Line, "t", LongAgo, File.fd());
+      R.update(NaN, 3);
+      File.waitForText();
+      R.finish(4, 3);
+    }
+    std::string Text = File.text();
+    CHECK(Text.rfind("\r[t] 5.", 0) == 0);
+    CHECK(Text.find('\n') == std::string::npos);
+    REQUIRE(Text.size() > 4);
+    CHECK(Text.substr(Text.size() - 4) == "\r\033[K");
+  }
+  SUBCASE("Lines: no last line when not finished") {
+    TempFile File;
+    {
+      ProgressReporter R(ProgressMode::Lines, "t", Clock::now(), File.fd());
+      R.update(1, 2);
+    }
+    CHECK(File.text().empty());
+  }
+  SUBCASE("Off: nothing at all") {
+    TempFile File;
+    {
+      ProgressReporter R(ProgressMode::Off, "t", LongAgo, File.fd());
+      CHECK_FALSE(R.enabled());
+      R.update(1, 2);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      R.finish(1, 1);
+    }
+    CHECK(File.text().empty());
+  }
+}
+
+TEST_CASE("solveWithCbc with progress returns the same solution") {
+  struct ProgressCase {
+    const char *Title;
+    Model M;
+  };
+  ProgressCase Cases[] = {{"knapsack (maximise)", knapsack(40, 20)},
+                          {"cover (minimise, offset)", cover(40, 30)}};
+  for (ProgressCase &Case : Cases) {
+    for (bool Isolate : {true, false}) {
+      CAPTURE(Case.Title);
+      CAPTURE(Isolate);
+      SolveOptions O = baseOptions();
+      O.Isolate = Isolate;
+      O.ProgressLabel = "test";
+      Solution Off;
+      std::string OffErr =
+          captureStderr([&] { Off = solveWithCbc(Case.M, O); });
+      REQUIRE(Off.Status == SolveStatus::Optimal);
+      CHECK(OffErr.empty()); // the default stays silent
+
+      for (ProgressMode Mode : {ProgressMode::Lines, ProgressMode::Line}) {
+        O.Progress = Mode;
+        Solution On;
+        std::string Err = captureStderr([&] { On = solveWithCbc(Case.M, O); });
+        CHECK(On.Status == Off.Status);
+        CHECK(On.Objective == Off.Objective);
+        CHECK(On.BestBound == Off.BestBound);
+        CHECK(On.Values == Off.Values);
+        if (Mode == ProgressMode::Lines) {
+          std::vector<std::string> Lines = splitLines(Err);
+          REQUIRE_FALSE(Lines.empty());
+          for (const std::string &Line : Lines)
+            CHECK(Line.rfind("[test] ", 0) == 0);
+          std::string Final =
+              formatProgress("test", 0, On.Objective, On.BestBound);
+          CHECK(Lines.back().substr(Lines.back().find("  incumbent")) ==
+                Final.substr(Final.find("  incumbent")));
+        } else if (!Err.empty()) {
+          CHECK(Err.substr(Err.size() - 4) == "\r\033[K");
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("progress lines during the search are in the model's terms") {
+  // Long enough for lines before the end; with a maximisation that CBC
+  // turns into a minimisation and an offset, every line must keep
+  // incumbent <= final optimum <= bound (within the gap).
+  Model M = knapsack(60, 30);
+  M.setObjectiveOffset(100000);
+  SolveOptions O = baseOptions();
+  O.RelativeGap = 0;
+  O.Progress = ProgressMode::Lines;
+  O.ProgressLabel = "knap";
+  Solution S;
+  std::string Err = captureStderr([&] { S = solveWithCbc(M, O); });
+  REQUIRE(S.Status == SolveStatus::Optimal);
+  for (const std::string &Line : splitLines(Err)) {
+    CAPTURE(Line);
+    double Incumbent = NaN, Bound = NaN;
+    size_t I = Line.find("incumbent "), B = Line.find("bound ");
+    REQUIRE(I != std::string::npos);
+    REQUIRE(B != std::string::npos);
+    if (Line[I + 10] != '-')
+      Incumbent = std::strtod(Line.c_str() + I + 10, nullptr);
+    if (Line[B + 6] != '-')
+      Bound = std::strtod(Line.c_str() + B + 6, nullptr);
+    if (!std::isnan(Incumbent)) {
+      CHECK(Incumbent > 100000);
+      CHECK(Incumbent <= S.Objective + 1e-6);
+    }
+    if (!std::isnan(Bound))
+      CHECK(Bound >= S.Objective - 1e-6);
+  }
+}
