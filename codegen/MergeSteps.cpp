@@ -12,10 +12,11 @@
 //     of this connection;
 //   - the chunk sits right after the previous ones in every buffer the two
 //     steps touch (sender's source, receiver's destination);
-//   - the send waits for nothing the previous one did not, beyond later
-//     local copies (so neither chunk is held up by the other), and starts
-//     when the previous transfer ends (the link is busy throughout: back to
-//     back).
+//   - either the schedule starts both together (stage 3 decided they share
+//     a message; it then waits for the dependencies of both), or the send
+//     waits for nothing the previous one did not, beyond later local copies
+//     (so neither chunk is held up by the other), and starts when the
+//     previous transfer ends (the link is busy throughout: back to back).
 // Both ends grow together, since MSCCL pairs sends and receives by order
 // and requires equal counts.
 //
@@ -51,6 +52,22 @@ mergedDeps(const PendingStep &Next, const PendingStep &Prev,
   return Deps;
 }
 
+/// The dependencies of \p Prev and \p Next together: the later step of
+/// each threadblock either waits for.
+std::vector<std::pair<int, int>> unitedDeps(const PendingStep &Next,
+                                            const PendingStep &Prev) {
+  std::vector<std::pair<int, int>> Deps = Prev.Deps;
+  for (const auto &[Tb, Idx] : Next.Deps) {
+    auto It = std::find_if(Deps.begin(), Deps.end(),
+                           [&](const auto &D) { return D.first == Tb; });
+    if (It == Deps.end())
+      Deps.push_back({Tb, Idx});
+    else
+      It->second = std::max(It->second, Idx);
+  }
+  return Deps;
+}
+
 /// True if \p Next's buffer range continues \p Prev's.
 bool continues(Buffer PB, int POff, unsigned PCnt, Buffer NB, int NOff) {
   return PB == NB && POff + int(PCnt) == NOff;
@@ -76,7 +93,13 @@ std::pair<int, int> tacclc::appendTransfer(RankBuilder &Sender, int STb,
         continues(A.DstBuf, A.DstOff, A.Count, Send.S.DstBuf, Send.S.DstOff) &&
         continues(B.DstBuf, B.DstOff, B.Count, Recv.S.DstBuf, Recv.S.DstOff) &&
         Recv.Deps.empty() && Send.Time <= PR.Time + Eps) {
-      if (auto Deps = mergedDeps(Send, PS, Sender)) {
+      // Chunks the schedule starts together (stage 3 chose to send them as
+      // one message) wait for each other by design: the message waits for
+      // all of their dependencies. Otherwise neither may be held up.
+      std::optional<std::vector<std::pair<int, int>>> Deps =
+          Send.Time <= PS.Time + Eps ? unitedDeps(Send, PS)
+                                     : mergedDeps(Send, PS, Sender);
+      if (Deps) {
         // The merged message leaves with its last chunk and lands with it
         // (FuseRelays.cpp orders steps by these times).
         PS.Deps = std::move(*Deps);

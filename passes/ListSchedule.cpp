@@ -3,13 +3,14 @@
 // Algorithm:
 //   1. every route link (c, l) is a job; it becomes ready when chunk c has
 //      arrived at l's source (time 0 at pre ranks);
-//   2. repeatedly start the ready job with the earliest possible start time
-//      max(ready, a free lane of the link (parallel links give several),
-//      every shared port the link uses free); ties go to the job with the
-//      longest remaining path below it (critical path first), then lower
-//      chunk, then lower link; with `sender first`, a chunk relayed over a
-//      link to another node waits until the sender's own chunks on that link
-//      have started;
+//   2. repeatedly start the ready job that ranks first under the ordering
+//      heuristic, by its earliest possible start time max(ready, a free
+//      lane of the link (parallel links give several), every shared port
+//      the link uses free), the longest path below it, the work below it
+//      summed over branches, and whether it stays in the chunk's first
+//      node; then lower chunk, then lower link; with `sender first`, a
+//      chunk relayed over a link to another node waits until the sender's
+//      own chunks on that link have started;
 //   3. its end time is start + alpha + beta * chunk bytes; the chunk's arrival
 //      at the link's destination releases the jobs leaving that rank, and
 //      the lane and ports stay busy until then.
@@ -18,7 +19,11 @@
 //===----------------------------------------------------------------------===//
 #include "passes/ListSchedule.h"
 
+#include "support/Diagnostics.h"
+
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <tuple>
@@ -32,11 +37,72 @@ struct Job {
   LinkId Link;
   double Ready = std::numeric_limits<double>::infinity();
   double Remaining = 0; ///< Longest cost from this link to a leaf, inclusive.
+  double Below = 0;     ///< Total cost of this link and all below it.
+  bool OwnNode = false; ///< Both ends in the node where the chunk starts.
   bool Done = false;
 };
+
+/// The heuristic's sort key of a job that could start at \p Start (lower
+/// ranks first); ties are broken by the caller.
+std::array<double, 3> sortKey(Ordering O, const Job &J, double Start) {
+  switch (O) {
+  case Ordering::EarliestStart:
+    return {Start, -J.Remaining, 0};
+  case Ordering::CriticalPath:
+    return {-J.Remaining, Start, 0};
+  case Ordering::OwnNodeFirst:
+    return {Start, J.OwnNode ? 0.0 : 1.0, -J.Remaining};
+  case Ordering::WidestSubtree:
+    return {-J.Below, Start, 0};
+  }
+  return {Start, 0, 0};
+}
+
+/// Lexicographic comparison with a relative tolerance, so that times that
+/// differ by rounding compare equal and fall to the tie-breaks.
+int compareKeys(const std::array<double, 3> &A,
+                const std::array<double, 3> &B) {
+  for (size_t I = 0; I < A.size(); ++I) {
+    double Tol = 1e-12 * std::max({1.0, std::fabs(A[I]), std::fabs(B[I])});
+    if (A[I] < B[I] - Tol)
+      return -1;
+    if (A[I] > B[I] + Tol)
+      return 1;
+  }
+  return 0;
+}
 } // namespace
 
-Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R) {
+llvm::StringRef tacclc::orderingName(Ordering O) {
+  switch (O) {
+  case Ordering::EarliestStart:
+    return "earliest-start";
+  case Ordering::CriticalPath:
+    return "critical-path";
+  case Ordering::OwnNodeFirst:
+    return "own-node-first";
+  case Ordering::WidestSubtree:
+    return "widest-subtree";
+  }
+  return "?";
+}
+
+OrderingResult tacclc::orderTransfers(const Sketch &S, const Routes &R) {
+  OrderingResult Out;
+  for (Ordering O : AllOrderings) {
+    Schedule Sch = scheduleTransfers(S, R, O);
+    Out.Tried.push_back({O, Sch.MakespanUs});
+    if (Out.Tried.size() == 1 ||
+        Sch.MakespanUs < Out.Best.MakespanUs * (1 - 1e-12)) {
+      Out.Best = std::move(Sch);
+      Out.BestOrdering = O;
+    }
+  }
+  return Out;
+}
+
+Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R,
+                                   Ordering O) {
   const Topology &Topo = S.Topo;
   const double Bytes = S.chunkBytes();
   std::vector<Job> Jobs;
@@ -56,11 +122,18 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R) {
           Children[I].push_back(J);
     }
     // Remaining path lengths, leaves first (links are parent-first).
+    unsigned SourceNode = Topo.nodeOf(S.Coll.chunk(CR.Chunk).Source);
     for (size_t I = Jobs.size(); I-- > First;) {
-      double Below = 0;
-      for (size_t C : Children[I])
-        Below = std::max(Below, Jobs[C].Remaining);
-      Jobs[I].Remaining = Topo.link(Jobs[I].Link).costUs(Bytes) + Below;
+      double Longest = 0, Sum = 0;
+      for (size_t C : Children[I]) {
+        Longest = std::max(Longest, Jobs[C].Remaining);
+        Sum += Jobs[C].Below;
+      }
+      const Link &L = Topo.link(Jobs[I].Link);
+      Jobs[I].Remaining = L.costUs(Bytes) + Longest;
+      Jobs[I].Below = L.costUs(Bytes) + Sum;
+      Jobs[I].OwnNode =
+          Topo.nodeOf(L.Src) == SourceNode && Topo.nodeOf(L.Dst) == SourceNode;
     }
   }
 
@@ -90,29 +163,41 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R) {
     return size_t(std::min_element(Lanes.begin(), Lanes.end()) - Lanes.begin());
   };
 
+  // Jobs whose chunk has arrived at their link's source, by index.
+  std::vector<size_t> Ready;
+  for (size_t I = 0; I < Jobs.size(); ++I)
+    if (Jobs[I].Ready == 0)
+      Ready.push_back(I);
+
   Schedule Out;
   for (size_t Left = Jobs.size(); Left > 0; --Left) {
-    size_t Best = Jobs.size();
+    size_t Best = Jobs.size(), BestPos = 0;
     double BestStart = 0;
-    for (size_t I = 0; I < Jobs.size(); ++I) {
+    std::array<double, 3> BestKey{};
+    for (size_t Pos = 0; Pos < Ready.size(); ++Pos) {
+      size_t I = Ready[Pos];
       const Job &J = Jobs[I];
-      if (J.Done || J.Ready == std::numeric_limits<double>::infinity())
-        continue;
       if (OwnPending[J.Link.index()] > 0 && !IsOwn(J))
         continue;
       double Start =
           std::max(J.Ready, LaneFree[J.Link.index()][EarliestLane(J.Link)]);
       for (size_t P : PortsOf[J.Link.index()])
         Start = std::max(Start, PortFree[P]);
-      if (Best == Jobs.size() || Start < BestStart - 1e-12 ||
-          (Start <= BestStart + 1e-12 &&
-           std::make_tuple(-J.Remaining, J.Chunk.index(), J.Link.index()) <
-               std::make_tuple(-Jobs[Best].Remaining, Jobs[Best].Chunk.index(),
-                               Jobs[Best].Link.index()))) {
+      std::array<double, 3> Key = sortKey(O, J, Start);
+      int Cmp = Best == Jobs.size() ? -1 : compareKeys(Key, BestKey);
+      if (Cmp < 0 ||
+          (Cmp == 0 && std::make_pair(J.Chunk.index(), J.Link.index()) <
+                           std::make_pair(Jobs[Best].Chunk.index(),
+                                          Jobs[Best].Link.index()))) {
         Best = I;
+        BestPos = Pos;
         BestStart = Start;
+        BestKey = Key;
       }
     }
+    if (Best == Jobs.size())
+      reportInternalError("list scheduler: no transfer can start");
+    Ready.erase(Ready.begin() + BestPos);
     Job &J = Jobs[Best];
     J.Done = true;
     double End = BestStart + Topo.link(J.Link).costUs(Bytes);
@@ -122,8 +207,10 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R) {
       PortFree[P] = End;
     if (S.SenderFirst && CrossesNodes(J.Link) && IsOwn(J))
       --OwnPending[J.Link.index()];
-    for (size_t C : Children[Best])
+    for (size_t C : Children[Best]) {
       Jobs[C].Ready = End;
+      Ready.push_back(C);
+    }
     Out.Transfers.push_back({J.Chunk, J.Link, BestStart, End, unsigned(Lane)});
     Out.MakespanUs = std::max(Out.MakespanUs, End);
   }

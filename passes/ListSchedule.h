@@ -2,8 +2,10 @@
 //
 // Turns routes into a schedule under the exact alpha-beta model: a link
 // carries one chunk at a time, and a chunk leaves a rank only after it has
-// arrived there. This is a greedy list scheduler (TACCL's stage 2 in its
-// simplest form); the exact scheduling MILP of stage 3 comes later.
+// arrived there. This is TACCL's stage 2: a greedy list scheduler whose
+// choice among ready transfers follows one of TACCL's ordering heuristics;
+// orderTransfers() runs them all and keeps the shortest schedule. Stage 3
+// (passes/ExactSchedule.h) then fixes these orders and optimises the rest.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_PASSES_LISTSCHEDULE_H
@@ -13,10 +15,55 @@
 #include "ir/Schedule.h"
 #include "ir/Sketch.h"
 
+#include "llvm/ADT/StringRef.h"
+
+#include <utility>
+#include <vector>
+
 namespace tacclc {
 
-/// Schedules every (chunk, link) of \p R on the links of \p S.
-ir::Schedule scheduleTransfers(const ir::Sketch &S, const ir::Routes &R);
+/// TACCL's stage-2 heuristics: which ready transfer the list scheduler
+/// starts next. Ties always fall to the lower chunk, then the lower link.
+enum class Ordering {
+  /// Earliest possible start, then the longest path still to travel below
+  /// the transfer (critical path).
+  EarliestStart,
+  /// Longest path still to travel first, then earliest start (TACCL's h10,
+  /// for machines with a switch).
+  CriticalPath,
+  /// Earliest start, then transfers inside the node the chunk starts in,
+  /// then the longest path (TACCL's h14, for multi-node machines).
+  OwnNodeFirst,
+  /// Most total work below the transfer (summed over every branch of the
+  /// chunk's tree) first, then earliest start (TACCL's h12).
+  WidestSubtree,
+};
+
+/// Every heuristic, in the order orderTransfers() tries them.
+inline constexpr Ordering AllOrderings[] = {
+    Ordering::EarliestStart, Ordering::CriticalPath, Ordering::OwnNodeFirst,
+    Ordering::WidestSubtree};
+
+/// A short name: "earliest-start", "critical-path", "own-node-first",
+/// "widest-subtree".
+llvm::StringRef orderingName(Ordering O);
+
+/// Schedules every (chunk, link) of \p R on the links of \p S, choosing
+/// among ready transfers by \p O.
+ir::Schedule scheduleTransfers(const ir::Sketch &S, const ir::Routes &R,
+                               Ordering O = Ordering::EarliestStart);
+
+/// Stage 2: the schedules of every heuristic, and the shortest.
+struct OrderingResult {
+  ir::Schedule Best;
+  Ordering BestOrdering = Ordering::EarliestStart;
+  /// Makespan of each heuristic, in AllOrderings order.
+  std::vector<std::pair<Ordering, double>> Tried;
+};
+
+/// Runs every heuristic and keeps the shortest schedule (ties: the first
+/// in AllOrderings), so the result is deterministic.
+OrderingResult orderTransfers(const ir::Sketch &S, const ir::Routes &R);
 
 } // namespace tacclc
 

@@ -1,23 +1,51 @@
 //===- passes/Options.h - Options shared by the synthesis stages -*- C++
 //-*-===//
 //
-// Knobs the driver passes down to the stages. Defaults give deterministic
+// Knobs the driver passes down to the stages: the MILP settings of each
+// stage, and switches for the reductions. Defaults give deterministic
 // output: one solver thread, a fixed seed.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_PASSES_OPTIONS_H
 #define TACCLC_PASSES_OPTIONS_H
 
+#include "solver/Solver.h"
+
+#include <string>
+
 namespace tacclc {
 
-/// Options of the synthesis stages.
-struct SynthesisOptions {
+/// MILP settings of one stage.
+struct StageOptions {
   double TimeLimitSeconds = 60; ///< Per MILP solve.
   double RelativeGap = 1e-4;    ///< Accepted relative optimality gap.
   unsigned Threads = 1;         ///< Solver threads (1 = reproducible).
-  bool SolverLog = false;       ///< Let the solver print its log to stdout.
+  bool SolverLog = false;       ///< Let the solver print its log to stderr.
+  /// Live progress on stderr while solving.
+  solver::ProgressMode Progress = solver::ProgressMode::Off;
+
+  /// The solver options of one solve of this stage, labelled \p Label in
+  /// progress lines.
+  solver::SolveOptions solveOptions(std::string Label) const {
+    solver::SolveOptions SO;
+    SO.TimeLimitSeconds = TimeLimitSeconds;
+    SO.RelativeGap = RelativeGap;
+    SO.Threads = Threads;
+    SO.Log = SolverLog;
+    SO.Progress = Progress;
+    SO.ProgressLabel = std::move(Label);
+    return SO;
+  }
+};
+
+/// Options of the synthesis stages.
+struct SynthesisOptions {
+  StageOptions Routing;    ///< Stage 1.
+  StageOptions Scheduling; ///< Stage 3 (stage 2 is a heuristic).
   /// Solve only orbit representatives of the sketch's symmetry group.
   bool UseSymmetry = true;
+  /// Run stage 3 (contiguity decisions); off keeps the stage-2 schedule.
+  bool ExactScheduling = true;
 };
 
 } // namespace tacclc

@@ -23,6 +23,12 @@
 using namespace tacclc;
 using namespace tacclc::ir;
 
+double SolveStats::gap() const {
+  if (!std::isfinite(Objective) || !std::isfinite(BestBound) || Objective == 0)
+    return 0;
+  return std::max(0.0, (Objective - BestBound) / std::fabs(Objective));
+}
+
 bool tacclc::checkRoutable(const Sketch &S, DiagnosticEngine &Diags) {
   const Collective &Coll = S.Coll;
   for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
@@ -55,21 +61,19 @@ bool tacclc::checkRoutable(const Sketch &S, DiagnosticEngine &Diags) {
   return true;
 }
 
-std::optional<Routes> tacclc::routeChunks(const Sketch &S,
-                                          const SynthesisOptions &Opts,
-                                          DiagnosticEngine &Diags,
-                                          SolveStats *Stats) {
+std::optional<Routes>
+tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
+                    DiagnosticEngine &Diags, SolveStats *Stats,
+                    llvm::function_ref<void(const solver::Model &)> OnModel) {
   if (!checkRoutable(S, Diags))
     return std::nullopt;
   SymmetryGroup Group = Opts.UseSymmetry ? buildSymmetryGroup(S, Diags)
                                          : SymmetryGroup::trivial(S);
   RoutingModel RM = buildRoutingModel(S, Group);
+  if (OnModel)
+    OnModel(RM.Model);
 
-  solver::SolveOptions SO;
-  SO.TimeLimitSeconds = Opts.TimeLimitSeconds;
-  SO.RelativeGap = Opts.RelativeGap;
-  SO.Threads = Opts.Threads;
-  SO.Log = Opts.SolverLog;
+  solver::SolveOptions SO = Opts.Routing.solveOptions("routing");
   SO.WarmStart = RM.WarmStart;
   solver::Solution Sol = solver::solveWithCbc(RM.Model, SO);
 
@@ -92,6 +96,9 @@ std::optional<Routes> tacclc::routeChunks(const Sketch &S,
     Stats->Objective = Sol.Objective;
     Stats->BestBound = Sol.BestBound;
     Stats->WarmStartObjective = RM.WarmStartMakespanUs;
+    Stats->Status = solver::statusName(Sol.Status).str();
+    Stats->HitTimeLimit = Sol.Status == solver::SolveStatus::Feasible ||
+                          Sol.Status == solver::SolveStatus::NoSolution;
   }
 
   switch (Sol.Status) {
@@ -100,7 +107,7 @@ std::optional<Routes> tacclc::routeChunks(const Sketch &S,
     break;
   case solver::SolveStatus::NoSolution:
     Diags.report(DiagId::SolverTimeout, S.Loc,
-                 fmt::format("{:g}", Opts.TimeLimitSeconds));
+                 fmt::format("{:g}", Opts.Routing.TimeLimitSeconds));
     return std::nullopt;
   case solver::SolveStatus::Infeasible:
   case solver::SolveStatus::Unbounded:

@@ -12,10 +12,14 @@
 #include "ir/Routes.h"
 #include "ir/Sketch.h"
 #include "passes/Options.h"
+#include "solver/Model.h"
 #include "support/Diagnostics.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <cstddef>
 #include <optional>
+#include <string>
 
 namespace tacclc {
 
@@ -29,6 +33,14 @@ struct SolveStats {
   double Seconds = 0;
   double Objective = 0, BestBound = 0;
   double WarmStartObjective = 0; ///< Makespan of the heuristic warm start.
+  /// How the solve ended ("optimal", "feasible", ...; "skipped" when there
+  /// was nothing to decide).
+  std::string Status;
+  /// True if the solve stopped at its time limit.
+  bool HitTimeLimit = false;
+
+  /// Relative gap between objective and bound (0 when optimal).
+  double gap() const;
 };
 
 /// Reports an error and returns false if some chunk cannot reach some rank of
@@ -36,10 +48,11 @@ struct SolveStats {
 bool checkRoutable(const ir::Sketch &S, DiagnosticEngine &Diags);
 
 /// Routes every chunk of \p S. Returns nothing after a diagnostic.
-std::optional<ir::Routes> routeChunks(const ir::Sketch &S,
-                                      const SynthesisOptions &Opts,
-                                      DiagnosticEngine &Diags,
-                                      SolveStats *Stats = nullptr);
+/// \p OnModel, when given, sees the model before it is solved.
+std::optional<ir::Routes>
+routeChunks(const ir::Sketch &S, const SynthesisOptions &Opts,
+            DiagnosticEngine &Diags, SolveStats *Stats = nullptr,
+            llvm::function_ref<void(const solver::Model &)> OnModel = nullptr);
 
 } // namespace tacclc
 

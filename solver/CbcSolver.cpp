@@ -377,13 +377,12 @@ Solution runCbc(const Model &M, const SolveOptions &Options,
 
 /// Runs CBC with the warm-start fallback and the progress report;
 /// exceptions become Error.
-Solution runCbcCaught(const Model &M, const SolveOptions &Options,
-                      Clock::time_point Start) {
-  ProgressReporter Progress(Options.Progress, Options.ProgressLabel, Start);
+/// runCbc with CBC's exceptions turned into SolveStatus::Error.
+Solution runCbcOnce(const Model &M, const SolveOptions &Options,
+                    Clock::time_point Start, ProgressReporter &Progress) {
   Solution S;
   try {
     S = runCbc(M, Options, Start, Progress);
-    fallBackToWarmStart(S, M, Options);
   } catch (const CoinError &E) {
     S.Status = SolveStatus::Error;
     S.Message = "CBC error in " + E.className() + "::" + E.methodName() + ": " +
@@ -394,6 +393,39 @@ Solution runCbcCaught(const Model &M, const SolveOptions &Options,
   } catch (...) {
     S.Status = SolveStatus::Error;
     S.Message = "unknown exception during CBC solve";
+  }
+  return S;
+}
+
+Solution runCbcCaught(const Model &M, const SolveOptions &Options,
+                      Clock::time_point Start) {
+  ProgressReporter Progress(Options.Progress, Options.ProgressLabel, Start);
+  Solution S = runCbcOnce(M, Options, Start, Progress);
+  // CBC 2.10's MIP-start code can fail on a model its preprocessing has
+  // changed (it asks for the name of a column that is gone). Solve again
+  // without the start, in the time left; the start still competes below.
+  double Left = hasTimeLimit(Options)
+                    ? Options.TimeLimitSeconds - secondsSince(Start)
+                    : Options.TimeLimitSeconds;
+  if (S.Status == SolveStatus::Error && !Options.WarmStart.empty() &&
+      (!hasTimeLimit(Options) || Left > 0)) {
+    SolveOptions Retry = Options;
+    Retry.WarmStart.clear();
+    Retry.TimeLimitSeconds = Left;
+    Solution Again = runCbcOnce(M, Retry, Start, Progress);
+    if (Again.Status != SolveStatus::Error)
+      S = std::move(Again);
+  } else if (S.Status == SolveStatus::Error && !Options.WarmStart.empty()) {
+    S.Status = SolveStatus::NoSolution; // out of time: the start may do
+  }
+  if (S.Status != SolveStatus::Error) {
+    fallBackToWarmStart(S, M, Options);
+  } else if (!Options.WarmStart.empty() &&
+             M.maxViolation(Options.WarmStart) <= WarmStartTolerance) {
+    std::string Why = S.Message;
+    takeValues(S, M, Options.WarmStart.data());
+    S.Status = SolveStatus::Feasible;
+    S.Message = Why + "; returning the warm start";
   }
   bool Failed = S.Status == SolveStatus::Error;
   Progress.finish(S.hasValues() ? S.Objective : NaN,

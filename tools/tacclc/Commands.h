@@ -37,6 +37,8 @@ struct CompileOptions {
   bool DiagNames = false;
   bool Summary = false;
   bool Stats = false;
+  bool Verbose = false;   ///< -v: a line per stage as it ends.
+  std::string ReportFile; ///< --report: JSON account of the compile.
   SynthesisOptions Synthesis;
   bool TimeLimitGiven = false; ///< --time-limit overrides the sketch's.
   bool GapGiven = false;       ///< --gap overrides the sketch's.

@@ -14,16 +14,15 @@
 #include "codegen/Codegen.h"
 #include "frontend/Frontend.h"
 #include "ir/Printer.h"
-#include "passes/ListSchedule.h"
-#include "passes/ReduceSchedule.h"
-#include "passes/Routing.h"
-#include "passes/RoutingModel.h"
-#include "passes/Symmetry.h"
+#include "passes/Synthesize.h"
 #include "solver/LpWriter.h"
 #include "tools/tacclc/Commands.h"
+#include "tools/tacclc/CompileReport.h"
+#include "tools/tacclc/Machine.h"
 #include "tools/tacclc/Output.h"
 
 #include "tacclrt/Loader.h"
+#include "tacclrt/Simulator.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -32,6 +31,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 
 using namespace tacclc;
 
@@ -52,49 +52,29 @@ void verifyOrDie(const std::string &Xml, bool Legacy, bool Identical) {
                       Rep.str());
 }
 
-void printSummary(const ir::Sketch &S, const ir::Routes &R,
-                  const ir::Schedule &Sch, const ir::Program &P,
-                  const SolveStats &Stats, const CompileOptions &Opts,
-                  const std::string &FusionNote) {
-  unsigned MaxTbs = 0, Steps = 0, Fused = 0;
-  for (const ir::GpuProgram &G : P.Gpus) {
-    MaxTbs = std::max<unsigned>(MaxTbs, G.Tbs.size());
-    for (const ir::ThreadBlock &Tb : G.Tbs) {
-      Steps += Tb.Steps.size();
-      for (const ir::Step &St : Tb.Steps)
-        Fused += St.Type == ir::OpType::RecvCopySend ||
-                 St.Type == ir::OpType::RecvReduceSend ||
-                 St.Type == ir::OpType::RecvReduceCopySend;
-    }
-  }
-  unsigned N = S.Topo.getNumRanks();
-  double AlgBw = double(S.SizeBytes) / (Sch.MakespanUs * 1e3); // GB/s
-  // nccl-tests' bus bandwidth factors (allreduce 2(n-1)/n, the rooted
-  // one-to-all and all-to-one collectives 1, the others (n-1)/n).
-  double BusBw = AlgBw * ir::busBandwidthFactor(S.Coll.getKind(), N);
-  auto &OS = llvm::errs();
-  OS << fmt::format("sketch      {} (topology {})\n", S.Name,
-                    S.Topo.getName().str());
-  OS << fmt::format("collective  {} on {} ranks, {} chunks ({} per rank), "
-                    "size {}\n",
-                    ir::collectiveName(S.Coll.getKind()).str(), N,
-                    S.Coll.getNumChunks(), S.Coll.getChunksPerRank(),
-                    ir::formatBytes(S.SizeBytes));
-  OS << fmt::format("routing     {} in {:.2f} s ({} variables, {} rows)\n",
-                    R.SolverStatus, Stats.Seconds, Stats.Variables,
-                    Stats.Constraints);
-  OS << fmt::format("predicted   {} (algbw {:.2f} GB/s, busbw {:.2f} GB/s)\n",
-                    ir::formatUs(Sch.MakespanUs), AlgBw, BusBw);
-  OS << fmt::format("program     {} steps ({} relays fused{}), up to {} "
-                    "threadblocks per rank, {} channel(s)\n",
-                    Steps, Fused, FusionNote, MaxTbs, P.NumChannels);
-  OS << fmt::format("verified    OK{}\n",
-                    Opts.Output.empty() ? std::string() : " -> " + Opts.Output);
-  OS.flush();
+/// The simulator's time of \p Xml on \p S's machine at the sketch's size
+/// (rounded up to what the program divides), or nothing if it cannot run.
+std::optional<double> simulatedUs(const std::string &Xml, const ir::Sketch &S) {
+  tacclrt::LoadOptions LO;
+  tacclrt::Report Rep;
+  auto A = tacclrt::loadPlan(Xml, "<generated>", LO, Rep);
+  if (!A || Rep.hasErrors() || A->NChunksPerLoop <= 0)
+    return std::nullopt;
+  uint64_t Unit = 4 * uint64_t(A->NChunksPerLoop);
+  uint64_t Bytes = runtimeBytes(S.Coll, S.SizeBytes);
+  Bytes = std::max<uint64_t>(Unit, (Bytes + Unit - 1) / Unit * Unit);
+  tacclrt::SimOptions SO;
+  SO.Bytes = Bytes;
+  tacclrt::SimResult R = tacclrt::simulate(
+      *A, toSimMachine(S.Topo, double(Bytes) / A->NChunksPerLoop), SO);
+  if (!R.Ok)
+    return std::nullopt;
+  return R.TimeUs;
 }
 } // namespace
 
 int tacclc::runCompile(const CompileOptions &Opts) {
+  auto Began = std::chrono::steady_clock::now();
   llvm::SourceMgr SM;
   DiagnosticEngine Diags(SM);
   Diags.setShowNames(Opts.DiagNames);
@@ -144,81 +124,50 @@ int tacclc::runCompile(const CompileOptions &Opts) {
     return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
                       ir::printDot(*Sketch, OS);
                     }));
-  // A combining collective is routed and scheduled as its non-combining
-  // dual, whose schedule is then run backwards (passes/ReduceSchedule.h).
   ir::CollectiveKind Kind = Sketch->Coll.getKind();
-  // Its dual is routed on the transposed topology, so that the reversed
-  // schedule uses the sketch's links and its relay rules bind the ranks
-  // that send once reversed (Sketch::Transposed); a symmetric topology
-  // without relay rules is its own transpose.
-  std::optional<ir::Sketch> DualStorage;
-  bool UpTransposed = false;
-  if (ir::isCombining(Kind)) {
-    UpTransposed = !Sketch->Topo.isSymmetric() || !Sketch->Carries.empty();
-    DualStorage = dualSketch(*Sketch, UpTransposed);
-  }
-  const ir::Sketch &Routed = DualStorage ? *DualStorage : *Sketch;
   if (Opts.LegacyDialect && (Kind == ir::CollectiveKind::Gather ||
                              Kind == ir::CollectiveKind::Scatter)) {
     Diags.report(DiagId::DialectLacksCollective, Sketch->CollectiveLoc,
                  ir::collectiveName(Kind).str());
     return Fail();
   }
-  if (Opts.Emit == EmitKind::Milp) {
-    if (!checkRoutable(Routed, Diags))
-      return Fail();
-    RoutingModel RM = buildRoutingModel(
-        Routed, Opts.Synthesis.UseSymmetry ? buildSymmetryGroup(Routed, Diags)
-                                           : SymmetryGroup::trivial(Routed));
-    return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
-                      solver::writeLp(RM.Model, OS);
-                    }));
-  }
 
   // Solver settings: the command line, else the sketch, else the defaults.
   SynthesisOptions Synth = Opts.Synthesis;
-  if (!Opts.TimeLimitGiven && Sketch->TimeLimitSeconds)
-    Synth.TimeLimitSeconds = *Sketch->TimeLimitSeconds;
-  if (!Opts.GapGiven && Sketch->RelativeGap)
-    Synth.RelativeGap = *Sketch->RelativeGap;
-  SolveStats Stats;
-  auto Routes = routeChunks(Routed, Synth, Diags, &Stats);
-  if (!Routes)
-    return Fail();
-  if (Opts.Stats) {
-    llvm::errs() << fmt::format(
-        "stats: symmetry group of {} element(s), {} chunk orbit(s) of {} "
-        "chunks; routing model reduced from {} variables, {} rows\n",
-        Stats.GroupSize, Stats.ChunkOrbits, Routed.Coll.getNumChunks(),
-        Stats.VariablesBefore, Stats.ConstraintsBefore);
-    llvm::errs() << fmt::format(
-        "stats: routing model {} variables ({} integer), {} rows, {} "
-        "nonzeros; warm start {:.6g}; {} in {:.3f} s, objective {:.6g}, "
-        "bound {:.6g}\n",
-        Stats.Variables, Stats.IntegerVariables, Stats.Constraints,
-        Stats.Nonzeros, Stats.WarmStartObjective, Routes->SolverStatus,
-        Stats.Seconds, Stats.Objective, Stats.BestBound);
+  for (StageOptions *Stage : {&Synth.Routing, &Synth.Scheduling}) {
+    if (!Opts.TimeLimitGiven && Sketch->TimeLimitSeconds)
+      Stage->TimeLimitSeconds = *Sketch->TimeLimitSeconds;
+    if (!Opts.GapGiven && Sketch->RelativeGap)
+      Stage->RelativeGap = *Sketch->RelativeGap;
   }
+  SynthesisHooks Hooks;
+  std::string Models;
+  if (Opts.Emit == EmitKind::Milp)
+    Hooks.OnModel = [&](llvm::StringRef Stage, const solver::Model &M) {
+      Models += toText([&](llvm::raw_ostream &OS) {
+        OS << "\\ stage: " << Stage << "\n";
+        solver::writeLp(M, OS);
+      });
+    };
+  if (Opts.Verbose)
+    Hooks.OnStage = [&](const StageReport &R) {
+      llvm::errs() << formatStage(R) << "\n";
+    };
+  auto Result = synthesize(*Sketch, Synth, Diags, Hooks);
+  if (!Result)
+    return Fail();
+  Diags.flush(llvm::errs());
+  if (Opts.Stats)
+    for (const StageReport &R : Result->Stages)
+      llvm::errs() << "stats: " << formatStageStats(R) << "\n";
+  if (Opts.Emit == EmitKind::Milp)
+    return emitText(Opts, Diags, Models);
   if (Opts.Emit == EmitKind::Routes)
     return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
-                      ir::printRoutes(Routed, *Routes, OS);
+                      ir::printRoutes(Result->routed(*Sketch), Result->Routes,
+                                      OS);
                     }));
-
-  ir::Schedule Sched = scheduleTransfers(Routed, *Routes);
-  if (DualStorage) {
-    // An allreduce spreads its sums with the dual on the sketch's own
-    // topology: the same schedule where that is symmetric.
-    std::optional<ir::Schedule> Spread;
-    if (Kind == ir::CollectiveKind::AllReduce && UpTransposed) {
-      ir::Sketch Down = dualSketch(*Sketch, false);
-      auto DownRoutes = routeChunks(Down, Synth, Diags, nullptr);
-      if (!DownRoutes)
-        return Fail();
-      Spread = scheduleTransfers(Down, *DownRoutes);
-    }
-    Sched = reverseForReduction(*Sketch, Sched, UpTransposed,
-                                Spread ? &*Spread : &Sched);
-  }
+  const ir::Schedule &Sched = Result->Schedule;
   if (Opts.Emit == EmitKind::Schedule)
     return emitText(Opts, Diags, toText([&](llvm::raw_ostream &OS) {
                       ir::printSchedule(*Sketch, Sched, OS);
@@ -281,14 +230,27 @@ int tacclc::runCompile(const CompileOptions &Opts) {
   }
   verifyOrDie(*Xml, Opts.LegacyDialect, Sketch->IdenticalResults);
   int Rc = emitText(Opts, Diags, *Xml);
-  if (Rc == ExitSuccess && Opts.Summary)
-    printSummary(
-        *Sketch, *Routes, Sched, *Program, Stats, Opts,
-        FusionDropped ? "; the fused program did not verify"
-        : std::count(CG.NoFuseRanks.begin(), CG.NoFuseRanks.end(), true)
-            ? fmt::format("; {} rank(s) unfused: fusion did not verify",
-                          std::count(CG.NoFuseRanks.begin(),
-                                     CG.NoFuseRanks.end(), true))
-            : std::string());
+  if (Rc != ExitSuccess || (!Opts.Summary && Opts.ReportFile.empty()))
+    return Rc;
+  size_t Unfused =
+      std::count(CG.NoFuseRanks.begin(), CG.NoFuseRanks.end(), true);
+  CompileFacts Facts{
+      *Sketch,
+      *Result,
+      *Program,
+      FusionDropped ? "; the fused program did not verify"
+      : Unfused
+          ? fmt::format("; {} rank(s) unfused: fusion did not verify", Unfused)
+          : std::string(),
+      Opts.Output,
+      Opts.LegacyDialect ? std::nullopt : simulatedUs(*Xml, *Sketch),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Began)
+          .count()};
+  if (Opts.Summary)
+    printSummary(Facts);
+  if (!Opts.ReportFile.empty())
+    Rc = writeOutput(Opts.ReportFile, reportJson(Facts), Diags);
+  if (Rc != ExitSuccess)
+    Diags.flush(llvm::errs());
   return Rc;
 }

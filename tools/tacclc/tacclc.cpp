@@ -14,6 +14,7 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -62,7 +63,7 @@ cl::opt<EmitKind> Emit(
         clEnumValN(EmitKind::Ir, "ir", "the resolved sketch"),
         clEnumValN(EmitKind::Dot, "dot", "the logical topology as Graphviz"),
         clEnumValN(EmitKind::Milp, "milp",
-                   "the routing MILP in CPLEX LP format"),
+                   "each stage's MILP in CPLEX LP format"),
         clEnumValN(EmitKind::Routes, "routes", "each chunk's links"),
         clEnumValN(EmitKind::Schedule, "schedule", "timed transfers per link"),
         clEnumValN(EmitKind::Xml, "xml", "verified TACCL-EF XML (default)")),
@@ -79,17 +80,38 @@ cl::opt<bool>
     List("list",
          cl::desc("Check and list the machines and sketches of the file"),
          cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
-cl::opt<double> TimeLimit(
-    "time-limit", cl::desc("Seconds allowed per MILP solve (default 60)"),
-    cl::init(60.0), cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
-cl::opt<double> Gap("gap",
-                    cl::desc("Accepted relative MILP gap (default 1e-4)"),
-                    cl::init(1e-4), cl::sub(*cl::TopLevelSubCommand),
-                    cl::cat(CompileCat));
-cl::opt<unsigned> Threads("threads",
-                          cl::desc("Solver threads (default 1: reproducible)"),
-                          cl::init(1), cl::sub(*cl::TopLevelSubCommand),
-                          cl::cat(CompileCat));
+// Solver settings: one value for every stage, or STAGE=VALUE pairs.
+cl::opt<std::string> TimeLimit(
+    "time-limit",
+    cl::desc("Seconds per MILP solve (default 60): N, or routing=N,schedule=M"),
+    cl::value_desc("spec"), cl::init("60"), cl::sub(*cl::TopLevelSubCommand),
+    cl::cat(CompileCat));
+cl::opt<std::string>
+    Gap("gap",
+        cl::desc("Accepted relative MILP gap (default 1e-4): G, or "
+                 "routing=G,schedule=H"),
+        cl::value_desc("spec"), cl::init("1e-4"),
+        cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
+cl::opt<std::string>
+    Threads("threads",
+            cl::desc("Solver threads (default 1: reproducible): N, or "
+                     "routing=N,schedule=M"),
+            cl::value_desc("spec"), cl::init("1"),
+            cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
+cl::opt<bool> Verbose("v",
+                      cl::desc("Print each stage as it ends, and solver "
+                               "progress as lines"),
+                      cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
+cl::opt<std::string>
+    ReportFile("report",
+               cl::desc("Write a JSON account of the compile (stage times, "
+                        "solver outcomes, predicted time)"),
+               cl::value_desc("file"), cl::sub(*cl::TopLevelSubCommand),
+               cl::cat(CompileCat));
+cl::opt<bool> NoExactSchedule(
+    "no-exact-schedule",
+    cl::desc("Skip stage 3 (contiguity MILP); keep the stage-2 schedule"),
+    cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
 cl::opt<bool> SolverLog("solver-log", cl::desc("Show the MILP solver's log"),
                         cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
 cl::opt<bool> NoSymmetry(
@@ -243,6 +265,43 @@ cl::opt<double> Watchdog("watchdog",
                          cl::desc("Seconds without progress before a run is "
                                   "declared hung (default 10)"),
                          cl::init(10.0), cl::sub(RunCmd), cl::cat(ExecCat));
+/// Parses a per-stage setting: "V" for both stages, or a comma-separated
+/// list of "routing=V" and "schedule=V" (a stage not named keeps its
+/// default). Values must lie in [Lo, Hi]. Prints an error and returns false
+/// on bad input.
+bool parseStageValues(llvm::StringRef Option, llvm::StringRef Text, double Lo,
+                      double Hi, double &Routing, double &Scheduling) {
+  auto Value = [&](llvm::StringRef V, double &Out) {
+    double D;
+    if (V.trim().getAsDouble(D) || !(D >= Lo && D <= Hi)) {
+      llvm::errs() << "tacclc: error: " << Option << ": '" << V
+                   << "' is not a number from " << Lo << " to " << Hi << "\n";
+      return false;
+    }
+    Out = D;
+    return true;
+  };
+  if (!Text.contains('='))
+    return Value(Text, Routing) && Value(Text, Scheduling);
+  llvm::SmallVector<llvm::StringRef, 4> Parts;
+  Text.split(Parts, ',');
+  for (llvm::StringRef Part : Parts) {
+    auto [Stage, V] = Part.split('=');
+    Stage = Stage.trim();
+    if (Stage == "routing") {
+      if (!Value(V, Routing))
+        return false;
+    } else if (Stage == "schedule") {
+      if (!Value(V, Scheduling))
+        return false;
+    } else {
+      llvm::errs() << "tacclc: error: " << Option << ": unknown stage '"
+                   << Stage << "' (expected routing or schedule)\n";
+      return false;
+    }
+  }
+  return true;
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -344,12 +403,30 @@ int main(int argc, char **argv) {
   O.DiagNames = DiagNames;
   O.Summary = Summary;
   O.Stats = Stats;
-  O.Synthesis.TimeLimitSeconds = TimeLimit;
   O.TimeLimitGiven = TimeLimit.getNumOccurrences() > 0;
   O.GapGiven = Gap.getNumOccurrences() > 0;
-  O.Synthesis.RelativeGap = Gap;
-  O.Synthesis.Threads = Threads;
-  O.Synthesis.SolverLog = SolverLog;
+  StageOptions &R = O.Synthesis.Routing, &Sc = O.Synthesis.Scheduling;
+  double RThreads = 1, ScThreads = 1;
+  if (!parseStageValues("--time-limit", TimeLimit, 1e-3, 1e9,
+                        R.TimeLimitSeconds, Sc.TimeLimitSeconds) ||
+      !parseStageValues("--gap", Gap, 0, 0.999, R.RelativeGap,
+                        Sc.RelativeGap) ||
+      !parseStageValues("--threads", Threads, 1, 256, RThreads, ScThreads))
+    return ExitInternal;
+  R.Threads = unsigned(RThreads);
+  Sc.Threads = unsigned(ScThreads);
+  // Progress: lines under -v, one live line on a terminal, else nothing.
+  solver::ProgressMode Progress = Verbose ? solver::ProgressMode::Lines
+                                  : llvm::sys::Process::StandardErrIsDisplayed()
+                                      ? solver::ProgressMode::Line
+                                      : solver::ProgressMode::Off;
+  for (StageOptions *St : {&R, &Sc}) {
+    St->SolverLog = SolverLog;
+    St->Progress = Progress;
+  }
   O.Synthesis.UseSymmetry = !NoSymmetry;
+  O.Synthesis.ExactScheduling = !NoExactSchedule;
+  O.Verbose = Verbose;
+  O.ReportFile = ReportFile;
   return runCompile(O);
 }

@@ -1,0 +1,351 @@
+//===- passes/ExactSchedule.cpp - Stage 3: contiguity MILP and retiming ---===//
+//
+// The model (times in microseconds; i, j transfers of the stage-2 schedule):
+//
+//   s[i], a[i] >= 0   start and arrival of transfer i
+//   e[i] >= 0         end of the message up to and including chunk i
+//   g[j] in {0,1}     j shares one message with the transfer i before it on
+//                     its lane (only where merging is allowed)
+//   T                 makespan
+//
+//   s[i] >= a[p]                     p brings i's chunk to i's source
+//   e[i] >= s[i] + alpha + beta      every transfer takes its time
+//   a[i] >= e[i]
+//   lane i -> j:  s[j] >= a[i] - M g[j]         (serialised unless merged)
+//                 s[j] =  s[i]  when g[j] = 1   (one message leaves once)
+//                 e[j] >= e[i] + beta - M (1 - g[j])   (it grows by beta)
+//                 a[i] >= a[j] - M (1 - g[j])  (and lands all at once)
+//   port u -> v:  s[v] >= a[u] (- M g[v] when u, v are that merged pair)
+//   a run of MaxChunksPerMessage - 1 consecutive g on a lane sums to less
+//   T >= a[i];    minimise T + eps sum a
+//
+// with M = H + the largest cost, H the stage-2 makespan (every time of a
+// solution at least as good lies in [0, H]). Orders are those of stage 2
+// (by start time) on every lane and every shared port; only merges change.
+//
+// Algorithm (scheduleExactly):
+//   1. find merge candidates; with none, stage 2's schedule is exact;
+//   2. build and solve the model, warm-started from stage 2 (g = 0);
+//   3. retime: a forward pass in stage-2 order over the chosen groups gives
+//      the earliest times (a group leaves when all its chunks and its lane
+//      and ports are ready, and costs alpha + k beta); keep the stage-2
+//      schedule if that is not faster.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/ExactSchedule.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+using namespace tacclc;
+using namespace tacclc::ir;
+using solver::Term;
+
+namespace {
+/// Transfers of the schedule grouped the ways the model needs them.
+struct Structure {
+  /// The transfer bringing each transfer's chunk to its source, or -1.
+  std::vector<int> Parent;
+  /// Per lane (link, lane): its transfers in stage-2 order.
+  std::vector<std::vector<size_t>> Lanes;
+  /// Per shared port: its transfers in stage-2 order.
+  std::vector<std::vector<size_t>> Ports;
+  /// The transfer before each one on its lane, or -1.
+  std::vector<int> LanePrev;
+};
+
+/// Transfer indices in stage-2 order: by start, then as listed.
+std::vector<size_t> byStart(const Schedule &Sched) {
+  std::vector<size_t> Order(Sched.Transfers.size());
+  std::iota(Order.begin(), Order.end(), 0);
+  std::stable_sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
+    return Sched.Transfers[A].StartUs < Sched.Transfers[B].StartUs;
+  });
+  return Order;
+}
+
+Structure analyse(const Sketch &S, const Schedule &Sched) {
+  const Topology &Topo = S.Topo;
+  const auto &Ts = Sched.Transfers;
+  Structure St;
+  St.Parent.assign(Ts.size(), -1);
+  St.LanePrev.assign(Ts.size(), -1);
+  // Who delivers chunk c to rank r (each rank receives a chunk once).
+  std::map<std::pair<unsigned, unsigned>, size_t> Delivers;
+  for (size_t I = 0; I < Ts.size(); ++I)
+    Delivers[{Ts[I].Chunk.index(), Topo.link(Ts[I].Link).Dst.index()}] = I;
+  for (size_t I = 0; I < Ts.size(); ++I) {
+    auto It =
+        Delivers.find({Ts[I].Chunk.index(), Topo.link(Ts[I].Link).Src.index()});
+    if (It != Delivers.end())
+      St.Parent[I] = int(It->second);
+  }
+  std::map<std::pair<unsigned, unsigned>, size_t> LaneIndex;
+  std::vector<Resource> Res = Topo.resources();
+  std::vector<std::vector<size_t>> PortsOf(Topo.links().size());
+  for (size_t P = 0; P < Res.size(); ++P)
+    for (LinkId L : Res[P].Links)
+      PortsOf[L.index()].push_back(P);
+  St.Ports.resize(Res.size());
+  for (size_t I : byStart(Sched)) {
+    auto [It, New] =
+        LaneIndex.insert({{Ts[I].Link.index(), Ts[I].Lane}, St.Lanes.size()});
+    if (New)
+      St.Lanes.emplace_back();
+    std::vector<size_t> &Lane = St.Lanes[It->second];
+    if (!Lane.empty())
+      St.LanePrev[I] = int(Lane.back());
+    Lane.push_back(I);
+    for (size_t P : PortsOf[Ts[I].Link.index()])
+      St.Ports[P].push_back(I);
+  }
+  return St;
+}
+
+/// True if transfer \p J may share a message with \p I, the transfer before
+/// it on the same lane: a copy on a contiguous link whose chunk comes right
+/// after I's in the output buffer, read at the sender from buffers that
+/// are next to each other too (so codegen can send them as one step). A
+/// chunk the sender starts with and also keeps is sent from its copy in
+/// the output buffer; one it only starts with, from its input.
+bool mayMerge(const Sketch &S, const Transfer &I, const Transfer &J) {
+  const Link &L = S.Topo.link(J.Link);
+  if (I.Reduce || J.Reduce || L.Class < 0 ||
+      size_t(L.Class) >= S.ContiguousClasses.size() ||
+      !S.ContiguousClasses[L.Class])
+    return false;
+  const Chunk &A = S.Coll.chunk(I.Chunk), &B = S.Coll.chunk(J.Chunk);
+  if (B.OutputIndex != A.OutputIndex + 1)
+    return false;
+  auto FromInput = [&](ChunkId C) {
+    return S.Coll.isPre(C, L.Src) && !S.Coll.isPost(C, L.Src);
+  };
+  bool AIn = FromInput(I.Chunk), BIn = FromInput(J.Chunk);
+  return AIn == BIn && (!AIn || B.InputIndex == A.InputIndex + 1);
+}
+
+double costOf(const Sketch &S, const Transfer &T) {
+  return S.Topo.link(T.Link).costUs(S.chunkBytes());
+}
+double betaOf(const Sketch &S, const Transfer &T) {
+  return S.Topo.link(T.Link).BetaUsPerB * S.chunkBytes();
+}
+} // namespace
+
+ScheduleModel tacclc::buildScheduleModel(const Sketch &S, const Schedule &Sched,
+                                         bool AllowMerge) {
+  const auto &Ts = Sched.Transfers;
+  Structure St = analyse(S, Sched);
+  ScheduleModel SM;
+  solver::Model &M = SM.Model;
+  const double H = Sched.MakespanUs;
+  double MaxCost = 0;
+  for (const Transfer &T : Ts)
+    MaxCost = std::max(MaxCost, costOf(S, T));
+  const double BigM = H + MaxCost;
+  const double Eps = 1e-4 / std::max<size_t>(1, Ts.size());
+
+  SM.Makespan = M.addVariable("T", 0, H, solver::VarKind::Continuous, 1.0);
+  SM.WarmStart.push_back(H);
+  auto Name = [&](const char *What, size_t I) {
+    const Link &L = S.Topo.link(Ts[I].Link);
+    return fmt::format("{}_c{}_l{}_{}", What, Ts[I].Chunk.index(),
+                       L.Src.index(), L.Dst.index());
+  };
+  for (size_t I = 0; I < Ts.size(); ++I) {
+    SM.Start.push_back(
+        M.addVariable(Name("s", I), 0, H, solver::VarKind::Continuous));
+    SM.WarmStart.push_back(Ts[I].StartUs);
+    SM.End.push_back(
+        M.addVariable(Name("e", I), 0, H, solver::VarKind::Continuous));
+    SM.WarmStart.push_back(Ts[I].EndUs);
+    SM.Arrive.push_back(
+        M.addVariable(Name("a", I), 0, H, solver::VarKind::Continuous, Eps));
+    SM.WarmStart.push_back(Ts[I].EndUs);
+  }
+  SM.JoinPrev.resize(Ts.size());
+  for (size_t I = 0; I < Ts.size(); ++I) {
+    int P = St.LanePrev[I];
+    if (AllowMerge && P >= 0 && mayMerge(S, Ts[P], Ts[I])) {
+      SM.JoinPrev[I] = M.addBinary(Name("g", I));
+      SM.WarmStart.push_back(0);
+      ++SM.NumDecisions;
+    }
+  }
+
+  for (size_t I = 0; I < Ts.size(); ++I) {
+    auto S_ = SM.Start[I], A = SM.Arrive[I];
+    if (St.Parent[I] >= 0)
+      M.addGreaterEqual(Name("ready", I),
+                        {{S_, 1.0}, {SM.Arrive[St.Parent[I]], -1.0}}, 0.0);
+    M.addGreaterEqual(Name("dur", I), {{SM.End[I], 1.0}, {S_, -1.0}},
+                      costOf(S, Ts[I]));
+    M.addGreaterEqual(Name("arrive", I), {{A, 1.0}, {SM.End[I], -1.0}}, 0.0);
+    M.addGreaterEqual(Name("done", I), {{SM.Makespan, 1.0}, {A, -1.0}}, 0.0);
+    int P = St.LanePrev[I];
+    if (P < 0)
+      continue;
+    std::vector<Term> Serial = {{S_, 1.0}, {SM.Arrive[P], -1.0}};
+    if (auto G = SM.JoinPrev[I]) {
+      Serial.push_back({*G, BigM});
+      auto SP = SM.Start[P], AP = SM.Arrive[P];
+      M.addLessEqual(Name("same_hi", I), {{S_, 1.0}, {SP, -1.0}, {*G, BigM}},
+                     BigM);
+      M.addGreaterEqual(Name("same_lo", I),
+                        {{S_, 1.0}, {SP, -1.0}, {*G, -BigM}}, -BigM);
+      M.addGreaterEqual(Name("grow", I),
+                        {{SM.End[I], 1.0}, {SM.End[P], -1.0}, {*G, -BigM}},
+                        betaOf(S, Ts[I]) - BigM);
+      M.addGreaterEqual(Name("land", I), {{AP, 1.0}, {A, -1.0}, {*G, -BigM}},
+                        -BigM);
+    }
+    M.addGreaterEqual(Name("lane", I), Serial, 0.0);
+  }
+  // Shared ports, in stage-2 order.
+  for (size_t P = 0; P < St.Ports.size(); ++P) {
+    const std::vector<size_t> &Port = St.Ports[P];
+    for (size_t K = 1; K < Port.size(); ++K) {
+      size_t U = Port[K - 1], V = Port[K];
+      if (Ts[U].Link == Ts[V].Link && St.LanePrev[V] == int(U))
+        continue; // the lane row already serialises them
+      M.addGreaterEqual(fmt::format("port{}_{}", P, K),
+                        {{SM.Start[V], 1.0}, {SM.Arrive[U], -1.0}}, 0.0);
+    }
+  }
+  // Messages of at most MaxChunksPerMessage chunks.
+  for (const std::vector<size_t> &Lane : St.Lanes)
+    for (size_t K = 0; K + MaxChunksPerMessage <= Lane.size(); ++K) {
+      std::vector<Term> Run;
+      for (size_t J = K + 1; J < K + MaxChunksPerMessage; ++J)
+        if (auto G = SM.JoinPrev[Lane[J]])
+          Run.push_back({*G, 1.0});
+        else
+          break;
+      if (Run.size() + 1 == MaxChunksPerMessage)
+        M.addLessEqual(Name("run", Lane[K]), Run, double(Run.size() - 1));
+    }
+  return SM;
+}
+
+Schedule tacclc::retime(const Sketch &S, const Schedule &Sched,
+                        const std::vector<bool> &JoinPrev,
+                        const std::vector<double> *Key) {
+  const Topology &Topo = S.Topo;
+  Structure St = analyse(S, Sched);
+  Schedule Out = Sched;
+  auto &Ts = Out.Transfers;
+  // Group heads and members, in stage-2 order along each lane.
+  std::vector<std::vector<size_t>> Members(Ts.size());
+  std::vector<size_t> Head(Ts.size());
+  for (const std::vector<size_t> &Lane : St.Lanes)
+    for (size_t I : Lane) {
+      int P = St.LanePrev[I];
+      Head[I] = P >= 0 && JoinPrev[I] ? Head[P] : I;
+      Members[Head[I]].push_back(I);
+    }
+  std::vector<Resource> Res = Topo.resources();
+  std::vector<std::vector<size_t>> PortsOf(Topo.links().size());
+  for (size_t P = 0; P < Res.size(); ++P)
+    for (LinkId L : Res[P].Links)
+      PortsOf[L.index()].push_back(P);
+  std::vector<double> PortFree(Res.size(), 0.0);
+  std::map<std::pair<unsigned, unsigned>, double> LaneFree;
+  std::vector<double> Arrive(Ts.size(), -1.0);
+  // Process groups in a topological order of their constraints: by the
+  // given keys (a solution's start times, where every predecessor of a
+  // group starts strictly earlier), else by their last member's stage-2
+  // start.
+  std::vector<size_t> Groups;
+  std::vector<double> GroupKey(Ts.size(), 0.0);
+  for (size_t I = 0; I < Ts.size(); ++I)
+    if (Head[I] == I) {
+      Groups.push_back(I);
+      GroupKey[I] =
+          Key ? (*Key)[I] : Sched.Transfers[Members[I].back()].StartUs;
+    }
+  std::stable_sort(Groups.begin(), Groups.end(), [&](size_t A, size_t B) {
+    return GroupKey[A] < GroupKey[B];
+  });
+  double Makespan = 0;
+  for (size_t G : Groups) {
+    const Transfer &First = Ts[G];
+    double Start = LaneFree[{First.Link.index(), First.Lane}];
+    for (size_t P : PortsOf[First.Link.index()])
+      Start = std::max(Start, PortFree[P]);
+    for (size_t I : Members[G]) {
+      int Par = St.Parent[I];
+      if (Par >= 0) {
+        if (Arrive[Par] < 0)
+          reportInternalError("retime: a group leaves before its chunk "
+                              "arrives");
+        Start = std::max(Start, Arrive[Par]);
+      }
+    }
+    double End = Start + costOf(S, First) +
+                 betaOf(S, First) * double(Members[G].size() - 1);
+    for (size_t I : Members[G]) {
+      Ts[I].StartUs = Start;
+      Ts[I].EndUs = End;
+      Arrive[I] = End;
+    }
+    LaneFree[{First.Link.index(), First.Lane}] = End;
+    for (size_t P : PortsOf[First.Link.index()])
+      PortFree[P] = End;
+    Makespan = std::max(Makespan, End);
+  }
+  Out.MakespanUs = Makespan;
+  Out.sortTransfers();
+  return Out;
+}
+
+ir::Schedule tacclc::scheduleExactly(
+    const Sketch &S, const Schedule &Sched, bool AllowMerge,
+    const StageOptions &Opts, DiagnosticEngine &Diags, SolveStats *Stats,
+    llvm::function_ref<void(const solver::Model &)> OnModel) {
+  ScheduleModel SM = buildScheduleModel(S, Sched, AllowMerge);
+  if (OnModel)
+    OnModel(SM.Model);
+  if (Stats) {
+    Stats->Variables = Stats->VariablesBefore = SM.Model.numVariables();
+    Stats->IntegerVariables = SM.Model.numIntegerVariables();
+    Stats->Constraints = Stats->ConstraintsBefore = SM.Model.numConstraints();
+    Stats->Nonzeros = SM.Model.numNonzeros();
+    Stats->WarmStartObjective = Sched.MakespanUs;
+    Stats->Objective = Stats->BestBound = Sched.MakespanUs;
+    Stats->Status = "skipped";
+  }
+  if (SM.NumDecisions == 0)
+    return Sched;
+  solver::SolveOptions SO = Opts.solveOptions("schedule");
+  SO.WarmStart = SM.WarmStart;
+  solver::Solution Sol = solver::solveWithCbc(SM.Model, SO);
+  if (Stats) {
+    Stats->Seconds = Sol.Seconds;
+    Stats->Status = solver::statusName(Sol.Status).str();
+    Stats->HitTimeLimit = Sol.Status == solver::SolveStatus::Feasible ||
+                          Sol.Status == solver::SolveStatus::NoSolution;
+    if (Sol.hasValues()) {
+      Stats->Objective = Sol.Objective;
+      Stats->BestBound = Sol.BestBound;
+    }
+  }
+  if (!Sol.hasValues()) {
+    Diags.report(DiagId::ScheduleSolverKept, S.Loc,
+                 solver::statusName(Sol.Status).str() +
+                     (Sol.Message.empty() ? "" : ": " + Sol.Message));
+    return Sched;
+  }
+  std::vector<bool> Join(Sched.Transfers.size(), false);
+  for (size_t I = 0; I < Join.size(); ++I)
+    if (auto G = SM.JoinPrev[I])
+      Join[I] = Sol.Values[G->Index] > 0.5;
+  std::vector<double> Key;
+  for (solver::VarId V : SM.Start)
+    Key.push_back(Sol.Values[V.Index]);
+  Schedule Out = retime(S, Sched, Join, &Key);
+  return Out.MakespanUs < Sched.MakespanUs * (1 - 1e-9) ? Out : Sched;
+}

@@ -1,0 +1,179 @@
+//===- passes/Synthesize.cpp - The stage chain ----------------------------===//
+//
+// Algorithm:
+//   1. a combining collective is routed as its dual (dualSketch), on the
+//      transposed topology unless the sketch's is symmetric and has no
+//      relay rules, so that the reversed schedule uses the sketch's links;
+//   2. stage 1 routes, stage 2 orders (every heuristic, the shortest kept),
+//      stage 3 decides contiguity and times; a schedule that will be
+//      reversed into reductions may not merge (partial sums are combined
+//      one chunk at a time);
+//   3. ALLREDUCE spreads its sums with the dual on the sketch's own
+//      topology: routed again when the first dual was transposed, else the
+//      same stage-2 schedule, now allowed to merge;
+//   4. reverseForReduction builds the combining schedule.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Synthesize.h"
+#include "passes/ExactSchedule.h"
+#include "passes/ListSchedule.h"
+#include "passes/ReduceSchedule.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <map>
+
+using namespace tacclc;
+using namespace tacclc::ir;
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point T) {
+  return std::chrono::duration<double>(Clock::now() - T).count();
+}
+
+/// Runs stages 1-3 on one sketch, appending reports with \p Prefix.
+class StageRunner {
+public:
+  StageRunner(const SynthesisOptions &Opts, DiagnosticEngine &Diags,
+              const SynthesisHooks &Hooks, std::vector<StageReport> &Out)
+      : Opts(Opts), Diags(Diags), Hooks(Hooks), Out(Out) {}
+
+  std::optional<Routes> route(const Sketch &S, const std::string &Prefix) {
+    StageReport R;
+    R.Name = Prefix + "routing";
+    auto T0 = Clock::now();
+    auto Routes =
+        routeChunks(S, Opts, Diags, &R.Solve, [&](const solver::Model &M) {
+          if (Hooks.OnModel)
+            Hooks.OnModel(R.Name, M);
+        });
+    if (!Routes)
+      return std::nullopt;
+    R.Seconds = since(T0);
+    R.MakespanUs = Routes->RelaxedMakespanUs;
+    R.Detail = R.Solve.GroupSize > 1
+                   ? fmt::format("symmetry: {} elements, {} of {} chunks "
+                                 "routed, from {} variables and {} rows",
+                                 R.Solve.GroupSize, R.Solve.ChunkOrbits,
+                                 S.Coll.getNumChunks(), R.Solve.VariablesBefore,
+                                 R.Solve.ConstraintsBefore)
+                   : std::string("no symmetry");
+    report(std::move(R));
+    return Routes;
+  }
+
+  Schedule order(const Sketch &S, const Routes &Rt, const std::string &Prefix) {
+    StageReport R;
+    R.Name = Prefix + "ordering";
+    auto T0 = Clock::now();
+    OrderingResult O = orderTransfers(S, Rt);
+    R.Seconds = since(T0);
+    R.MakespanUs = O.Best.MakespanUs;
+    R.Detail = orderingName(O.BestOrdering).str();
+    std::string Tried;
+    for (const auto &[Ord, Us] : O.Tried)
+      Tried += fmt::format("{}{} {:.6g} us", Tried.empty() ? "" : ", ",
+                           orderingName(Ord).str(), Us);
+    R.Detail += " (" + Tried + ")";
+    report(std::move(R));
+    return O.Best;
+  }
+
+  Schedule schedule(const Sketch &S, const Schedule &Sched, bool AllowMerge,
+                    const std::string &Prefix) {
+    StageReport R;
+    R.Name = Prefix + "scheduling";
+    auto T0 = Clock::now();
+    Schedule Out = Sched;
+    if (Opts.ExactScheduling)
+      Out = scheduleExactly(S, Sched, AllowMerge, Opts.Scheduling, Diags,
+                            &R.Solve, [&](const solver::Model &M) {
+                              if (Hooks.OnModel)
+                                Hooks.OnModel(R.Name, M);
+                            });
+    else
+      R.Solve.Status = "skipped";
+    R.Seconds = since(T0);
+    R.MakespanUs = Out.MakespanUs;
+    unsigned Merged = countMerged(Out);
+    R.Detail = R.Solve.IntegerVariables == 0
+                   ? std::string("no contiguity decisions")
+                   : fmt::format("{} contiguity decisions, {} chunks sent with "
+                                 "the previous one; {:.6g} -> {:.6g} us",
+                                 R.Solve.IntegerVariables, Merged,
+                                 Sched.MakespanUs, Out.MakespanUs);
+    report(std::move(R));
+    return Out;
+  }
+
+private:
+  /// Transfers that start with the one before them on their link and lane.
+  static unsigned countMerged(const Schedule &Sch) {
+    unsigned N = 0;
+    std::map<std::pair<unsigned, unsigned>, double> LastStart;
+    for (const Transfer &T : Sch.Transfers) {
+      auto Key = std::make_pair(T.Link.index(), T.Lane);
+      auto It = LastStart.find(Key);
+      if (It != LastStart.end() && It->second == T.StartUs)
+        ++N;
+      LastStart[Key] = T.StartUs;
+    }
+    return N;
+  }
+
+  void report(StageReport R) {
+    if (Hooks.OnStage)
+      Hooks.OnStage(R);
+    Out.push_back(std::move(R));
+  }
+
+  const SynthesisOptions &Opts;
+  DiagnosticEngine &Diags;
+  const SynthesisHooks &Hooks;
+  std::vector<StageReport> &Out;
+};
+} // namespace
+
+std::optional<Synthesis> tacclc::synthesize(const Sketch &S,
+                                            const SynthesisOptions &Opts,
+                                            DiagnosticEngine &Diags,
+                                            const SynthesisHooks &Hooks) {
+  Synthesis Out;
+  StageRunner Run(Opts, Diags, Hooks, Out.Stages);
+  CollectiveKind Kind = S.Coll.getKind();
+  bool Combining = isCombining(Kind);
+  if (Combining) {
+    Out.UpTransposed = !S.Topo.isSymmetric() || !S.Carries.empty();
+    Out.Dual = dualSketch(S, Out.UpTransposed);
+  }
+  const Sketch &Routed = Out.routed(S);
+  auto Routes = Run.route(Routed, "");
+  if (!Routes)
+    return std::nullopt;
+  Out.Routes = std::move(*Routes);
+  Schedule Ordered = Run.order(Routed, Out.Routes, "");
+  Schedule Up = Run.schedule(Routed, Ordered, !Combining, "");
+  if (!Combining) {
+    Out.Schedule = std::move(Up);
+    return Out;
+  }
+  std::optional<Schedule> Spread;
+  if (Kind == CollectiveKind::AllReduce) {
+    if (Out.UpTransposed) {
+      Sketch Down = dualSketch(S, false);
+      auto DownRoutes = Run.route(Down, "spread ");
+      if (!DownRoutes)
+        return std::nullopt;
+      Schedule DownOrdered = Run.order(Down, *DownRoutes, "spread ");
+      Spread = Run.schedule(Down, DownOrdered, true, "spread ");
+    } else {
+      Spread = Run.schedule(Routed, Ordered, true, "spread ");
+    }
+  }
+  Out.Schedule =
+      reverseForReduction(S, Up, Out.UpTransposed, Spread ? &*Spread : &Up);
+  return Out;
+}

@@ -1,0 +1,78 @@
+//===- passes/Synthesize.h - The three synthesis stages in order -*- C++
+//-*-===//
+//
+// One call from a resolved sketch to a schedule: stage 1 routes every chunk
+// (MILP, symmetry-reduced), stage 2 orders transfers with every heuristic
+// and keeps the shortest, stage 3 decides contiguity and exact times (MILP).
+// Combining collectives go through their non-combining dual, reversed
+// (passes/ReduceSchedule.h); ALLREDUCE adds the dual that spreads the sums.
+// Each stage is timed and reported, so drivers can show progress, stats and
+// machine-readable reports without knowing the stages' internals.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLC_PASSES_SYNTHESIZE_H
+#define TACCLC_PASSES_SYNTHESIZE_H
+
+#include "ir/Routes.h"
+#include "ir/Schedule.h"
+#include "ir/Sketch.h"
+#include "passes/Options.h"
+#include "passes/Routing.h"
+#include "solver/Model.h"
+#include "support/Diagnostics.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tacclc {
+
+/// What one stage did.
+struct StageReport {
+  /// "routing", "ordering" or "scheduling"; the spreading half of an
+  /// ALLREDUCE adds "spread routing", "spread ordering", "spread scheduling".
+  std::string Name;
+  double Seconds = 0; ///< Wall time of the whole stage.
+  /// The MILP of a solver stage (Status empty for heuristic stages).
+  SolveStats Solve;
+  std::string Detail;    ///< A line of stage-specific facts.
+  double MakespanUs = 0; ///< The schedule's (or relaxed routing's) length.
+};
+
+/// Callbacks into a running synthesis.
+struct SynthesisHooks {
+  /// Called with each MILP before it is solved.
+  std::function<void(llvm::StringRef Stage, const solver::Model &)> OnModel;
+  /// Called when a stage ends.
+  std::function<void(const StageReport &)> OnStage;
+};
+
+/// The result of synthesize().
+struct Synthesis {
+  /// The sketch that was routed: the dual of a combining collective (on the
+  /// transposed topology when UpTransposed), else nothing (the sketch).
+  std::optional<ir::Sketch> Dual;
+  bool UpTransposed = false;
+  ir::Routes Routes;     ///< Of the routed sketch.
+  ir::Schedule Schedule; ///< The final schedule, on the sketch's topology.
+  std::vector<StageReport> Stages;
+
+  /// The sketch Routes belong to.
+  const ir::Sketch &routed(const ir::Sketch &S) const {
+    return Dual ? *Dual : S;
+  }
+};
+
+/// Runs the stages on \p S. Returns nothing after a diagnostic (an
+/// unroutable sketch, a routing solver without a solution).
+std::optional<Synthesis> synthesize(const ir::Sketch &S,
+                                    const SynthesisOptions &Opts,
+                                    DiagnosticEngine &Diags,
+                                    const SynthesisHooks &Hooks = {});
+
+} // namespace tacclc
+
+#endif // TACCLC_PASSES_SYNTHESIZE_H
