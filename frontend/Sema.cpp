@@ -331,6 +331,10 @@ std::optional<ir::Sketch> Sema::run(llvm::StringRef Wanted) {
     return std::nullopt;
   Out.Topo = std::move(*Logical);
   Out.Carries = std::move(Rules.Carries);
+  if (!TopoItems.RelayAndExclude.empty())
+    Out.RelayLoc =
+        llvm::SMRange(TopoItems.RelayAndExclude.front()->getRange().Start,
+                      TopoItems.RelayAndExclude.back()->getRange().End);
   if (!applyPolicies(Policies, Out.Topo, M->Name, Diags))
     return std::nullopt;
   // The most derived item of each kind wins.

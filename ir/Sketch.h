@@ -79,7 +79,10 @@ struct Sketch {
     RankId Carrier = Transposed ? Ln.Dst : Ln.Src;
     return Carries[Carrier.index() % G][Coll.chunk(C).Source.index() % G];
   }
-  llvm::SMRange Loc;           ///< The sketch's name.
+  llvm::SMRange Loc; ///< The sketch's name.
+  /// The relay, exclude and sender items (first to last), where the
+  /// sketch has any: what decides the links between nodes.
+  llvm::SMRange RelayLoc;
   llvm::SMRange CollectiveLoc; ///< The `collective` item.
 
   /// Bytes of one chunk at SizeBytes.

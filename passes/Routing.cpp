@@ -29,34 +29,78 @@ double SolveStats::gap() const {
   return std::max(0.0, (Objective - BestBound) / std::fabs(Objective));
 }
 
+namespace {
+/// The ranks chunk \p C can reach from its pre ranks over links the relay
+/// rules let it use (\p Rules), or over every link.
+std::vector<bool> reachable(const Sketch &S, ChunkId C, bool Rules) {
+  std::vector<bool> Seen(S.Topo.getNumRanks(), false);
+  std::vector<RankId> Work(S.Coll.chunk(C).Pre.begin(),
+                           S.Coll.chunk(C).Pre.end());
+  for (RankId R : Work)
+    Seen[R.index()] = true;
+  while (!Work.empty()) {
+    RankId R = Work.back();
+    Work.pop_back();
+    for (LinkId L : S.Topo.outLinks(R)) {
+      RankId Dst = S.Topo.link(L).Dst;
+      if (!Seen[Dst.index()] && (!Rules || S.mayCarry(C, L))) {
+        Seen[Dst.index()] = true;
+        Work.push_back(Dst);
+      }
+    }
+  }
+  return Seen;
+}
+
+/// "0:1 -> 1:0, 1:1 -> 0:0": the links between nodes that may carry \p C,
+/// as the sketch's author wrote them (turned around in a transposed dual).
+std::string crossingLinks(const Sketch &S, ChunkId C) {
+  const Topology &T = S.Topo;
+  unsigned G = T.getGpusPerNode();
+  auto Name = [&](RankId R) {
+    return fmt::format("{}:{}", R.index() / G, R.index() % G);
+  };
+  std::vector<std::string> Names;
+  for (unsigned L = 0; L < T.links().size(); ++L) {
+    const Link &Lk = T.link(LinkId(L));
+    if (T.nodeOf(Lk.Src) == T.nodeOf(Lk.Dst) || !S.mayCarry(C, LinkId(L)))
+      continue;
+    Names.push_back(S.Transposed ? Name(Lk.Dst) + " -> " + Name(Lk.Src)
+                                 : Name(Lk.Src) + " -> " + Name(Lk.Dst));
+  }
+  if (Names.empty())
+    return "no link at all";
+  std::string Out;
+  const size_t Shown = 4;
+  for (size_t I = 0; I < Names.size() && I < Shown; ++I)
+    Out += (I ? ", " : "") + Names[I];
+  if (Names.size() > Shown)
+    Out += fmt::format(" and {} more", Names.size() - Shown);
+  return Out;
+}
+} // namespace
+
 bool tacclc::checkRoutable(const Sketch &S, DiagnosticEngine &Diags) {
   const Collective &Coll = S.Coll;
   for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
     const Chunk &Ch = Coll.chunk(ChunkId(C));
-    // Breadth-first over the links the relay rules let this chunk use.
-    std::vector<bool> Seen(S.Topo.getNumRanks(), false);
-    std::vector<RankId> Work(Ch.Pre.begin(), Ch.Pre.end());
-    for (RankId R : Work)
-      Seen[R.index()] = true;
-    while (!Work.empty()) {
-      RankId R = Work.back();
-      Work.pop_back();
-      for (LinkId L : S.Topo.outLinks(R)) {
-        RankId Dst = S.Topo.link(L).Dst;
-        if (!Seen[Dst.index()] && S.mayCarry(ChunkId(C), L)) {
-          Seen[Dst.index()] = true;
-          Work.push_back(Dst);
-        }
-      }
+    std::vector<bool> Seen = reachable(S, ChunkId(C), true);
+    for (RankId Post : Ch.Post) {
+      if (Seen[Post.index()])
+        continue;
+      std::string What = fmt::format("chunk {} (input chunk {} of rank {})", C,
+                                     Ch.InputIndex, Ch.Source.index());
+      // Blame the relay rules when the links alone would do; point at the
+      // relay items, which decide the links between nodes, when any.
+      llvm::SMRange Where = S.RelayLoc.isValid() ? S.RelayLoc : S.Loc;
+      if (!S.Carries.empty() && reachable(S, ChunkId(C), false)[Post.index()])
+        Diags.report(DiagId::UnreachableByRelays, Where, What, Post.index(),
+                     crossingLinks(S, ChunkId(C)));
+      else
+        Diags.report(DiagId::Unreachable, Where, What, Post.index(),
+                     S.Topo.getName().str());
+      return false;
     }
-    for (RankId Post : Ch.Post)
-      if (!Seen[Post.index()]) {
-        Diags.report(DiagId::Unreachable, S.Loc,
-                     fmt::format("chunk {} (input chunk {} of rank {})", C,
-                                 Ch.InputIndex, Ch.Source.index()),
-                     Post.index(), S.Topo.getName().str());
-        return false;
-      }
   }
   return true;
 }

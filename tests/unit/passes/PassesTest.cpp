@@ -10,6 +10,7 @@
 #include "passes/RoutingModel.h"
 
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <doctest/doctest.h>
 
@@ -133,6 +134,31 @@ TEST_CASE("an unreachable rank is a diagnostic, not a crash") {
   S.SizeBytes = 1000;
   CHECK(!routeChunks(S, SynthesisOptions(), Diags));
   CHECK(Diags.errorCount() == 1);
+}
+
+TEST_CASE("an unreachable rank caused by the relay rules blames them") {
+  llvm::SourceMgr SM;
+  DiagnosticEngine Diags(SM);
+  Sketch S;
+  S.Name = "s";
+  S.Topo = Topology("t", 2, 2);
+  for (auto [A, B] : {std::pair{0, 1}, {2, 3}, {0, 2}})
+    for (auto [X, Y] : {std::pair{A, B}, {B, A}})
+      S.Topo.addLink({RankId(X), RankId(Y), 1, 1e-6});
+  // GPU 0 carries only its own chunks, and only GPU 0 has links out.
+  S.Carries = {{true, false}, {false, true}};
+  S.Coll = Collective::allGather(4, 1);
+  S.SizeBytes = 4000;
+  CHECK(!checkRoutable(S, Diags));
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  Diags.flush(OS);
+  CHECK(OS.str().find("chunk 1 (input chunk 0 of rank 1) cannot reach rank 2: "
+                      "under the relay rules it may cross between nodes only "
+                      "over no link at all") != std::string::npos);
+  // Let GPU 0 carry GPU 1's chunks: routable.
+  S.Carries[0][1] = true;
+  CHECK(checkRoutable(S, Diags));
 }
 
 namespace {
