@@ -107,25 +107,28 @@ Structure analyse(const Sketch &S, const Schedule &Sched) {
 }
 
 /// True if transfer \p J may share a message with \p I, the transfer before
-/// it on the same lane: a copy on a contiguous link whose chunk comes right
-/// after I's in the output buffer, read at the sender from buffers that
-/// are next to each other too (so codegen can send them as one step). A
-/// chunk the sender starts with and also keeps is sent from its copy in
-/// the output buffer; one it only starts with, from its input.
+/// it on the same lane: copies on a contiguous link whose chunks lie next
+/// to each other in the buffers codegen reads and writes, so that one step
+/// can move both. The receiver writes its output when it keeps the chunk
+/// (scratch, laid out by codegen, otherwise: no merge); the sender reads
+/// its output when it keeps the chunk, else its input when it starts with
+/// it, else scratch (no merge).
 bool mayMerge(const Sketch &S, const Transfer &I, const Transfer &J) {
   const Link &L = S.Topo.link(J.Link);
   if (I.Reduce || J.Reduce || L.Class < 0 ||
       size_t(L.Class) >= S.ContiguousClasses.size() ||
       !S.ContiguousClasses[L.Class])
     return false;
-  const Chunk &A = S.Coll.chunk(I.Chunk), &B = S.Coll.chunk(J.Chunk);
-  if (B.OutputIndex != A.OutputIndex + 1)
+  const Collective &Coll = S.Coll;
+  const Chunk &A = Coll.chunk(I.Chunk), &B = Coll.chunk(J.Chunk);
+  if (!Coll.isPost(I.Chunk, L.Dst) || !Coll.isPost(J.Chunk, L.Dst) ||
+      B.OutputIndex != A.OutputIndex + 1)
     return false;
-  auto FromInput = [&](ChunkId C) {
-    return S.Coll.isPre(C, L.Src) && !S.Coll.isPost(C, L.Src);
-  };
-  bool AIn = FromInput(I.Chunk), BIn = FromInput(J.Chunk);
-  return AIn == BIn && (!AIn || B.InputIndex == A.InputIndex + 1);
+  bool AOut = Coll.isPost(I.Chunk, L.Src), BOut = Coll.isPost(J.Chunk, L.Src);
+  if (AOut || BOut)
+    return AOut && BOut;
+  return Coll.isPre(I.Chunk, L.Src) && Coll.isPre(J.Chunk, L.Src) &&
+         B.InputIndex == A.InputIndex + 1;
 }
 
 double costOf(const Sketch &S, const Transfer &T) {
