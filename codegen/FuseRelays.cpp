@@ -8,31 +8,48 @@
 // Algorithm, per rank:
 //   1. candidates: each (receive tb from A, send tb to B) on one channel,
 //      counting the sends to B whose only dependency is a receive of that
-//      tb (the chunk it delivered);
-//   2. pair threadblocks greedily, most forwarded chunks first (ties: lower
-//      tb ids); each tb is in at most one pair;
+//      tb (the chunk it delivered), and among them those that step 3's
+//      rule lets fuse;
+//   2. pair threadblocks greedily, most fusable forwarded chunks first,
+//      then most forwarded chunks (ties: lower tb ids); each tb is in at
+//      most one pair;
 //   3. per pair, keep the forwarded (receive, send) pairs that appear in the
 //      same order in both threadblocks (both FIFOs must see their own order)
-//      and whose receive may wait for the forward: the next message on the
-//      receive connection is sent no earlier than the forward starts. Then
-//      merge the two step lists: a fused pair becomes one rcs step; before
-//      it go the steps of either list that must precede it; between fused
-//      steps the two lists interleave by schedule time, receives first on
-//      ties;
+//      and whose receive may wait for the forward: nothing that waits for
+//      the receive stands earlier than the forward starts, neither the next
+//      message on the receive connection (it is sent no earlier) nor any
+//      other step that depends on the receive (no other send of the chunk,
+//      e.g. to another peer, starts earlier; no later reduction into the
+//      same accumulator ends earlier). Then merge the two step lists: a
+//      fused pair becomes one rcs step; before it go the steps of either
+//      list that must precede it; between fused steps the two lists
+//      interleave by schedule time, receives first on ties;
 // Why no fusion can deadlock: order every step of every rank by schedule
 // time (a send at its start, a receive at its end, receives first on ties).
 // Each threadblock runs its steps in that order, every wait (a receive for
 // its message, a send for the data it forwards or for room in a FIFO of one
 // message, a dependency) is on a step earlier in it, so running all steps
-// in that order never blocks. A fused step stands at its forward's time;
-// receiving that late holds up only the next message on that connection,
-// which the rule of step 3 sends no earlier.
+// in that order never blocks. A fused step stands at its forward's time,
+// later than its receive, so everything that waits for the receive must
+// stand no earlier than the forward: the next message on its connection
+// (it needs the FIFO's room) and every step that depends on the receive,
+// in other threadblocks too; later steps of the receive's own tb end no
+// earlier than that next message is sent. Step 3 checks exactly these.
+// (On equal times, receives and the receiving halves of fused steps go
+// first, then the sending halves, then plain sends; transfers take time,
+// so nothing a fused step waits for comes later in this order.)
+// The case that needs the second half: a chunk received once and forwarded
+// to two peers. Fused with its later forward, the receive would hold up
+// the earlier one, which depends on it, behind the steps the merged tb
+// runs in between; once one of those waits, through a dependency or other
+// ranks, for the earlier forward (on DGX-2 allgathers with relays, two
+// fused tbs of one rank did), no rank can move.
 //   4. the merged tb takes the send tb's place, the receive tb disappears,
 //      and every dependency is renumbered; dependencies on an earlier step
 //      of the same threadblock are dropped (program order covers them).
-// The result is verified with everything else; a rank whose fused program
-// would not verify is the lowering's caller's concern (it can lower again
-// without fusion).
+// The result is verified with everything else; should a rank's fused
+// program not verify (by the above it cannot), that is the lowering's
+// caller's concern (it can lower again without fusion).
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/LoweringInternal.h"
@@ -63,12 +80,45 @@ int forwardedFrom(const PendingStep &Send, int RecvTb,
 
 struct Pair {
   int Recv, Send;
-  unsigned Count;
+  unsigned Safe, Count; ///< Forwards that may fuse; all forwards.
 };
 } // namespace
 
 unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps) {
   const int NumTbs = static_cast<int>(RB.Tbs.size());
+  // Who waits for each step (by dependency), and from when.
+  struct Waiter {
+    int Tb, Idx;
+    double Time;
+  };
+  std::map<std::pair<int, int>, std::vector<Waiter>> WaitersOf;
+  for (int T = 0; T < NumTbs; ++T)
+    for (size_t I = 0; I < RB.Steps[T].size(); ++I)
+      for (const std::pair<int, int> &D : RB.Steps[T][I].Deps)
+        WaitersOf[D].push_back({T, int(I), RB.Steps[T][I].Time});
+  // Whether receive I of tb R may wait for its forward, send J of tb S
+  // (step 3's rule): fused, the receive stands at the forward's time, so
+  // nothing that waits for it may stand earlier: neither the next message
+  // on its connection (sent when the schedule sends it) nor another step
+  // that depends on it (the chunk forwarded to another peer first, a later
+  // reduction into the same accumulator). Steps of R after I are covered by
+  // the first: they end no earlier than the next message is sent. (Reads
+  // only R's and S's lists, which step 3 merges no earlier than their pair,
+  // and times from before any merge: merging only moves steps later.)
+  const double Eps = 1e-9;
+  auto MayFuse = [&](int R, int I, int S, int J) {
+    const std::vector<PendingStep> &X = RB.Steps[R];
+    const double At = RB.Steps[S][J].Time;
+    if (size_t(I) + 1 < X.size() && X[I + 1].Sent < At - Eps)
+      return false;
+    auto W = WaitersOf.find({R, I});
+    if (W != WaitersOf.end())
+      for (const Waiter &D : W->second)
+        if (!(D.Tb == S && D.Idx == J) && D.Time < At - Eps)
+          return false;
+    return true;
+  };
+
   // 1. Candidates.
   std::vector<Pair> Cands;
   for (int R = 0; R < NumTbs; ++R) {
@@ -79,19 +129,22 @@ unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps) {
       const ThreadBlock &STb = RB.Tbs[S];
       if (STb.Send < 0 || STb.Recv >= 0 || STb.Channel != RTb.Channel)
         continue;
-      unsigned N = 0;
-      for (const PendingStep &PS : RB.Steps[S])
-        N += forwardedFrom(PS, R, RB.Steps[R]) >= 0;
+      unsigned Safe = 0, N = 0;
+      for (size_t J = 0; J < RB.Steps[S].size(); ++J) {
+        int I = forwardedFrom(RB.Steps[S][J], R, RB.Steps[R]);
+        N += I >= 0;
+        Safe += I >= 0 && MayFuse(R, I, S, int(J));
+      }
       if (N)
-        Cands.push_back({R, S, N});
+        Cands.push_back({R, S, Safe, N});
     }
   }
   // 2. Greedy pairing.
-  std::stable_sort(Cands.begin(), Cands.end(),
-                   [](const Pair &A, const Pair &B) {
-                     return std::make_tuple(-int(A.Count), A.Recv, A.Send) <
-                            std::make_tuple(-int(B.Count), B.Recv, B.Send);
-                   });
+  std::stable_sort(
+      Cands.begin(), Cands.end(), [](const Pair &A, const Pair &B) {
+        return std::make_tuple(-int(A.Safe), -int(A.Count), A.Recv, A.Send) <
+               std::make_tuple(-int(B.Safe), -int(B.Count), B.Recv, B.Send);
+      });
   std::vector<bool> Used(NumTbs, false);
   std::vector<Pair> Chosen;
   for (const Pair &P : Cands)
@@ -114,14 +167,15 @@ unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps) {
   for (const Pair &P : Chosen) {
     const std::vector<PendingStep> &X = RB.Steps[P.Recv], &Y = RB.Steps[P.Send];
     // Forwarded pairs, kept only while increasing in both lists, and only
-    // where receiving as late as the forward delays no message: the next
-    // message on the receive connection is sent no earlier (see above).
+    // where receiving as late as the forward holds up nothing that stands
+    // earlier: the next message on the receive connection is sent no
+    // earlier, and every other step that waits for the receive stands no
+    // earlier (see above).
     std::vector<int> MateOfX(X.size(), -1), MateOfY(Y.size(), -1);
     int LastX = -1;
-    const double Eps = 1e-9;
     for (size_t J = 0; J < Y.size(); ++J) {
       int I = forwardedFrom(Y[J], P.Recv, X);
-      if (I >= 0 && size_t(I) + 1 < X.size() && X[I + 1].Sent < Y[J].Time - Eps)
+      if (I >= 0 && !MayFuse(P.Recv, I, P.Send, int(J)))
         continue;
       if (I > LastX) {
         MateOfX[I] = int(J);

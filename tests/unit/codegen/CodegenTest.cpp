@@ -1,18 +1,25 @@
 //===- tests/unit/codegen/CodegenTest.cpp - Lowering on fixed schedules ---===//
 //
 // Lowering without the solver: hand-made routes on small topologies, timed
-// by the list scheduler, lowered, and the program's shape checked (relay
-// fusion, scratch for relays, channel segments, parallel instances).
+// by the list scheduler (or hand-made schedules), lowered, and the
+// program's shape checked (relay fusion, scratch for relays, channel
+// segments, parallel instances); a fusion that once deadlocked is also
+// proven by the checker.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Codegen.h"
 #include "passes/ListSchedule.h"
 #include "passes/ReduceSchedule.h"
+#include "tacclrt/Checker.h"
+#include "tacclrt/Loader.h"
 #include "tests/unit/codegen/CodegenTestUtil.h"
 
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <doctest/doctest.h>
+
+#include <set>
 
 using namespace tacclc;
 using namespace tacclc::ir;
@@ -245,4 +252,76 @@ TEST_CASE("relays of one threadblock share a scratch slot") {
   CodegenOptions NoFuse;
   NoFuse.FuseRelays = false; // receive and send apart: a slot per chunk
   CHECK(lower(S, NoFuse).Gpus[1].ScratchChunks == 4);
+}
+
+namespace {
+/// What the checker says about \p P (empty: it verifies).
+std::string checkErrors(const Program &P, const std::string &Name) {
+  std::string Xml;
+  llvm::raw_string_ostream OS(Xml);
+  writeXml(P, OS);
+  OS.flush();
+  tacclrt::Report Rep;
+  auto Algo = tacclrt::loadPlan(Xml, Name, tacclrt::LoadOptions(), Rep);
+  if (!Algo)
+    return Rep.str();
+  Rep.append(tacclrt::checkPlan(*Algo, Name));
+  return Rep.hasErrors() ? Rep.str() : std::string();
+}
+} // namespace
+
+TEST_CASE("a relayed chunk forwarded twice fuses only with its first "
+          "forward") {
+  // Broadcast from rank 1 of chunks c (0) and w (1) on a hand-made
+  // schedule (times in us):
+  //   c: 1->0 [0,1], 0->3 [1,2], 3->4 [2,3], 0->2 [6,7]
+  //   w: 1->3 [0,1], 3->4 [3,4], 4->0 [4,5], 0->2 [5,6]
+  // Rank 0 forwards c twice, to 3 first and to 2 last. Fused with its
+  // forward to 2, c's receive would stand at 6: after the forward to 3
+  // that waits for it, and behind the send of w to 2 in the fused tb. But
+  // w reaches rank 0 only after c has gone 0 -> 3 -> 4 (3 sends c before w
+  // to 4): a deadlock. (Rank 0's tbs receiving from 1 and sending to 2
+  // used to pair first, on the lowest ids.) A receive fuses only with a
+  // forward that nothing else waiting for it precedes: here c's forward to
+  // 3, and w's receive with its forward to 2.
+  Sketch S;
+  S.Name = "fork";
+  S.Topo = Topology("fork", 5);
+  S.Coll = Collective::make(CollectiveKind::Broadcast, 5, 2, RankId(1));
+  S.SizeBytes = 1000 * S.Coll.getSizeParts();
+  Schedule Sch;
+  auto Add = [&](unsigned C, unsigned A, unsigned B, double T0, double T1) {
+    Transfer T;
+    T.Chunk = ChunkId(C);
+    auto Id = S.Topo.findLink(RankId(A), RankId(B));
+    T.Link = Id ? *Id : S.Topo.addLink({RankId(A), RankId(B), 1.0, 1e-6});
+    T.StartUs = T0;
+    T.EndUs = T1;
+    Sch.Transfers.push_back(T);
+  };
+  Add(0, 1, 0, 0, 1);
+  Add(0, 0, 3, 1, 2);
+  Add(0, 3, 4, 2, 3);
+  Add(0, 0, 2, 6, 7);
+  Add(1, 1, 3, 0, 1);
+  Add(1, 3, 4, 3, 4);
+  Add(1, 4, 0, 4, 5);
+  Add(1, 0, 2, 5, 6);
+  Sch.sortTransfers();
+  Sch.MakespanUs = 7;
+
+  llvm::SourceMgr SM;
+  DiagnosticEngine Diags(SM);
+  auto P = lowerToProgram(S, Sch, CodegenOptions(), Diags);
+  REQUIRE(P);
+  std::string Errors = checkErrors(*P, S.Name);
+  CHECK_MESSAGE(Errors.empty(), Errors);
+  // Rank 0: c fused with 0 -> 3, w with 0 -> 2; ranks 3 and 4 one each.
+  std::set<std::pair<int, int>> Fused; // (recv peer, send peer)
+  for (const ThreadBlock &Tb : P->Gpus[0].Tbs)
+    for (const Step &St : Tb.Steps)
+      if (St.Type == OpType::RecvCopySend)
+        Fused.insert({Tb.Recv, Tb.Send});
+  CHECK(Fused == std::set<std::pair<int, int>>{{1, 3}, {4, 2}});
+  CHECK(count(*P, OpType::RecvCopySend) == 4);
 }
