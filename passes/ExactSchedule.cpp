@@ -329,8 +329,8 @@ ir::Schedule tacclc::scheduleExactly(
   if (Stats) {
     Stats->Seconds = Sol.Seconds;
     Stats->Status = solver::statusName(Sol.Status).str();
-    Stats->HitTimeLimit = Sol.Status == solver::SolveStatus::Feasible ||
-                          Sol.Status == solver::SolveStatus::NoSolution;
+    Stats->HitTimeLimit = Sol.Message.find("time limit") != std::string::npos;
+    Stats->Note = Sol.Message;
     if (Sol.hasValues()) {
       Stats->Objective = Sol.Objective;
       Stats->BestBound = Sol.BestBound;

@@ -141,8 +141,8 @@ tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
     Stats->BestBound = Sol.BestBound;
     Stats->WarmStartObjective = RM.WarmStartMakespanUs;
     Stats->Status = solver::statusName(Sol.Status).str();
-    Stats->HitTimeLimit = Sol.Status == solver::SolveStatus::Feasible ||
-                          Sol.Status == solver::SolveStatus::NoSolution;
+    Stats->HitTimeLimit = Sol.Message.find("time limit") != std::string::npos;
+    Stats->Note = Sol.Message;
   }
 
   switch (Sol.Status) {

@@ -38,6 +38,8 @@ struct SolveStats {
   std::string Status;
   /// True if the solve stopped at its time limit.
   bool HitTimeLimit = false;
+  /// The solver's account of an early stop or fallback, if any.
+  std::string Note;
 
   /// Relative gap between objective and bound (0 when optimal).
   double gap() const;

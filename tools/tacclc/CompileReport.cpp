@@ -22,11 +22,13 @@ using namespace tacclc;
 namespace {
 bool isSolverStage(const StageReport &R) { return !R.Solve.Status.empty(); }
 
-/// "optimal", or "feasible (time limit, gap 3.1%)".
+/// "optimal", "feasible (time limit, gap 3.1%)", or "feasible (why)".
 std::string outcome(const SolveStats &S) {
-  if (!S.HitTimeLimit)
-    return S.Status;
-  return fmt::format("{} (time limit, gap {:.2f}%)", S.Status, 100 * S.gap());
+  if (S.HitTimeLimit)
+    return fmt::format("{} (time limit, gap {:.2f}%)", S.Status, 100 * S.gap());
+  if (S.Status == "feasible" && !S.Note.empty())
+    return fmt::format("{} ({})", S.Status, S.Note);
+  return S.Status;
 }
 
 /// A JSON number; NaN and infinities (which JSON lacks) become null.
@@ -127,11 +129,12 @@ std::string tacclc::reportJson(const CompileFacts &F) {
           "\"objective\": {}, \"bound\": {}, \"variables\": {}, "
           "\"integer_variables\": {}, \"constraints\": {}, "
           "\"variables_before_symmetry\": {}, "
-          "\"constraints_before_symmetry\": {}, \"solve_seconds\": {}",
+          "\"constraints_before_symmetry\": {}, \"solve_seconds\": {}, "
+          "\"note\": {}",
           jsonQuote(St.Status), St.HitTimeLimit ? "true" : "false",
           num(St.gap()), num(St.Objective), num(St.BestBound), St.Variables,
           St.IntegerVariables, St.Constraints, St.VariablesBefore,
-          St.ConstraintsBefore, num(St.Seconds));
+          St.ConstraintsBefore, num(St.Seconds), jsonQuote(St.Note));
     }
     Stages += "}";
   }
