@@ -40,6 +40,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <queue>
 
 using namespace tacclc;
 using namespace tacclc::ir;
@@ -107,28 +108,10 @@ Structure analyse(const Sketch &S, const Schedule &Sched) {
 }
 
 /// True if transfer \p J may share a message with \p I, the transfer before
-/// it on the same lane: copies on a contiguous link whose chunks lie next
-/// to each other in the buffers codegen reads and writes, so that one step
-/// can move both. The receiver writes its output when it keeps the chunk
-/// (scratch, laid out by codegen, otherwise: no merge); the sender reads
-/// its output when it keeps the chunk, else its input when it starts with
-/// it, else scratch (no merge).
+/// it on the same lane (see mayShareMessage).
 bool mayMerge(const Sketch &S, const Transfer &I, const Transfer &J) {
-  const Link &L = S.Topo.link(J.Link);
-  if (I.Reduce || J.Reduce || L.Class < 0 ||
-      size_t(L.Class) >= S.ContiguousClasses.size() ||
-      !S.ContiguousClasses[L.Class])
-    return false;
-  const Collective &Coll = S.Coll;
-  const Chunk &A = Coll.chunk(I.Chunk), &B = Coll.chunk(J.Chunk);
-  if (!Coll.isPost(I.Chunk, L.Dst) || !Coll.isPost(J.Chunk, L.Dst) ||
-      B.OutputIndex != A.OutputIndex + 1)
-    return false;
-  bool AOut = Coll.isPost(I.Chunk, L.Src), BOut = Coll.isPost(J.Chunk, L.Src);
-  if (AOut || BOut)
-    return AOut && BOut;
-  return Coll.isPre(I.Chunk, L.Src) && Coll.isPre(J.Chunk, L.Src) &&
-         B.InputIndex == A.InputIndex + 1;
+  return !I.Reduce && !J.Reduce && I.Link == J.Link &&
+         mayShareMessage(S, I.Chunk, J.Chunk, J.Link);
 }
 
 double costOf(const Sketch &S, const Transfer &T) {
@@ -138,6 +121,23 @@ double betaOf(const Sketch &S, const Transfer &T) {
   return S.Topo.link(T.Link).BetaUsPerB * S.chunkBytes();
 }
 } // namespace
+
+bool tacclc::mayShareMessage(const Sketch &S, ChunkId A, ChunkId B, LinkId L) {
+  const Link &Lk = S.Topo.link(L);
+  if (Lk.Class < 0 || size_t(Lk.Class) >= S.ContiguousClasses.size() ||
+      !S.ContiguousClasses[Lk.Class])
+    return false;
+  const Collective &Coll = S.Coll;
+  const Chunk &CA = Coll.chunk(A), &CB = Coll.chunk(B);
+  if (!Coll.isPost(A, Lk.Dst) || !Coll.isPost(B, Lk.Dst) ||
+      CB.OutputIndex != CA.OutputIndex + 1)
+    return false;
+  bool AOut = Coll.isPost(A, Lk.Src), BOut = Coll.isPost(B, Lk.Src);
+  if (AOut || BOut)
+    return AOut && BOut;
+  return Coll.isPre(A, Lk.Src) && Coll.isPre(B, Lk.Src) &&
+         CB.InputIndex == CA.InputIndex + 1;
+}
 
 ScheduleModel tacclc::buildScheduleModel(const Sketch &S, const Schedule &Sched,
                                          bool AllowMerge) {
@@ -219,90 +219,128 @@ ScheduleModel tacclc::buildScheduleModel(const Sketch &S, const Schedule &Sched,
                         {{SM.Start[V], 1.0}, {SM.Arrive[U], -1.0}}, 0.0);
     }
   }
-  // Messages of at most MaxChunksPerMessage chunks.
+  // Messages of at most MaxChunksPerMessage chunks: of any Max joins in a
+  // row (a message of Max + 1 chunks), one must not be taken.
   for (const std::vector<size_t> &Lane : St.Lanes)
-    for (size_t K = 0; K + MaxChunksPerMessage <= Lane.size(); ++K) {
+    for (size_t K = 0; K + MaxChunksPerMessage < Lane.size(); ++K) {
       std::vector<Term> Run;
-      for (size_t J = K + 1; J < K + MaxChunksPerMessage; ++J)
+      for (size_t J = K + 1; J <= K + MaxChunksPerMessage; ++J)
         if (auto G = SM.JoinPrev[Lane[J]])
           Run.push_back({*G, 1.0});
         else
           break;
-      if (Run.size() + 1 == MaxChunksPerMessage)
+      if (Run.size() == MaxChunksPerMessage)
         M.addLessEqual(Name("run", Lane[K]), Run, double(Run.size() - 1));
     }
   return SM;
 }
 
-Schedule tacclc::retime(const Sketch &S, const Schedule &Sched,
-                        const std::vector<bool> &JoinPrev,
-                        const std::vector<double> *Key) {
-  const Topology &Topo = S.Topo;
+std::optional<Schedule> tacclc::retime(const Sketch &S, const Schedule &Sched,
+                                       const std::vector<bool> &JoinPrev,
+                                       const std::vector<double> *Key) {
   Structure St = analyse(S, Sched);
   Schedule Out = Sched;
   auto &Ts = Out.Transfers;
-  // Group heads and members, in stage-2 order along each lane.
-  std::vector<std::vector<size_t>> Members(Ts.size());
-  std::vector<size_t> Head(Ts.size());
+  const size_t N = Ts.size();
+  // Messages: a head and its members, in stage-2 order along each lane.
+  std::vector<size_t> Head(N);
+  std::vector<std::vector<size_t>> Members(N);
   for (const std::vector<size_t> &Lane : St.Lanes)
     for (size_t I : Lane) {
       int P = St.LanePrev[I];
       Head[I] = P >= 0 && JoinPrev[I] ? Head[P] : I;
       Members[Head[I]].push_back(I);
     }
-  std::vector<Resource> Res = Topo.resources();
-  std::vector<std::vector<size_t>> PortsOf(Topo.links().size());
+  // What each message waits for: the messages that bring its chunks, and
+  // the one before it on its lane and on each of its ports.
+  std::vector<std::vector<size_t>> Succ(N);
+  std::vector<unsigned> Preds(N, 0);
+  auto Edge = [&](size_t From, size_t To) {
+    From = Head[From];
+    To = Head[To];
+    if (From != To) {
+      Succ[From].push_back(To);
+      ++Preds[To];
+    }
+  };
+  for (size_t I = 0; I < N; ++I) {
+    if (St.Parent[I] >= 0)
+      Edge(size_t(St.Parent[I]), I);
+    if (St.LanePrev[I] >= 0)
+      Edge(size_t(St.LanePrev[I]), I);
+  }
+  for (const std::vector<size_t> &Port : St.Ports)
+    for (size_t K = 1; K < Port.size(); ++K)
+      Edge(Port[K - 1], Port[K]);
+  // Place messages in a topological order, earliest key first.
+  auto KeyOf = [&](size_t H) {
+    return Key ? (*Key)[H] : Sched.Transfers[Members[H].back()].StartUs;
+  };
+  using Item = std::pair<double, size_t>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> Queue;
+  for (size_t I = 0; I < N; ++I)
+    if (Head[I] == I && Preds[I] == 0)
+      Queue.push({KeyOf(I), I});
+  std::vector<Resource> Res = S.Topo.resources();
+  std::vector<std::vector<size_t>> PortsOf(S.Topo.links().size());
   for (size_t P = 0; P < Res.size(); ++P)
     for (LinkId L : Res[P].Links)
       PortsOf[L.index()].push_back(P);
-  std::vector<double> PortFree(Res.size(), 0.0);
+  std::vector<double> PortFree(Res.size(), 0.0), Arrive(N, 0.0);
   std::map<std::pair<unsigned, unsigned>, double> LaneFree;
-  std::vector<double> Arrive(Ts.size(), -1.0);
-  // Process groups in a topological order of their constraints: by the
-  // given keys (a solution's start times, where every predecessor of a
-  // group starts strictly earlier), else by their last member's stage-2
-  // start.
-  std::vector<size_t> Groups;
-  std::vector<double> GroupKey(Ts.size(), 0.0);
-  for (size_t I = 0; I < Ts.size(); ++I)
-    if (Head[I] == I) {
-      Groups.push_back(I);
-      GroupKey[I] =
-          Key ? (*Key)[I] : Sched.Transfers[Members[I].back()].StartUs;
-    }
-  std::stable_sort(Groups.begin(), Groups.end(), [&](size_t A, size_t B) {
-    return GroupKey[A] < GroupKey[B];
-  });
   double Makespan = 0;
-  for (size_t G : Groups) {
+  size_t Placed = 0;
+  while (!Queue.empty()) {
+    size_t G = Queue.top().second;
+    Queue.pop();
     const Transfer &First = Ts[G];
     double Start = LaneFree[{First.Link.index(), First.Lane}];
     for (size_t P : PortsOf[First.Link.index()])
       Start = std::max(Start, PortFree[P]);
-    for (size_t I : Members[G]) {
-      int Par = St.Parent[I];
-      if (Par >= 0) {
-        if (Arrive[Par] < 0)
-          reportInternalError("retime: a group leaves before its chunk "
-                              "arrives");
-        Start = std::max(Start, Arrive[Par]);
-      }
-    }
+    for (size_t I : Members[G])
+      if (St.Parent[I] >= 0)
+        Start = std::max(Start, Arrive[St.Parent[I]]);
     double End = Start + costOf(S, First) +
                  betaOf(S, First) * double(Members[G].size() - 1);
     for (size_t I : Members[G]) {
       Ts[I].StartUs = Start;
-      Ts[I].EndUs = End;
-      Arrive[I] = End;
+      Ts[I].EndUs = Arrive[I] = End;
     }
     LaneFree[{First.Link.index(), First.Lane}] = End;
     for (size_t P : PortsOf[First.Link.index()])
       PortFree[P] = End;
     Makespan = std::max(Makespan, End);
+    ++Placed;
+    for (size_t Next : Succ[G])
+      if (--Preds[Next] == 0)
+        Queue.push({KeyOf(Next), Next});
   }
+  size_t Messages = 0;
+  for (size_t I = 0; I < N; ++I)
+    Messages += Head[I] == I;
+  if (Placed != Messages)
+    return std::nullopt; // the messages wait for each other in a cycle
   Out.MakespanUs = Makespan;
   Out.sortTransfers();
   return Out;
+}
+
+Schedule tacclc::mergeGreedily(const Sketch &S, const Schedule &Sched) {
+  Structure St = analyse(S, Sched);
+  const auto &Ts = Sched.Transfers;
+  std::vector<bool> Join(Ts.size(), false);
+  std::vector<unsigned> Size(Ts.size(), 1);
+  for (const std::vector<size_t> &Lane : St.Lanes)
+    for (size_t I : Lane) {
+      int P = St.LanePrev[I];
+      if (P >= 0 && Size[P] < MaxChunksPerMessage &&
+          mayMerge(S, Ts[P], Ts[I])) {
+        Join[I] = true;
+        Size[I] = Size[P] + 1;
+      }
+    }
+  auto Merged = retime(S, Sched, Join);
+  return Merged && Merged->MakespanUs < Sched.MakespanUs ? *Merged : Sched;
 }
 
 ir::Schedule tacclc::scheduleExactly(
@@ -349,6 +387,8 @@ ir::Schedule tacclc::scheduleExactly(
   std::vector<double> Key;
   for (solver::VarId V : SM.Start)
     Key.push_back(Sol.Values[V.Index]);
-  Schedule Out = retime(S, Sched, Join, &Key);
-  return Out.MakespanUs < Sched.MakespanUs * (1 - 1e-9) ? Out : Sched;
+  auto Out = retime(S, Sched, Join, &Key);
+  if (!Out)
+    reportInternalError("stage 3 chose messages that wait for each other");
+  return Out->MakespanUs < Sched.MakespanUs * (1 - 1e-9) ? *Out : Sched;
 }

@@ -31,6 +31,16 @@ namespace tacclc {
 /// Longest run of chunks one message may carry.
 inline constexpr unsigned MaxChunksPerMessage = 8;
 
+/// True if copies of chunks \p A then \p B over link \p L may travel as one
+/// message: \p L is of a `contiguous` class, and the chunks lie next to
+/// each other in the buffers codegen reads and writes, so one step can move
+/// both. The receiver writes its output when it keeps the chunks (scratch,
+/// laid out by codegen, otherwise: no); the sender reads its output when
+/// it keeps them, else its input when it starts with them, else scratch
+/// (no).
+bool mayShareMessage(const ir::Sketch &S, ir::ChunkId A, ir::ChunkId B,
+                     ir::LinkId L);
+
 /// The stage-3 model and the maps back to the schedule.
 struct ScheduleModel {
   solver::Model Model;
@@ -58,12 +68,21 @@ ScheduleModel buildScheduleModel(const ir::Sketch &S, const ir::Schedule &Sched,
 /// The earliest times of \p Sched's transfers when the transfers flagged in
 /// \p JoinPrev share a message with the previous transfer of their lane,
 /// keeping the order of \p Sched (by start) on every lane and shared port.
-/// Messages are placed in the order of \p Key (one value per transfer,
-/// equal within a message; a solution's start times), or without it by
-/// the stage-2 start of their last chunk.
-ir::Schedule retime(const ir::Sketch &S, const ir::Schedule &Sched,
-                    const std::vector<bool> &JoinPrev,
-                    const std::vector<double> *Key = nullptr);
+/// Messages are placed in a topological order of what they wait for, ties
+/// by \p Key (one value per transfer, equal within a message; a solution's
+/// start times), or without it by the stage-2 start of their last chunk.
+/// Nothing if the messages would wait for each other in a cycle (merges
+/// that no schedule allows).
+std::optional<ir::Schedule> retime(const ir::Sketch &S,
+                                   const ir::Schedule &Sched,
+                                   const std::vector<bool> &JoinPrev,
+                                   const std::vector<double> *Key = nullptr);
+
+/// \p Sched with every allowed merge of consecutive chunks (up to
+/// MaxChunksPerMessage per message), retimed, if that is shorter; else
+/// \p Sched. A quick estimate of what stage 3 can gain, used to compare
+/// stage-2 orderings.
+ir::Schedule mergeGreedily(const ir::Sketch &S, const ir::Schedule &Sched);
 
 /// Stage 3: decides merges with CBC and returns the retimed schedule, never
 /// slower than \p Sched. Without decisions to make, returns \p Sched. A

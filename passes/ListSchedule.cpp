@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/ListSchedule.h"
+#include "passes/ExactSchedule.h"
 
 #include "support/Diagnostics.h"
 
@@ -26,6 +27,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 #include <tuple>
 
 using namespace tacclc;
@@ -54,6 +56,8 @@ std::array<double, 3> sortKey(Ordering O, const Job &J, double Start) {
     return {Start, J.OwnNode ? 0.0 : 1.0, -J.Remaining};
   case Ordering::WidestSubtree:
     return {-J.Below, Start, 0};
+  case Ordering::Batched:
+    return {Start, -J.Remaining, 0};
   }
   return {Start, 0, 0};
 }
@@ -83,17 +87,23 @@ llvm::StringRef tacclc::orderingName(Ordering O) {
     return "own-node-first";
   case Ordering::WidestSubtree:
     return "widest-subtree";
+  case Ordering::Batched:
+    return "batched";
   }
   return "?";
 }
 
-OrderingResult tacclc::orderTransfers(const Sketch &S, const Routes &R) {
+OrderingResult
+tacclc::orderTransfers(const Sketch &S, const Routes &R,
+                       llvm::function_ref<double(const Schedule &)> Score) {
   OrderingResult Out;
+  double BestScore = 0;
   for (Ordering O : AllOrderings) {
     Schedule Sch = scheduleTransfers(S, R, O);
-    Out.Tried.push_back({O, Sch.MakespanUs});
-    if (Out.Tried.size() == 1 ||
-        Sch.MakespanUs < Out.Best.MakespanUs * (1 - 1e-12)) {
+    double Mine = Score ? Score(Sch) : Sch.MakespanUs;
+    Out.Tried.push_back({O, Mine});
+    if (Out.Tried.size() == 1 || Mine < BestScore * (1 - 1e-12)) {
+      BestScore = Mine;
       Out.Best = std::move(Sch);
       Out.BestOrdering = O;
     }
@@ -137,6 +147,60 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R,
     }
   }
 
+  // Batches (Ordering::Batched): per contiguous link, its jobs in output
+  // order, cut where two neighbours may not share a message or a batch is
+  // full. Batch[I] is job I's batch, Next[B] the index of its first job
+  // not started yet.
+  std::vector<int> BatchOf(Jobs.size(), -1);
+  std::vector<std::vector<size_t>> Batches;
+  std::vector<size_t> NextInBatch;
+  if (O == Ordering::Batched) {
+    std::map<unsigned, std::vector<size_t>> OnLink;
+    for (size_t I = 0; I < Jobs.size(); ++I)
+      OnLink[Jobs[I].Link.index()].push_back(I);
+    for (auto &[L, Js] : OnLink) {
+      std::sort(Js.begin(), Js.end(), [&](size_t A, size_t B) {
+        return S.Coll.chunk(Jobs[A].Chunk).OutputIndex <
+               S.Coll.chunk(Jobs[B].Chunk).OutputIndex;
+      });
+      for (size_t K = 0; K < Js.size(); ++K) {
+        bool Joins = K > 0 && Batches.back().size() < MaxChunksPerMessage &&
+                     mayShareMessage(S, Jobs[Js[K - 1]].Chunk,
+                                     Jobs[Js[K]].Chunk, LinkId(L));
+        if (!Joins) {
+          if (K > 0 && Batches.back().size() == 1)
+            BatchOf[Batches.back().front()] = -1; // a batch of one is none
+          if (K > 0 && Batches.back().size() == 1)
+            Batches.back().clear();
+          Batches.emplace_back();
+        }
+        Batches.back().push_back(Js[K]);
+        BatchOf[Js[K]] = int(Batches.size()) - 1;
+      }
+      if (!Batches.empty() && Batches.back().size() == 1) {
+        BatchOf[Batches.back().front()] = -1;
+        Batches.back().clear();
+      }
+    }
+    NextInBatch.assign(Batches.size(), 0);
+  }
+  // A batched job may start when it is its batch's next and every job of
+  // the batch has arrived; \p Earliest is then the last arrival.
+  auto BatchReady = [&](size_t I, double &Earliest) {
+    int B = BatchOf[I];
+    if (B < 0)
+      return true;
+    const std::vector<size_t> &Js = Batches[B];
+    if (Js[NextInBatch[B]] != I)
+      return false;
+    for (size_t J : Js) {
+      if (Jobs[J].Ready == std::numeric_limits<double>::infinity())
+        return false;
+      Earliest = std::max(Earliest, Jobs[J].Ready);
+    }
+    return true;
+  };
+
   // Lanes per link, shared ports per link, own chunks pending per link.
   std::vector<std::vector<double>> LaneFree;
   for (const Link &L : Topo.links())
@@ -174,25 +238,34 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R,
     size_t Best = Jobs.size(), BestPos = 0;
     double BestStart = 0;
     std::array<double, 3> BestKey{};
-    for (size_t Pos = 0; Pos < Ready.size(); ++Pos) {
-      size_t I = Ready[Pos];
-      const Job &J = Jobs[I];
-      if (OwnPending[J.Link.index()] > 0 && !IsOwn(J))
-        continue;
-      double Start =
-          std::max(J.Ready, LaneFree[J.Link.index()][EarliestLane(J.Link)]);
-      for (size_t P : PortsOf[J.Link.index()])
-        Start = std::max(Start, PortFree[P]);
-      std::array<double, 3> Key = sortKey(O, J, Start);
-      int Cmp = Best == Jobs.size() ? -1 : compareKeys(Key, BestKey);
-      if (Cmp < 0 ||
-          (Cmp == 0 && std::make_pair(J.Chunk.index(), J.Link.index()) <
-                           std::make_pair(Jobs[Best].Chunk.index(),
-                                          Jobs[Best].Link.index()))) {
-        Best = I;
-        BestPos = Pos;
-        BestStart = Start;
-        BestKey = Key;
+    // With batches, a pass may find nothing to start when batches wait on
+    // each other through chunks they relay; the next pass ignores them.
+    for (bool UseBatches : {true, false}) {
+      if (Best != Jobs.size())
+        break;
+      for (size_t Pos = 0; Pos < Ready.size(); ++Pos) {
+        size_t I = Ready[Pos];
+        const Job &J = Jobs[I];
+        if (OwnPending[J.Link.index()] > 0 && !IsOwn(J))
+          continue;
+        double Earliest = J.Ready;
+        if (UseBatches && !BatchReady(I, Earliest))
+          continue;
+        double Start =
+            std::max(Earliest, LaneFree[J.Link.index()][EarliestLane(J.Link)]);
+        for (size_t P : PortsOf[J.Link.index()])
+          Start = std::max(Start, PortFree[P]);
+        std::array<double, 3> Key = sortKey(O, J, Start);
+        int Cmp = Best == Jobs.size() ? -1 : compareKeys(Key, BestKey);
+        if (Cmp < 0 ||
+            (Cmp == 0 && std::make_pair(J.Chunk.index(), J.Link.index()) <
+                             std::make_pair(Jobs[Best].Chunk.index(),
+                                            Jobs[Best].Link.index()))) {
+          Best = I;
+          BestPos = Pos;
+          BestStart = Start;
+          BestKey = Key;
+        }
       }
     }
     if (Best == Jobs.size())
@@ -200,6 +273,14 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R,
     Ready.erase(Ready.begin() + BestPos);
     Job &J = Jobs[Best];
     J.Done = true;
+    if (BatchOf[Best] >= 0) {
+      // Later jobs of the batch now come after this one; a job started out
+      // of turn (the fallback pass) leaves its batch.
+      std::vector<size_t> &Js = Batches[BatchOf[Best]];
+      Js.erase(std::find(Js.begin(), Js.end(), Best));
+      NextInBatch[BatchOf[Best]] = 0;
+      BatchOf[Best] = -1;
+    }
     double End = BestStart + Topo.link(J.Link).costUs(Bytes);
     size_t Lane = EarliestLane(J.Link);
     LaneFree[J.Link.index()][Lane] = End;

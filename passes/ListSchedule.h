@@ -15,6 +15,7 @@
 #include "ir/Schedule.h"
 #include "ir/Sketch.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <utility>
@@ -37,15 +38,20 @@ enum class Ordering {
   /// Most total work below the transfer (summed over every branch of the
   /// chunk's tree) first, then earliest start (TACCL's h12).
   WidestSubtree,
+  /// As EarliestStart, but chunks that may share one message on a
+  /// `contiguous` link (mayShareMessage) form batches in buffer order: a
+  /// batch leaves when all its chunks have arrived, back to back, so that
+  /// stage 3 can send it as one message. For alpha-bound links.
+  Batched,
 };
 
 /// Every heuristic, in the order orderTransfers() tries them.
 inline constexpr Ordering AllOrderings[] = {
     Ordering::EarliestStart, Ordering::CriticalPath, Ordering::OwnNodeFirst,
-    Ordering::WidestSubtree};
+    Ordering::WidestSubtree, Ordering::Batched};
 
 /// A short name: "earliest-start", "critical-path", "own-node-first",
-/// "widest-subtree".
+/// "widest-subtree", "batched".
 llvm::StringRef orderingName(Ordering O);
 
 /// Schedules every (chunk, link) of \p R on the links of \p S, choosing
@@ -53,17 +59,20 @@ llvm::StringRef orderingName(Ordering O);
 ir::Schedule scheduleTransfers(const ir::Sketch &S, const ir::Routes &R,
                                Ordering O = Ordering::EarliestStart);
 
-/// Stage 2: the schedules of every heuristic, and the shortest.
+/// Stage 2: the schedules of every heuristic, and the best.
 struct OrderingResult {
   ir::Schedule Best;
   Ordering BestOrdering = Ordering::EarliestStart;
-  /// Makespan of each heuristic, in AllOrderings order.
+  /// Score of each heuristic's schedule, in AllOrderings order.
   std::vector<std::pair<Ordering, double>> Tried;
 };
 
-/// Runs every heuristic and keeps the shortest schedule (ties: the first
-/// in AllOrderings), so the result is deterministic.
-OrderingResult orderTransfers(const ir::Sketch &S, const ir::Routes &R);
+/// Runs every heuristic and keeps the schedule of lowest \p Score (by
+/// default its makespan; ties: the first in AllOrderings), so the result
+/// is deterministic.
+OrderingResult orderTransfers(
+    const ir::Sketch &S, const ir::Routes &R,
+    llvm::function_ref<double(const ir::Schedule &)> Score = nullptr);
 
 } // namespace tacclc
 
