@@ -32,10 +32,11 @@
 // carries [...]`) have no variable for that chunk.
 //
 // Algorithm:
-//   1. per chunk, Dijkstra from its source gives dist_c; a second Dijkstra
-//      with link weights raised by the load of earlier chunks gives a tree
-//      that spreads traffic; the trees are the warm start and their
-//      makespan H bounds T;
+//   1. per chunk, Dijkstra from its source gives dist_c and a shortest-path
+//      tree; a greedy Steiner tree with link weights raised by the load of
+//      earlier chunks on the link and its shared ports gives one that
+//      spreads traffic and crosses costly links once; the better set of
+//      trees is the warm start and its makespan H bounds T;
 //   2. links that cannot deliver c before H are left out of the model, and
 //      M_l = H + cost(l) is the tightest valid big-M;
 //   3. rows are emitted chunk by chunk in a fixed order (determinism).
@@ -67,17 +68,24 @@ struct ChunkPaths {
   std::vector<double> TreeTime; ///< Arrival time along the tree.
 };
 
-/// Dijkstra from the pre ranks of \p C with per-link weights \p Weight;
-/// returns distances and a tree (ties: the first link in declaration order).
+/// Dijkstra from \p From (or, when empty, the pre ranks of \p C) with
+/// per-link weights \p Weight; returns distances and a tree (ties: the
+/// first link in declaration order).
 std::pair<std::vector<double>, std::vector<LinkId>>
-dijkstra(const Sketch &S, ChunkId C, const std::vector<double> &Weight) {
+dijkstra(const Sketch &S, ChunkId C, const std::vector<double> &Weight,
+         const std::vector<bool> &From = {}) {
   const Topology &T = S.Topo;
   const double Inf = std::numeric_limits<double>::infinity();
   std::vector<double> Dist(T.getNumRanks(), Inf);
   std::vector<LinkId> Parent(T.getNumRanks());
   std::vector<bool> Done(T.getNumRanks(), false);
-  for (RankId Pre : S.Coll.chunk(C).Pre)
-    Dist[Pre.index()] = 0;
+  if (From.empty())
+    for (RankId Pre : S.Coll.chunk(C).Pre)
+      Dist[Pre.index()] = 0;
+  else
+    for (unsigned R = 0; R < From.size(); ++R)
+      if (From[R])
+        Dist[R] = 0;
   for (unsigned Step = 0; Step < T.getNumRanks(); ++Step) {
     unsigned Best = T.getNumRanks();
     for (unsigned R = 0; R < T.getNumRanks(); ++R)
@@ -99,23 +107,61 @@ dijkstra(const Sketch &S, ChunkId C, const std::vector<double> &Weight) {
   return {Dist, Parent};
 }
 
-/// Shortest distances of \p C, and a warm-start tree that avoids links
-/// already loaded by earlier chunks (weight = cost + current load), so the
-/// warm start spreads traffic over parallel paths instead of piling it on
-/// one link. \p Load is updated with the tree's links.
+/// A tree that reaches every post rank of \p C: repeatedly join the post
+/// rank nearest to the tree by its shortest path from the tree (the
+/// Takahashi-Matsuyama heuristic for Steiner trees), so a costly link into
+/// a node is crossed once and the node is then served by cheaper ones.
+std::vector<LinkId> steinerTree(const Sketch &S, ChunkId C,
+                                const std::vector<double> &Weight) {
+  const Topology &T = S.Topo;
+  std::vector<bool> InTree(T.getNumRanks(), false);
+  std::vector<LinkId> Parent(T.getNumRanks());
+  for (RankId Pre : S.Coll.chunk(C).Pre)
+    InTree[Pre.index()] = true;
+  for (;;) {
+    auto [Dist, Via] = dijkstra(S, C, Weight, InTree);
+    unsigned Best = T.getNumRanks();
+    for (RankId Post : S.Coll.chunk(C).Post)
+      if (!InTree[Post.index()] && std::isfinite(Dist[Post.index()]) &&
+          (Best == T.getNumRanks() || Dist[Post.index()] < Dist[Best]))
+        Best = Post.index();
+    if (Best == T.getNumRanks())
+      return Parent;
+    for (unsigned R = Best; !InTree[R]; R = T.link(Via[R]).Src.index()) {
+      InTree[R] = true;
+      Parent[R] = Via[R];
+    }
+  }
+}
+
+/// Shortest distances of \p C, and a warm-start tree that avoids links and
+/// shared ports already loaded by earlier chunks (weight = cost + the load
+/// of the link and of each port it uses), so the warm start spreads
+/// traffic over parallel paths instead of piling it on one link or NIC.
+/// \p Load holds the load of every link so far.
 ChunkPaths paths(const Sketch &S, ChunkId C, double Bytes,
-                 std::vector<double> &Load, bool Spread) {
+                 const std::vector<double> &Load,
+                 const std::vector<Resource> &Ports, bool Spread) {
   const Topology &T = S.Topo;
   std::vector<double> Cost(T.links().size()), Weight(T.links().size());
+  std::vector<double> Busy(Load);
+  if (Spread)
+    for (const Resource &P : Ports) {
+      double PortLoad = 0;
+      for (LinkId L : P.Links)
+        PortLoad += Load[L.index()];
+      for (LinkId L : P.Links)
+        Busy[L.index()] += PortLoad;
+    }
   for (unsigned L = 0; L < T.links().size(); ++L) {
     Cost[L] = S.mayCarry(C, LinkId(L))
                   ? T.link(LinkId(L)).costUs(Bytes)
                   : std::numeric_limits<double>::infinity();
-    Weight[L] = Cost[L] + (Spread ? Load[L] : 0.0);
+    Weight[L] = Cost[L] + (Spread ? Busy[L] : 0.0);
   }
   ChunkPaths P;
   P.Dist = dijkstra(S, C, Cost).first;
-  P.Parent = dijkstra(S, C, Weight).second;
+  P.Parent = Spread ? steinerTree(S, C, Weight) : dijkstra(S, C, Weight).second;
   // Keep only the tree links that lead to a post rank.
   std::vector<bool> Needed(T.getNumRanks(), false);
   for (RankId Post : S.Coll.chunk(C).Post)
@@ -277,7 +323,7 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S,
         continue;
       // A representative's tree, and its images for the rest of the orbit
       // (a symmetric warm start).
-      ChunkPaths P = paths(S, ChunkId(C), Bytes, Load, Spread);
+      ChunkPaths P = paths(S, ChunkId(C), Bytes, Load, Ports, Spread);
       for (unsigned G = 0; G < Group.size(); ++G) {
         ChunkPaths &Image = Try[Group.chunk(G, ChunkId(C)).index()];
         Image = imagePaths(S, Group, G, P);
