@@ -84,20 +84,20 @@ cl::opt<bool>
 cl::opt<std::string> TimeLimit(
     "time-limit",
     cl::desc("Seconds per MILP solve (default 60): N, or routing=N,schedule=M"),
-    cl::value_desc("spec"), cl::init("60"), cl::sub(*cl::TopLevelSubCommand),
+    cl::value_desc("spec"), cl::sub(*cl::TopLevelSubCommand),
     cl::cat(CompileCat));
 cl::opt<std::string>
     Gap("gap",
-        cl::desc("Accepted relative MILP gap (default 1e-4): G, or "
-                 "routing=G,schedule=H"),
-        cl::value_desc("spec"), cl::init("1e-4"),
-        cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
+        cl::desc("Accepted relative MILP gap (default routing 1e-3, "
+                 "schedule 1e-4): G, or routing=G,schedule=H"),
+        cl::value_desc("spec"), cl::sub(*cl::TopLevelSubCommand),
+        cl::cat(CompileCat));
 cl::opt<std::string>
     Threads("threads",
             cl::desc("Solver threads (default 1: reproducible): N, or "
                      "routing=N,schedule=M"),
-            cl::value_desc("spec"), cl::init("1"),
-            cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
+            cl::value_desc("spec"), cl::sub(*cl::TopLevelSubCommand),
+            cl::cat(CompileCat));
 cl::opt<bool> Verbose("v",
                       cl::desc("Print each stage as it ends, and solver "
                                "progress as lines"),
@@ -407,11 +407,17 @@ int main(int argc, char **argv) {
   O.GapGiven = Gap.getNumOccurrences() > 0;
   StageOptions &R = O.Synthesis.Routing, &Sc = O.Synthesis.Scheduling;
   double RThreads = 1, ScThreads = 1;
-  if (!parseStageValues("--time-limit", TimeLimit, 1e-3, 1e9,
-                        R.TimeLimitSeconds, Sc.TimeLimitSeconds) ||
-      !parseStageValues("--gap", Gap, 0, 0.999, R.RelativeGap,
-                        Sc.RelativeGap) ||
-      !parseStageValues("--threads", Threads, 1, 256, RThreads, ScThreads))
+  // Options not given keep each stage's defaults (passes/Options.h).
+  RThreads = R.Threads;
+  ScThreads = Sc.Threads;
+  if ((TimeLimit.getNumOccurrences() &&
+       !parseStageValues("--time-limit", TimeLimit, 1e-3, 1e9,
+                         R.TimeLimitSeconds, Sc.TimeLimitSeconds)) ||
+      (Gap.getNumOccurrences() &&
+       !parseStageValues("--gap", Gap, 0, 0.999, R.RelativeGap,
+                         Sc.RelativeGap)) ||
+      (Threads.getNumOccurrences() &&
+       !parseStageValues("--threads", Threads, 1, 256, RThreads, ScThreads)))
     return ExitInternal;
   R.Threads = unsigned(RThreads);
   Sc.Threads = unsigned(ScThreads);
