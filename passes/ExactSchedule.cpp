@@ -235,9 +235,11 @@ ScheduleModel tacclc::buildScheduleModel(const Sketch &S, const Schedule &Sched,
   return SM;
 }
 
-std::optional<Schedule> tacclc::retime(const Sketch &S, const Schedule &Sched,
-                                       const std::vector<bool> &JoinPrev,
-                                       const std::vector<double> *Key) {
+namespace {
+/// retime(), with the transfers left in \p Sched's order.
+std::optional<Schedule> retimeInOrder(const Sketch &S, const Schedule &Sched,
+                                      const std::vector<bool> &JoinPrev,
+                                      const std::vector<double> *Key) {
   Structure St = analyse(S, Sched);
   Schedule Out = Sched;
   auto &Ts = Out.Transfers;
@@ -321,11 +323,12 @@ std::optional<Schedule> tacclc::retime(const Sketch &S, const Schedule &Sched,
   if (Placed != Messages)
     return std::nullopt; // the messages wait for each other in a cycle
   Out.MakespanUs = Makespan;
-  Out.sortTransfers();
   return Out;
 }
 
-Schedule tacclc::mergeGreedily(const Sketch &S, const Schedule &Sched) {
+/// Every allowed merge of consecutive chunks on a lane, up to
+/// MaxChunksPerMessage chunks per message.
+std::vector<bool> greedyJoins(const Sketch &S, const Schedule &Sched) {
   Structure St = analyse(S, Sched);
   const auto &Ts = Sched.Transfers;
   std::vector<bool> Join(Ts.size(), false);
@@ -339,7 +342,43 @@ Schedule tacclc::mergeGreedily(const Sketch &S, const Schedule &Sched) {
         Size[I] = Size[P] + 1;
       }
     }
-  auto Merged = retime(S, Sched, Join);
+  return Join;
+}
+
+/// The point of \p SM that sends \p Sched's transfers as \p Timed times
+/// them (same transfer order), with the merges \p Join.
+std::vector<double> modelPoint(const Sketch &S, const ScheduleModel &SM,
+                               const Schedule &Timed,
+                               const std::vector<bool> &Join) {
+  std::vector<double> X(SM.Model.numVariables(), 0.0);
+  X[SM.Makespan.Index] = Timed.MakespanUs;
+  double Grown = 0; // the message's end so far, along its lane
+  Structure St = analyse(S, Timed);
+  for (const std::vector<size_t> &Lane : St.Lanes)
+    for (size_t I : Lane) {
+      const Transfer &T = Timed.Transfers[I];
+      Grown = Join[I] ? Grown + betaOf(S, T) : T.StartUs + costOf(S, T);
+      X[SM.Start[I].Index] = T.StartUs;
+      X[SM.End[I].Index] = Grown;
+      X[SM.Arrive[I].Index] = T.EndUs;
+      if (auto G = SM.JoinPrev[I])
+        X[G->Index] = Join[I] ? 1.0 : 0.0;
+    }
+  return X;
+}
+} // namespace
+
+std::optional<Schedule> tacclc::retime(const Sketch &S, const Schedule &Sched,
+                                       const std::vector<bool> &JoinPrev,
+                                       const std::vector<double> *Key) {
+  auto Out = retimeInOrder(S, Sched, JoinPrev, Key);
+  if (Out)
+    Out->sortTransfers();
+  return Out;
+}
+
+Schedule tacclc::mergeGreedily(const Sketch &S, const Schedule &Sched) {
+  auto Merged = retime(S, Sched, greedyJoins(S, Sched));
   return Merged && Merged->MakespanUs < Sched.MakespanUs ? *Merged : Sched;
 }
 
@@ -362,7 +401,19 @@ ir::Schedule tacclc::scheduleExactly(
   if (SM.NumDecisions == 0)
     return Sched;
   solver::SolveOptions SO = Opts.solveOptions("schedule");
+  // Warm start: stage 2's schedule, or every allowed merge where that is
+  // shorter (then CBC starts from a good point even under a short limit).
   SO.WarmStart = SM.WarmStart;
+  std::vector<bool> Greedy = greedyJoins(S, Sched);
+  if (auto Merged = retimeInOrder(S, Sched, Greedy, nullptr);
+      Merged && Merged->MakespanUs < Sched.MakespanUs) {
+    std::vector<double> X = modelPoint(S, SM, *Merged, Greedy);
+    if (SM.Model.maxViolation(X) <= 1e-6) {
+      SO.WarmStart = std::move(X);
+      if (Stats)
+        Stats->WarmStartObjective = Merged->MakespanUs;
+    }
+  }
   solver::Solution Sol = solver::solveWithCbc(SM.Model, SO);
   if (Stats) {
     Stats->Seconds = Sol.Seconds;
