@@ -6,10 +6,14 @@
 // reducing receive (`rrc`) and the send of its result fuse the same way
 // into `rrcs`.
 // Algorithm, per rank:
+//   0. stamps: each step stands at a schedule time (a send at its start, a
+//      receive at its end); raise them until none stands earlier than a
+//      step of the rank it waits for (a dependency, the step before it in
+//      its threadblock); see "Stamps" below;
 //   1. candidates: each (receive tb from A, send tb to B) on one channel,
 //      counting the sends to B whose only dependency is a receive of that
 //      tb (the chunk it delivered), and among them those that step 3's
-//      rule lets fuse;
+//      rule lets fuse; a pair with none of the latter is no candidate;
 //   2. pair threadblocks greedily, most fusable forwarded chunks first,
 //      then most forwarded chunks (ties: lower tb ids); each tb is in at
 //      most one pair;
@@ -23,7 +27,9 @@
 //      same accumulator ends earlier). Then merge the two step lists: a
 //      fused pair becomes one rcs step; before it go the steps of either
 //      list that must precede it; between fused steps the two lists
-//      interleave by schedule time, receives first on ties;
+//      interleave by schedule time, receives first on ties. A pair left
+//      with no fused step stays two threadblocks: merged, its steps would
+//      only wait for each other, for nothing in return;
 // Why no fusion can deadlock: order every step of every rank by schedule
 // time (a send at its start, a receive at its end, receives first on ties).
 // Each threadblock runs its steps in that order, every wait (a receive for
@@ -44,12 +50,36 @@
 // runs in between; once one of those waits, through a dependency or other
 // ranks, for the earlier forward (on DGX-2 allgathers with relays, two
 // fused tbs of one rank did), no rank can move.
+// Stamps. The argument needs the stamps of all ranks to be such an order:
+// every wait of the unfused program on a step stamped no later. The
+// schedule's times are, but the lowering bends them: a message grown back
+// to back (MergeSteps.cpp) leaves with its first chunk but lands with its
+// last, while the schedule forwards the first chunk as soon as that one
+// lands. The forward, the receive of it on the next rank, and whatever
+// waits for those then stand earlier than they can run, and a merged tb
+// that orders such a receive before a send by these stamps can wait for
+// itself around the ranks. ALLTOALL on two nodes of four GPUs (quad_alltoall
+// in tests/e2e/inputs/two-node-collectives.sketch): 5 sends 0 six chunks
+// as one message landing at 45.6 us, and 0 forwards the first to 1 at
+// 12.8; 1's tbs receiving from 0 and sending to 4 fused nothing but were
+// merged, so 1 received that chunk (13.6) before sending its own six
+// chunks to 4 (38.0); 4 and 5 did the same the other way round, and 5's
+// six chunks are what 0 waits for: no rank could move. settleTimes(),
+// meant to run over all ranks before this pass (LoweringInternal.h),
+// raises the stamps until every wait, across ranks too, is on a step
+// stamped no later (a receive no earlier than its message's send plus the
+// time the schedule gives the message, the next send on a connection no
+// earlier than the receive of the message before it), which restores the
+// premise. Step 0 is its part within one rank, so that this pass never
+// reads a stamp that a wait of the rank contradicts. And a pair that
+// fuses nothing stays apart, so that only a fused step makes two
+// threadblocks' steps wait for each other.
 //   4. the merged tb takes the send tb's place, the receive tb disappears,
 //      and every dependency is renumbered; dependencies on an earlier step
 //      of the same threadblock are dropped (program order covers them).
 // The result is verified with everything else; should a rank's fused
-// program not verify (by the above it cannot), that is the lowering's
-// caller's concern (it can lower again without fusion).
+// program not verify (by the above it cannot, on settled stamps), that is
+// the lowering's caller's concern (it can lower again without fusion).
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/LoweringInternal.h"
@@ -84,8 +114,101 @@ struct Pair {
 };
 } // namespace
 
+namespace {
+/// Raises \p V to \p To if that is later; true if it did.
+bool raiseTo(double &V, double To) {
+  if (To <= V)
+    return false;
+  V = To;
+  return true;
+}
+
+/// One pass of step 0 over a rank's own waits: no step stands earlier than
+/// its dependencies or the step before it in its threadblock. True if a
+/// stamp rose.
+bool settleRank(RankBuilder &RB) {
+  bool Changed = false;
+  for (std::vector<PendingStep> &Steps : RB.Steps)
+    for (size_t I = 0; I < Steps.size(); ++I) {
+      if (I)
+        Changed |= raiseTo(Steps[I].Time, Steps[I - 1].Time);
+      for (auto [DTb, DIdx] : Steps[I].Deps)
+        Changed |= raiseTo(Steps[I].Time, RB.Steps[DTb][DIdx].Time);
+    }
+  return Changed;
+}
+} // namespace
+
+void tacclc::settleTimes(std::vector<RankBuilder> &Ranks) {
+  // Each message: its send, its receive and how long the schedule lets it
+  // take. Before fusion a tb has one peer, so the k-th send of the tb
+  // sending R -> D on a channel is the k-th receive of the tb of D
+  // receiving from R on it.
+  struct Ref {
+    unsigned Rank;
+    int Tb, Idx;
+  };
+  struct Message {
+    Ref Send, Recv;
+    double Takes;
+  };
+  auto StepAt = [&](const Ref &X) -> PendingStep & {
+    return Ranks[X.Rank].Steps[X.Tb][X.Idx];
+  };
+  std::vector<Message> Msgs;
+  std::vector<std::pair<Ref, Ref>> Room; // (next send, receive before it)
+  size_t NumSteps = 0;
+  for (unsigned R = 0; R < Ranks.size(); ++R)
+    for (size_t T = 0; T < Ranks[R].Tbs.size(); ++T) {
+      NumSteps += Ranks[R].Steps[T].size();
+      const ThreadBlock &Tb = Ranks[R].Tbs[T];
+      if (Tb.Send < 0 || size_t(Tb.Send) >= Ranks.size())
+        continue;
+      const unsigned D = unsigned(Tb.Send);
+      for (size_t U = 0; U < Ranks[D].Tbs.size(); ++U) {
+        const ThreadBlock &Peer = Ranks[D].Tbs[U];
+        if (Peer.Recv != int(R) || Peer.Channel != Tb.Channel)
+          continue;
+        std::vector<int> Sends, Recvs;
+        for (size_t I = 0; I < Ranks[R].Steps[T].size(); ++I)
+          if (Ranks[R].Steps[T][I].S.Type == OpType::Send)
+            Sends.push_back(int(I));
+        for (size_t I = 0; I < Ranks[D].Steps[U].size(); ++I) {
+          OpType Ty = Ranks[D].Steps[U][I].S.Type;
+          if (Ty == OpType::Recv || Ty == OpType::RecvReduceCopy)
+            Recvs.push_back(int(I));
+        }
+        for (size_t K = 0; K < std::min(Sends.size(), Recvs.size()); ++K) {
+          Ref Sd{R, int(T), Sends[K]}, Rv{D, int(U), Recvs[K]};
+          Msgs.push_back({Sd, Rv, StepAt(Rv).Time - StepAt(Rv).Sent});
+          if (K)
+            Room.push_back({Sd, Ref{D, int(U), Recvs[K - 1]}});
+        }
+      }
+    }
+  // Every wait of the unfused program goes to a step that runs earlier, so
+  // the longest chain of waits has at most NumSteps links (the cap only
+  // guards against a lowering that could not run anyway).
+  bool Changed = true;
+  for (size_t Pass = 0; Changed && Pass <= NumSteps; ++Pass) {
+    Changed = false;
+    for (RankBuilder &RB : Ranks)
+      Changed |= settleRank(RB);
+    for (const Message &M : Msgs) {
+      PendingStep &Rv = StepAt(M.Recv);
+      Changed |= raiseTo(Rv.Sent, StepAt(M.Send).Time);
+      Changed |= raiseTo(Rv.Time, Rv.Sent + M.Takes);
+    }
+    for (const auto &[Next, Prev] : Room)
+      Changed |= raiseTo(StepAt(Next).Time, StepAt(Prev).Time);
+  }
+}
+
 unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps) {
   const int NumTbs = static_cast<int>(RB.Tbs.size());
+  // 0. Stamps that no wait inside the rank contradicts.
+  while (settleRank(RB)) {
+  }
   // Who waits for each step (by dependency), and from when.
   struct Waiter {
     int Tb, Idx;
@@ -135,7 +258,7 @@ unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps) {
         N += I >= 0;
         Safe += I >= 0 && MayFuse(R, I, S, int(J));
       }
-      if (N)
+      if (Safe) // a pair none of whose forwards may fuse stays apart
         Cands.push_back({R, S, Safe, N});
     }
   }
@@ -233,8 +356,10 @@ unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps) {
         TakeX();
       }
     }
-    if (Merged.size() > MaxSteps)
-      continue; // the merged threadblock would exceed the runtime's limit
+    // Merged, the two threadblocks' steps wait for each other in schedule
+    // order; only a fused step pays for that (see the banner).
+    if (!PairFused || Merged.size() > MaxSteps)
+      continue; // nothing fused, or the runtime's limit on steps per tb
     for (size_t K = 0; K < X.size(); ++K)
       NewPos[P.Recv][K] = {P.Send, PosX[K]};
     for (size_t K = 0; K < Y.size(); ++K)

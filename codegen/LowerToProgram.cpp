@@ -362,10 +362,12 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
   // 6. Relays become receive-copy-send steps where the threadblocks allow;
   //    a fused reduction into scratch needs no copy (rrs), and scratch is
   //    renumbered to the slots still used.
-  if (Opts.FuseRelays)
+  if (Opts.FuseRelays) {
+    settleTimes(Ranks);
     for (unsigned R = 0; R < NumRanks; ++R)
       if (R >= Opts.NoFuseRanks.size() || !Opts.NoFuseRanks[R])
         fuseRelays(Ranks[R], Opts.MaxStepsPerTb);
+  }
   std::vector<std::map<int, int>> NewSlot(NumRanks);
   for (unsigned R = 0; R < NumRanks; ++R) {
     NewSlot[R] = compactScratch(Ranks[R]);

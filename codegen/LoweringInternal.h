@@ -36,6 +36,17 @@ struct RankBuilder {
   std::map<std::pair<unsigned, unsigned>, int> SendTb, RecvTb;
 };
 
+/// Raises the schedule times the steps of every rank carry until no wait of
+/// the unfused program points to a step stamped later: a step's
+/// dependencies and the step before it in its threadblock, a receive's
+/// message (sent no earlier than its send stands, taking as long as the
+/// schedule says), the receive of the message before a send on the same
+/// connection (room in the FIFO). A message grown back to back
+/// (MergeSteps.cpp) lands after the schedule forwards its first chunks;
+/// fuseRelays() is deadlock-free only on stamps settled this way (see
+/// FuseRelays.cpp). Run before fusion, on all ranks at once.
+void settleTimes(std::vector<RankBuilder> &Ranks);
+
 /// Fuses relays on one rank: where a receive threadblock (from A) and a send
 /// threadblock (to B) on the same channel forward chunks A -> here -> B,
 /// they become one threadblock with both peers whose forwarded chunks move

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Codegen.h"
+#include "codegen/LoweringInternal.h"
 #include "passes/ListSchedule.h"
 #include "passes/ReduceSchedule.h"
 #include "tacclrt/Checker.h"
@@ -19,7 +20,9 @@
 
 #include <doctest/doctest.h>
 
+#include <map>
 #include <set>
+#include <tuple>
 
 using namespace tacclc;
 using namespace tacclc::ir;
@@ -324,4 +327,225 @@ TEST_CASE("a relayed chunk forwarded twice fuses only with its first "
         Fused.insert({Tb.Recv, Tb.Send});
   CHECK(Fused == std::set<std::pair<int, int>>{{1, 3}, {4, 2}});
   CHECK(count(*P, OpType::RecvCopySend) == 4);
+}
+
+TEST_CASE("threadblocks that fuse no relay stay apart behind a message grown "
+          "back to back") {
+  // Allgather around the ring 0 -> 1 -> 2 -> 3 -> 0, three chunks per rank;
+  // 1 -> 2 and 3 -> 0 are slow (10 us a chunk) and contiguous, 0 -> 1 and
+  // 2 -> 3 fast (1 us). Every link sends as soon as it can, earliest
+  // arrival first: a rank's own chunks, then the others.
+  //   1 -> 2: 1's chunks back to back in [0,30], one message (MergeSteps)
+  //           that lands at 30 and is stamped to leave at 20; 2 -> 3 still
+  //           forwards the first one at [10,11], so 3's receive of it stands
+  //           at 11 but can end only after 30. 3 -> 0 and 0 -> 1 the same.
+  //   3 forwards 2's and 1's chunks to 0, each after 2 has sent it the
+  //   next message: no forward may fuse (nor on 1). Merged all the same
+  //   (as they were), 3's tb received 1's first chunk (11) before sending
+  //   its message to 0 (20), which 0 needs before 0 -> 1 forwards 3's
+  //   first chunk, which 1 received before sending its message to 2, which
+  //   2 needs before it forwards 1's first chunk: a deadlock (the pattern
+  //   of quad_alltoall in tests/e2e/inputs/two-node-collectives.sketch). A
+  //   pair of tbs that fuses nothing stays apart; 0 and 2 fuse three
+  //   relays each.
+  const unsigned N = 4, K = 3;
+  Sketch S;
+  S.Name = "grown";
+  S.Topo = Topology("grown", N);
+  int Slow = S.Topo.addClass({"slow", 10.0, 0});
+  for (unsigned R = 0; R < N; ++R) {
+    Link L{RankId(R), RankId((R + 1) % N), R % 2 ? 10.0 : 1.0, 0};
+    L.Class = R % 2 ? Slow : -1;
+    S.Topo.addLink(L);
+  }
+  S.ContiguousClasses = {true};
+  S.Coll = Collective::allGather(N, K);
+  S.SizeBytes = 1000 * S.Coll.getSizeParts();
+  // Greedy list schedule: the earliest start, then the earliest arrival.
+  Schedule Sch;
+  std::map<std::pair<unsigned, unsigned>, double> At; // (chunk, rank)
+  std::vector<double> Free(N, 0);                     // link R -> R + 1
+  for (unsigned C = 0; C < N * K; ++C)
+    At[{C, C / K}] = 0;
+  for (;;) {
+    std::tuple<double, double, unsigned, unsigned> Best{1e9, 0, 0, 0};
+    for (auto [Key, T] : At) {
+      auto [C, R] = Key;
+      if ((R + 1) % N != C / K && !At.count({C, (R + 1) % N}))
+        Best = std::min(Best, {std::max(T, Free[R]), T, C, R});
+    }
+    auto [Start, Arrived, C, R] = Best;
+    if (Start >= 1e9)
+      break;
+    Transfer T;
+    T.Chunk = ChunkId(C);
+    T.Link = *S.Topo.findLink(RankId(R), RankId((R + 1) % N));
+    T.StartUs = Start;
+    T.EndUs = Free[R] = Start + S.Topo.link(T.Link).AlphaUs;
+    At[{C, (R + 1) % N}] = T.EndUs;
+    Sch.Transfers.push_back(T);
+    Sch.MakespanUs = std::max(Sch.MakespanUs, T.EndUs);
+  }
+  Sch.sortTransfers();
+  REQUIRE(Sch.Transfers.size() == N * K * (N - 1));
+
+  llvm::SourceMgr SM;
+  DiagnosticEngine Diags(SM);
+  auto P = lowerToProgram(S, Sch, CodegenOptions(), Diags);
+  REQUIRE(P);
+  std::string Errors = checkErrors(*P, S.Name);
+  CHECK_MESSAGE(Errors.empty(), Errors);
+  for (unsigned R = 0; R < N; ++R) {
+    unsigned Rcs = 0, Both = 0, Grown = 0;
+    for (const ThreadBlock &Tb : P->Gpus[R].Tbs) {
+      Both += Tb.Send >= 0 && Tb.Recv >= 0;
+      for (const Step &St : Tb.Steps) {
+        Rcs += St.Type == OpType::RecvCopySend;
+        Grown += St.Type == OpType::Send && St.Count == K;
+      }
+    }
+    CHECK(Grown == (R % 2 ? 1 : 0)); // the slow links' first messages
+    CHECK(Rcs == (R % 2 ? 0 : 3));
+    CHECK(Both == (R % 2 ? 0 : 1));
+  }
+}
+
+TEST_CASE("settled stamps carry a grown message's landing downstream") {
+  // Rank 2 sends 0 a message grown back to back (stamped to leave at 20,
+  // landing at 30); 0 forwards its first chunk to 1 at 10 and then sends
+  // 1 a chunk of its own at 12; 1 sends 2 at 20, waiting for nothing.
+  // Settled: the forward waits for the landing (30), 1 receives it a unit
+  // later (31), 0's next send waits for that receive (room in the FIFO:
+  // 31) and lands at 32; nothing else moves.
+  std::vector<RankBuilder> Ranks(3);
+  auto Tb = [](int Send, int Recv) {
+    ThreadBlock T;
+    T.Send = Send;
+    T.Recv = Recv;
+    return T;
+  };
+  auto At = [](OpType Ty, double Time, double Sent,
+               std::vector<std::pair<int, int>> Deps = {}) {
+    PendingStep PS;
+    PS.S.Type = Ty;
+    PS.S.Count = 1;
+    PS.Deps = std::move(Deps);
+    PS.Time = Time;
+    PS.Sent = Sent;
+    return PS;
+  };
+  Ranks[0].Tbs = {Tb(1, -1), Tb(-1, 2)};
+  Ranks[0].Steps = {
+      {At(OpType::Send, 10, 0, {{1, 0}}), At(OpType::Send, 12, 0)},
+      {At(OpType::Recv, 30, 20)}};
+  Ranks[1].Tbs = {Tb(2, -1), Tb(-1, 0)};
+  Ranks[1].Steps = {{At(OpType::Send, 20, 0)},
+                    {At(OpType::Recv, 11, 10), At(OpType::Recv, 13, 12)}};
+  Ranks[2].Tbs = {Tb(0, -1), Tb(-1, 1)};
+  Ranks[2].Steps = {{At(OpType::Send, 20, 0)}, {At(OpType::Recv, 30, 20)}};
+  settleTimes(Ranks);
+  CHECK(Ranks[0].Steps[0][0].Time == 30);
+  CHECK(Ranks[0].Steps[0][1].Time == 31);
+  CHECK(Ranks[0].Steps[1][0].Time == 30);
+  CHECK(Ranks[1].Steps[1][0].Sent == 30);
+  CHECK(Ranks[1].Steps[1][0].Time == 31);
+  CHECK(Ranks[1].Steps[1][1].Sent == 31);
+  CHECK(Ranks[1].Steps[1][1].Time == 32);
+  CHECK(Ranks[1].Steps[0][0].Time == 20);
+  CHECK(Ranks[2].Steps[0][0].Time == 20);
+  CHECK(Ranks[2].Steps[1][0].Time == 30);
+}
+
+TEST_CASE("a fused pair waits for a message grown back to back only by "
+          "settled stamps") {
+  // The ring of "threadblocks that fuse no relay stay apart behind a
+  // message grown back to back", but 0 reaches 3 and 2 reaches 1 over
+  // links of their own, so that 2 no longer sends 3 anything after 1's
+  // last chunk (nor 0 sends 1 after 3's): 3 may fuse that chunk's forward
+  // to 0, and 1 the mirror one. The merged tb of 3 then ordered, by the
+  // schedule's stamps, the receive of 1's first chunk (11) before its
+  // message to 0 (20), though that receive can end only after 1's grown
+  // message lands at 2 (30): the same deadlock, now with a fused step.
+  // settleTimes() carries the landing to 3's receive (31), after the
+  // message.
+  const unsigned N = 4, K = 3;
+  Sketch S;
+  S.Name = "grown-fused";
+  S.Topo = Topology("grown-fused", N);
+  int Slow = S.Topo.addClass({"slow", 10.0, 0});
+  for (unsigned R = 0; R < N; ++R) {
+    Link L{RankId(R), RankId((R + 1) % N), R % 2 ? 10.0 : 1.0, 0};
+    L.Class = R % 2 ? Slow : -1;
+    S.Topo.addLink(L);
+  }
+  S.Topo.addLink({RankId(0), RankId(3), 1.0, 0});
+  S.Topo.addLink({RankId(2), RankId(1), 1.0, 0});
+  S.ContiguousClasses = {true};
+  S.Coll = Collective::allGather(N, K);
+  S.SizeBytes = 1000 * S.Coll.getSizeParts();
+  // Each chunk goes around the ring, except 0's to 3 and 2's to 1 directly.
+  auto Next = [&](unsigned C, unsigned R) -> int {
+    unsigned Src = C / K;
+    if ((Src == 0 && R == 0) || (Src == 2 && R == 2))
+      return -2; // both ways, see below
+    if ((Src == 0 && R == 2) || (Src == 2 && R == 0))
+      return -1;
+    return int((R + 1) % N);
+  };
+  auto Hops = [&](unsigned C, unsigned R) {
+    std::vector<unsigned> To;
+    int H = Next(C, R);
+    if (H == -2) {
+      To.push_back((R + 1) % N);
+      To.push_back((R + 3) % N);
+    } else if (H >= 0) {
+      To.push_back(unsigned(H));
+    }
+    return To;
+  };
+  Schedule Sch;
+  std::map<std::pair<unsigned, unsigned>, double> At; // (chunk, rank)
+  std::map<unsigned, double> Free;                    // link id
+  for (unsigned C = 0; C < N * K; ++C)
+    At[{C, C / K}] = 0;
+  for (;;) {
+    std::tuple<double, double, unsigned, unsigned, unsigned> Best{1e9, 0, 0, 0,
+                                                                  0};
+    for (auto [Key, T] : At) {
+      auto [C, R] = Key;
+      for (unsigned D : Hops(C, R)) {
+        if (D == C / K || At.count({C, D}))
+          continue;
+        unsigned L = S.Topo.findLink(RankId(R), RankId(D))->index();
+        Best = std::min(Best, {std::max(T, Free[L]), T, C, R, D});
+      }
+    }
+    auto [Start, Arrived, C, R, D] = Best;
+    if (Start >= 1e9)
+      break;
+    Transfer T;
+    T.Chunk = ChunkId(C);
+    T.Link = *S.Topo.findLink(RankId(R), RankId(D));
+    T.StartUs = Start;
+    T.EndUs = Free[T.Link.index()] = Start + S.Topo.link(T.Link).AlphaUs;
+    At[{C, D}] = T.EndUs;
+    Sch.Transfers.push_back(T);
+    Sch.MakespanUs = std::max(Sch.MakespanUs, T.EndUs);
+  }
+  Sch.sortTransfers();
+  REQUIRE(Sch.Transfers.size() == N * K * (N - 1));
+
+  llvm::SourceMgr SM;
+  DiagnosticEngine Diags(SM);
+  auto P = lowerToProgram(S, Sch, CodegenOptions(), Diags);
+  REQUIRE(P);
+  std::string Errors = checkErrors(*P, S.Name);
+  CHECK_MESSAGE(Errors.empty(), Errors);
+  for (unsigned R : {1u, 3u}) {
+    unsigned Rcs = 0;
+    for (const ThreadBlock &Tb : P->Gpus[R].Tbs)
+      for (const Step &St : Tb.Steps)
+        Rcs += St.Type == OpType::RecvCopySend;
+    CHECK(Rcs == 1);
+  }
 }
