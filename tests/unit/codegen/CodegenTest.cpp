@@ -20,6 +20,7 @@
 
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -329,6 +330,68 @@ TEST_CASE("a relayed chunk forwarded twice fuses only with its first "
   CHECK(count(*P, OpType::RecvCopySend) == 4);
 }
 
+namespace {
+/// Allgather around the ring 0 -> 1 -> 2 -> 3 -> 0, three chunks per rank;
+/// 1 -> 2 and 3 -> 0 are slow (10 us a chunk) and contiguous, 0 -> 1 and
+/// 2 -> 3 fast (1 us).
+Sketch grownRing(const std::string &Name) {
+  const unsigned N = 4, K = 3;
+  Sketch S;
+  S.Name = Name;
+  S.Topo = Topology(Name, N);
+  int Slow = S.Topo.addClass({"slow", 10.0, 0});
+  for (unsigned R = 0; R < N; ++R) {
+    Link L{RankId(R), RankId((R + 1) % N), R % 2 ? 10.0 : 1.0, 0};
+    L.Class = R % 2 ? Slow : -1;
+    S.Topo.addLink(L);
+  }
+  S.ContiguousClasses = {true};
+  S.Coll = Collective::allGather(N, K);
+  S.SizeBytes = 1000 * S.Coll.getSizeParts();
+  return S;
+}
+
+/// A greedy list schedule of every chunk of \p S along \p Hops (the ranks
+/// rank R forwards chunk C to): the earliest start first, then the
+/// earliest arrival, then the lowest (chunk, rank, next rank).
+Schedule greedySchedule(
+    const Sketch &S,
+    const std::function<std::vector<unsigned>(unsigned, unsigned)> &Hops) {
+  const unsigned K = S.Coll.getChunksPerRank();
+  Schedule Sch;
+  std::map<std::pair<unsigned, unsigned>, double> At; // (chunk, rank)
+  std::map<unsigned, double> Free;                    // link id
+  for (unsigned C = 0; C < S.Coll.getNumChunks(); ++C)
+    At[{C, C / K}] = 0;
+  for (;;) {
+    std::tuple<double, double, unsigned, unsigned, unsigned> Best{1e9, 0, 0, 0,
+                                                                  0};
+    for (auto [Key, T] : At) {
+      auto [C, R] = Key;
+      for (unsigned D : Hops(C, R)) {
+        if (D == C / K || At.count({C, D}))
+          continue;
+        unsigned L = S.Topo.findLink(RankId(R), RankId(D))->index();
+        Best = std::min(Best, {std::max(T, Free[L]), T, C, R, D});
+      }
+    }
+    auto [Start, Arrived, C, R, D] = Best;
+    if (Start >= 1e9)
+      break;
+    Transfer T;
+    T.Chunk = ChunkId(C);
+    T.Link = *S.Topo.findLink(RankId(R), RankId(D));
+    T.StartUs = Start;
+    T.EndUs = Free[T.Link.index()] = Start + S.Topo.link(T.Link).AlphaUs;
+    At[{C, D}] = T.EndUs;
+    Sch.Transfers.push_back(T);
+    Sch.MakespanUs = std::max(Sch.MakespanUs, T.EndUs);
+  }
+  Sch.sortTransfers();
+  return Sch;
+}
+} // namespace
+
 TEST_CASE("threadblocks that fuse no relay stay apart behind a message grown "
           "back to back") {
   // Allgather around the ring 0 -> 1 -> 2 -> 3 -> 0, three chunks per rank;
@@ -349,44 +412,10 @@ TEST_CASE("threadblocks that fuse no relay stay apart behind a message grown "
   //   pair of tbs that fuses nothing stays apart; 0 and 2 fuse three
   //   relays each.
   const unsigned N = 4, K = 3;
-  Sketch S;
-  S.Name = "grown";
-  S.Topo = Topology("grown", N);
-  int Slow = S.Topo.addClass({"slow", 10.0, 0});
-  for (unsigned R = 0; R < N; ++R) {
-    Link L{RankId(R), RankId((R + 1) % N), R % 2 ? 10.0 : 1.0, 0};
-    L.Class = R % 2 ? Slow : -1;
-    S.Topo.addLink(L);
-  }
-  S.ContiguousClasses = {true};
-  S.Coll = Collective::allGather(N, K);
-  S.SizeBytes = 1000 * S.Coll.getSizeParts();
-  // Greedy list schedule: the earliest start, then the earliest arrival.
-  Schedule Sch;
-  std::map<std::pair<unsigned, unsigned>, double> At; // (chunk, rank)
-  std::vector<double> Free(N, 0);                     // link R -> R + 1
-  for (unsigned C = 0; C < N * K; ++C)
-    At[{C, C / K}] = 0;
-  for (;;) {
-    std::tuple<double, double, unsigned, unsigned> Best{1e9, 0, 0, 0};
-    for (auto [Key, T] : At) {
-      auto [C, R] = Key;
-      if ((R + 1) % N != C / K && !At.count({C, (R + 1) % N}))
-        Best = std::min(Best, {std::max(T, Free[R]), T, C, R});
-    }
-    auto [Start, Arrived, C, R] = Best;
-    if (Start >= 1e9)
-      break;
-    Transfer T;
-    T.Chunk = ChunkId(C);
-    T.Link = *S.Topo.findLink(RankId(R), RankId((R + 1) % N));
-    T.StartUs = Start;
-    T.EndUs = Free[R] = Start + S.Topo.link(T.Link).AlphaUs;
-    At[{C, (R + 1) % N}] = T.EndUs;
-    Sch.Transfers.push_back(T);
-    Sch.MakespanUs = std::max(Sch.MakespanUs, T.EndUs);
-  }
-  Sch.sortTransfers();
+  Sketch S = grownRing("grown");
+  Schedule Sch = greedySchedule(S, [&](unsigned, unsigned R) {
+    return std::vector<unsigned>{(R + 1) % N};
+  });
   REQUIRE(Sch.Transfers.size() == N * K * (N - 1));
 
   llvm::SourceMgr SM;
@@ -469,20 +498,9 @@ TEST_CASE("a fused pair waits for a message grown back to back only by "
   // settleTimes() carries the landing to 3's receive (31), after the
   // message.
   const unsigned N = 4, K = 3;
-  Sketch S;
-  S.Name = "grown-fused";
-  S.Topo = Topology("grown-fused", N);
-  int Slow = S.Topo.addClass({"slow", 10.0, 0});
-  for (unsigned R = 0; R < N; ++R) {
-    Link L{RankId(R), RankId((R + 1) % N), R % 2 ? 10.0 : 1.0, 0};
-    L.Class = R % 2 ? Slow : -1;
-    S.Topo.addLink(L);
-  }
+  Sketch S = grownRing("grown-fused");
   S.Topo.addLink({RankId(0), RankId(3), 1.0, 0});
   S.Topo.addLink({RankId(2), RankId(1), 1.0, 0});
-  S.ContiguousClasses = {true};
-  S.Coll = Collective::allGather(N, K);
-  S.SizeBytes = 1000 * S.Coll.getSizeParts();
   // Each chunk goes around the ring, except 0's to 3 and 2's to 1 directly.
   auto Next = [&](unsigned C, unsigned R) -> int {
     unsigned Src = C / K;
@@ -503,36 +521,7 @@ TEST_CASE("a fused pair waits for a message grown back to back only by "
     }
     return To;
   };
-  Schedule Sch;
-  std::map<std::pair<unsigned, unsigned>, double> At; // (chunk, rank)
-  std::map<unsigned, double> Free;                    // link id
-  for (unsigned C = 0; C < N * K; ++C)
-    At[{C, C / K}] = 0;
-  for (;;) {
-    std::tuple<double, double, unsigned, unsigned, unsigned> Best{1e9, 0, 0, 0,
-                                                                  0};
-    for (auto [Key, T] : At) {
-      auto [C, R] = Key;
-      for (unsigned D : Hops(C, R)) {
-        if (D == C / K || At.count({C, D}))
-          continue;
-        unsigned L = S.Topo.findLink(RankId(R), RankId(D))->index();
-        Best = std::min(Best, {std::max(T, Free[L]), T, C, R, D});
-      }
-    }
-    auto [Start, Arrived, C, R, D] = Best;
-    if (Start >= 1e9)
-      break;
-    Transfer T;
-    T.Chunk = ChunkId(C);
-    T.Link = *S.Topo.findLink(RankId(R), RankId(D));
-    T.StartUs = Start;
-    T.EndUs = Free[T.Link.index()] = Start + S.Topo.link(T.Link).AlphaUs;
-    At[{C, D}] = T.EndUs;
-    Sch.Transfers.push_back(T);
-    Sch.MakespanUs = std::max(Sch.MakespanUs, T.EndUs);
-  }
-  Sch.sortTransfers();
+  Schedule Sch = greedySchedule(S, Hops);
   REQUIRE(Sch.Transfers.size() == N * K * (N - 1));
 
   llvm::SourceMgr SM;

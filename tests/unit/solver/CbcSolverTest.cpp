@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "solver/Model.h"
 #include "solver/Solver.h"
+#include "tests/unit/solver/TestModels.h"
 
 #include <doctest/doctest.h>
 
@@ -21,6 +22,8 @@
 #include <unistd.h>
 
 using namespace tacclc::solver;
+
+using namespace tacclc::solver::test;
 
 namespace {
 
@@ -40,27 +43,6 @@ Model smallMax() {
   M.addBinary("b", 5);
   M.addVariable("y", 0, 6, VarKind::Integer, 4);
   M.addVariable("z", 0, 10, VarKind::Continuous, 3);
-  return M;
-}
-
-/// A 0/1 multi-knapsack, max sum p_i x_i subject to 30 capacity rows, with
-/// pseudo-random data from a fixed linear congruential generator.
-Model knapsack(unsigned Items = 60, unsigned Rows = 30) {
-  uint32_t State = 12345;
-  auto Next = [&State](uint32_t Mod) {
-    State = State * 1103515245u + 12345u;
-    return (State >> 16) % Mod;
-  };
-  Model M;
-  M.setSense(Sense::Maximize);
-  for (unsigned I = 0; I < Items; ++I)
-    M.addBinary("x" + std::to_string(I), 10 + Next(90));
-  for (unsigned R = 0; R < Rows; ++R) {
-    std::vector<Term> Terms;
-    for (unsigned I = 0; I < Items; ++I)
-      Terms.push_back({VarId{I}, double(5 + Next(95))});
-    M.addLessEqual("cap" + std::to_string(R), Terms, 1000);
-  }
   return M;
 }
 

@@ -9,6 +9,7 @@
 #include "solver/Progress.h"
 #include "solver/Model.h"
 #include "solver/Solver.h"
+#include "tests/unit/solver/TestModels.h"
 
 #include <doctest/doctest.h>
 
@@ -27,6 +28,8 @@
 #include <unistd.h>
 
 using namespace tacclc::solver;
+
+using namespace tacclc::solver::test;
 
 namespace {
 
@@ -85,34 +88,10 @@ std::vector<std::string> splitLines(const std::string &Text) {
   return Lines;
 }
 
-/// A 0/1 multi-knapsack (maximise) with pseudo-random data, as in
-/// CbcSolverTest.cpp.
-Model knapsack(unsigned Items, unsigned Rows) {
-  uint32_t State = 12345;
-  auto Next = [&State](uint32_t Mod) {
-    State = State * 1103515245u + 12345u;
-    return (State >> 16) % Mod;
-  };
-  Model M;
-  M.setSense(Sense::Maximize);
-  for (unsigned I = 0; I < Items; ++I)
-    M.addBinary("x" + std::to_string(I), 10 + Next(90));
-  for (unsigned R = 0; R < Rows; ++R) {
-    std::vector<Term> Terms;
-    for (unsigned I = 0; I < Items; ++I)
-      Terms.push_back({VarId{I}, double(5 + Next(95))});
-    M.addLessEqual("cap" + std::to_string(R), Terms, 1000);
-  }
-  return M;
-}
-
 /// A covering problem (minimise, with an offset) that needs some search.
 Model cover(unsigned Sets, unsigned Elements) {
-  uint32_t State = 777;
-  auto Next = [&State](uint32_t Mod) {
-    State = State * 1103515245u + 12345u;
-    return (State >> 16) % Mod;
-  };
+  Lcg Rand(777);
+  auto Next = [&Rand](uint32_t Mod) { return Rand.next(Mod); };
   Model M;
   for (unsigned S = 0; S < Sets; ++S)
     M.addVariable("s" + std::to_string(S), 0, 2, VarKind::Integer,
