@@ -55,6 +55,10 @@ struct SynthesisOptions {
   bool UseSymmetry = true;
   /// Run stage 3 (contiguity decisions); off keeps the stage-2 schedule.
   bool ExactScheduling = true;
+  /// Also build the routing model without the symmetry reduction, to
+  /// report its size (SolveStats::VariablesBefore); otherwise those equal
+  /// the reduced sizes.
+  bool MeasureReduction = false;
 };
 
 } // namespace tacclc

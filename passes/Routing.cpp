@@ -124,7 +124,8 @@ tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
   if (Stats) {
     Stats->GroupSize = Group.size();
     Stats->ChunkOrbits = Group.numOrbits();
-    if (Group.isTrivial()) {
+    // The unreduced model is built only to be measured, when asked for.
+    if (Group.isTrivial() || !Opts.MeasureReduction) {
       Stats->VariablesBefore = RM.Model.variables().size();
       Stats->ConstraintsBefore = RM.Model.constraints().size();
     } else {

@@ -54,13 +54,15 @@ public:
       return std::nullopt;
     R.Seconds = since(T0);
     R.MakespanUs = Routes->RelaxedMakespanUs;
-    R.Detail = R.Solve.GroupSize > 1
-                   ? fmt::format("symmetry: {} elements, {} of {} chunks "
-                                 "routed, from {} variables and {} rows",
-                                 R.Solve.GroupSize, R.Solve.ChunkOrbits,
-                                 S.Coll.getNumChunks(), R.Solve.VariablesBefore,
-                                 R.Solve.ConstraintsBefore)
-                   : std::string("no symmetry");
+    R.Detail = "no symmetry";
+    if (R.Solve.GroupSize > 1)
+      R.Detail = fmt::format("symmetry: {} elements, {} of {} chunks routed",
+                             R.Solve.GroupSize, R.Solve.ChunkOrbits,
+                             S.Coll.getNumChunks());
+    if (R.Solve.VariablesBefore != R.Solve.Variables)
+      R.Detail +=
+          fmt::format(", from {} variables and {} rows",
+                      R.Solve.VariablesBefore, R.Solve.ConstraintsBefore);
     report(std::move(R));
     return Routes;
   }

@@ -140,6 +140,8 @@ int tacclc::runCompile(const CompileOptions &Opts) {
     if (!Opts.GapGiven && Sketch->RelativeGap)
       Stage->RelativeGap = *Sketch->RelativeGap;
   }
+  Synth.MeasureReduction =
+      Opts.Stats || Opts.Summary || Opts.Verbose || !Opts.ReportFile.empty();
   SynthesisHooks Hooks;
   std::string Models;
   if (Opts.Emit == EmitKind::Milp)

@@ -131,6 +131,7 @@ TEST_CASE("the reduced routing model is smaller, feasible and as good") {
     DiagnosticEngine Diags(SM);
     SolveStats WithStats, WithoutStats;
     SynthesisOptions Opts;
+    Opts.MeasureReduction = true;
     auto With = routeChunks(S, Opts, Diags, &WithStats);
     Opts.UseSymmetry = false;
     auto Without = routeChunks(S, Opts, Diags, &WithoutStats);
