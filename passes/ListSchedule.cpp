@@ -149,11 +149,10 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R,
 
   // Batches (Ordering::Batched): per contiguous link, its jobs in output
   // order, cut where two neighbours may not share a message or a batch is
-  // full. Batch[I] is job I's batch, Next[B] the index of its first job
-  // not started yet.
+  // full; a batch of one is none. BatchOf[I] is job I's batch, whose jobs
+  // not yet started are Batches[B], the next first.
   std::vector<int> BatchOf(Jobs.size(), -1);
   std::vector<std::vector<size_t>> Batches;
-  std::vector<size_t> NextInBatch;
   if (O == Ordering::Batched) {
     std::map<unsigned, std::vector<size_t>> OnLink;
     for (size_t I = 0; I < Jobs.size(); ++I)
@@ -163,26 +162,24 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R,
         return S.Coll.chunk(Jobs[A].Chunk).OutputIndex <
                S.Coll.chunk(Jobs[B].Chunk).OutputIndex;
       });
-      for (size_t K = 0; K < Js.size(); ++K) {
-        bool Joins = K > 0 && Batches.back().size() < MaxChunksPerMessage &&
-                     mayShareMessage(S, Jobs[Js[K - 1]].Chunk,
-                                     Jobs[Js[K]].Chunk, LinkId(L));
-        if (!Joins) {
-          if (K > 0 && Batches.back().size() == 1)
-            BatchOf[Batches.back().front()] = -1; // a batch of one is none
-          if (K > 0 && Batches.back().size() == 1)
-            Batches.back().clear();
-          Batches.emplace_back();
+      std::vector<size_t> Run;
+      auto Close = [&] {
+        if (Run.size() > 1) {
+          for (size_t J : Run)
+            BatchOf[J] = int(Batches.size());
+          Batches.push_back(Run);
         }
-        Batches.back().push_back(Js[K]);
-        BatchOf[Js[K]] = int(Batches.size()) - 1;
+        Run.clear();
+      };
+      for (size_t K = 0; K < Js.size(); ++K) {
+        if (!Run.empty() && (Run.size() == MaxChunksPerMessage ||
+                             !mayShareMessage(S, Jobs[Run.back()].Chunk,
+                                              Jobs[Js[K]].Chunk, LinkId(L))))
+          Close();
+        Run.push_back(Js[K]);
       }
-      if (!Batches.empty() && Batches.back().size() == 1) {
-        BatchOf[Batches.back().front()] = -1;
-        Batches.back().clear();
-      }
+      Close();
     }
-    NextInBatch.assign(Batches.size(), 0);
   }
   // A batched job may start when it is its batch's next and every job of
   // the batch has arrived; \p Earliest is then the last arrival.
@@ -191,7 +188,7 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R,
     if (B < 0)
       return true;
     const std::vector<size_t> &Js = Batches[B];
-    if (Js[NextInBatch[B]] != I)
+    if (Js.front() != I)
       return false;
     for (size_t J : Js) {
       if (Jobs[J].Ready == std::numeric_limits<double>::infinity())
@@ -278,7 +275,6 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R,
       // of turn (the fallback pass) leaves its batch.
       std::vector<size_t> &Js = Batches[BatchOf[Best]];
       Js.erase(std::find(Js.begin(), Js.end(), Best));
-      NextInBatch[BatchOf[Best]] = 0;
       BatchOf[Best] = -1;
     }
     double End = BestStart + Topo.link(J.Link).costUs(Bytes);
