@@ -41,6 +41,15 @@ struct CodegenOptions {
   bool MergeContiguous = true;
   /// The most chunks one merged step moves.
   unsigned MaxMergedChunks = 16;
+  /// Give an ALLREDUCE's spreading half threadblocks (channels) of its own,
+  /// so that the halves of consecutive buffer slices overlap. Worth its
+  /// extra threadblocks (and the relays it cannot fuse across the halves)
+  /// when a call takes several slices per chunk.
+  bool SeparateHalves = false;
+  /// Put sends that wait for nothing on connections apart from forwards of
+  /// received data, so that they run ahead into later buffer slices. Worth
+  /// its extra threadblocks when a call takes several slices per chunk.
+  bool PipelineWaves = false;
   /// Ranks left unfused (indexed by rank; missing entries mean fuse).
   std::vector<bool> NoFuseRanks;
 };

@@ -7,8 +7,11 @@
 //      the output where it is wanted, and in scratch (one slot per chunk, in
 //      arrival order) at a rank that only relays it;
 //   2. threadblocks: per rank, one tb per used outgoing link (send = peer)
-//      followed by one tb per used incoming link (recv = peer), all on
-//      channel 0; so no two tbs share a (peer, channel, direction);
+//      followed by one tb per used incoming link (recv = peer), on channel
+//      0; so no two tbs share a (peer, channel, direction). More channels
+//      where a link needs more steps than a tb holds, a rank more peers
+//      than a channel allows, a link has parallel lanes, or its transfers
+//      are split into waves so that buffer slices overlap;
 //   3. steps: each tb carries its link's transfers in schedule order, which
 //      is also the FIFO order MSCCL matches sends and receives by; a send
 //      reads where the chunk lives on its rank and, away from the source,
@@ -28,6 +31,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 using namespace tacclc;
@@ -84,14 +88,60 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
     if (Coll.isPost(ChunkId(C), Coll.chunk(ChunkId(C)).Source))
       ++Copies[Coll.chunk(ChunkId(C)).Source.index()];
   // A stream is one link lane: (source rank, destination, lane); parallel
-  // links (`x2`) give a link several lanes, each its own connection.
+  // links (`x2`) give a link several lanes, each its own connection. The
+  // runtime repeats every threadblock's steps once per slice of the buffer,
+  // so a threadblock whose late step waits for a long chain holds back its
+  // early steps of the next slice. Where that matters, a link's transfers
+  // are split into waves, each on lanes (connections) of its own:
+  //   - an ALLREDUCE's spreading half never shares a stream with its
+  //     reducing half (with SeparateHalves), so the halves of consecutive
+  //     slices overlap;
+  //   - with PipelineWaves, sends that wait for nothing (a chunk leaving its
+  //     source, a rank's own input starting a reduction) are apart from
+  //     forwards of what arrived.
   using Key = std::tuple<unsigned, unsigned, unsigned>;
   std::map<Key, unsigned> Count, Cap, Ordinal;
-  unsigned Lanes = 1;
+  unsigned LinkLanes = 1;
+  bool AnyReduce = false, AnySpread = false;
   for (const Transfer &T : Sch.Transfers) {
-    const Link &L = Topo.link(T.Link);
-    ++Count[{L.Src.index(), L.Dst.index(), T.Lane}];
-    Lanes = std::max(Lanes, T.Lane + 1);
+    LinkLanes = std::max(LinkLanes, T.Lane + 1);
+    AnyReduce = AnyReduce || T.Reduce;
+    AnySpread = AnySpread || (Combining && !T.Reduce);
+  }
+  const bool TwoHalves = Opts.SeparateHalves && AnyReduce && AnySpread;
+  std::vector<unsigned> WaveOf(Sch.Transfers.size(), 0);
+  {
+    std::set<std::pair<unsigned, unsigned>> Holds;
+    for (size_t I = 0; I < Sch.Transfers.size(); ++I) {
+      const Transfer &T = Sch.Transfers[I];
+      const Link &L = Topo.link(T.Link);
+      bool Forward =
+          Combining ? T.Reduce && Holds.count({T.Chunk.index(), L.Src.index()})
+                    : !Coll.isPre(T.Chunk, L.Src);
+      if (T.Reduce)
+        Holds.insert({T.Chunk.index(), L.Dst.index()});
+      WaveOf[I] = Opts.PipelineWaves && Forward ? 1 : 0;
+      if (TwoHalves && !T.Reduce)
+        WaveOf[I] = Opts.PipelineWaves ? 2 : 1;
+    }
+  }
+  // Number the waves that occur densely, so no channel goes unused.
+  std::map<unsigned, unsigned> Dense;
+  for (unsigned W : WaveOf)
+    Dense.try_emplace(W, 0);
+  unsigned Waves = 0;
+  for (auto &[W, D] : Dense)
+    D = Waves++;
+  Waves = std::max(Waves, 1u);
+  for (unsigned &W : WaveOf)
+    W = Dense[W];
+  auto StreamLane = [&](size_t I) {
+    return Sch.Transfers[I].Lane + WaveOf[I] * LinkLanes;
+  };
+  const unsigned Lanes = LinkLanes * Waves;
+  for (size_t I = 0; I < Sch.Transfers.size(); ++I) {
+    const Link &L = Topo.link(Sch.Transfers[I].Link);
+    ++Count[{L.Src.index(), L.Dst.index(), StreamLane(I)}];
   }
   std::vector<bool> HasFirst(NumRanks, false);
   unsigned Segments = 1;
@@ -240,7 +290,8 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
   // accumulated value (or its own input, if nothing arrived yet) and the
   // receiver reduces it into its accumulator (rrc); a copying one spreads a
   // finished result from output to output.
-  auto lowerCombining = [&](const Transfer &T, unsigned Src, unsigned Dst) {
+  auto lowerCombining = [&](const Transfer &T, size_t I, unsigned Src,
+                            unsigned Dst) {
     const Chunk &Ch = Coll.chunk(T.Chunk);
     const std::pair<int, int> NoStep{-1, -1};
     PendingStep Send, Recv;
@@ -281,8 +332,9 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
       Send.S = {OpType::Send, Buffer::Output, Out, Buffer::Output, Out, 1};
       Recv.S = {OpType::Recv, Buffer::Output, Out, Buffer::Output, Out, 1};
     }
-    Key Stream{Src, Dst, T.Lane};
-    unsigned Chan = Channel(Src, Dst, T.Lane, Ordinal[Stream]++ / Cap[Stream]);
+    Key Stream{Src, Dst, StreamLane(I)};
+    unsigned Chan =
+        Channel(Src, Dst, StreamLane(I), Ordinal[Stream]++ / Cap[Stream]);
     int STb = Ranks[Src].SendTb.at({Dst, Chan});
     int RTb = Ranks[Dst].RecvTb.at({Src, Chan});
     // (Program order covers a dependency inside one threadblock.)
@@ -296,11 +348,12 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
         appendTransfer(Ranks[Src], STb, Send, Ranks[Dst], RTb, Recv,
                        MayMerge(T), Opts.MaxMergedChunks);
   };
-  for (const Transfer &T : Sch.Transfers) {
+  for (size_t I = 0; I < Sch.Transfers.size(); ++I) {
+    const Transfer &T = Sch.Transfers[I];
     const Link &L = Topo.link(T.Link);
     unsigned Src = L.Src.index(), Dst = L.Dst.index();
     if (Combining) {
-      lowerCombining(T, Src, Dst);
+      lowerCombining(T, I, Src, Dst);
       continue;
     }
     bool AtSource = Coll.isPre(T.Chunk, L.Src);
@@ -325,8 +378,9 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
                         T.Chunk.index(), Src));
       Send.Deps.push_back(It->second);
     }
-    Key Stream{Src, Dst, T.Lane};
-    unsigned Chan = Channel(Src, Dst, T.Lane, Ordinal[Stream]++ / Cap[Stream]);
+    Key Stream{Src, Dst, StreamLane(I)};
+    unsigned Chan =
+        Channel(Src, Dst, StreamLane(I), Ordinal[Stream]++ / Cap[Stream]);
     int STb = Ranks[Src].SendTb.at({Dst, Chan});
     // (Program order already covers a copy in the same threadblock.)
     if (FromCopy && Copied->second.first != STb)

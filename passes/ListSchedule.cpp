@@ -231,6 +231,10 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R,
       Ready.push_back(I);
 
   Schedule Out;
+  // A batch, once started, sends all its jobs back to back: nothing else
+  // takes its link or ports in between, so that stage 3 may make them one
+  // message. Continue is the started batch's next job, if any.
+  size_t Continue = Jobs.size();
   for (size_t Left = Jobs.size(); Left > 0; --Left) {
     size_t Best = Jobs.size(), BestPos = 0;
     double BestStart = 0;
@@ -242,6 +246,8 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R,
         break;
       for (size_t Pos = 0; Pos < Ready.size(); ++Pos) {
         size_t I = Ready[Pos];
+        if (UseBatches && Continue != Jobs.size() && I != Continue)
+          continue;
         const Job &J = Jobs[I];
         if (OwnPending[J.Link.index()] > 0 && !IsOwn(J))
           continue;
@@ -276,6 +282,9 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R,
       std::vector<size_t> &Js = Batches[BatchOf[Best]];
       Js.erase(std::find(Js.begin(), Js.end(), Best));
       BatchOf[Best] = -1;
+      Continue = Js.empty() ? Jobs.size() : Js.front();
+    } else {
+      Continue = Jobs.size();
     }
     double End = BestStart + Topo.link(J.Link).costUs(Bytes);
     size_t Lane = EarliestLane(J.Link);

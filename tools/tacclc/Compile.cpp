@@ -71,6 +71,20 @@ std::optional<double> simulatedUs(const std::string &Xml, const ir::Sketch &S) {
     return std::nullopt;
   return R.TimeUs;
 }
+
+/// How many slices of its protocol the runtime cuts one chunk into at the
+/// largest size the sketch is meant for (each slice is one pass over every
+/// threadblock's steps).
+uint64_t slicesPerChunk(const ir::Sketch &S) {
+  uint64_t Bytes = std::max(S.SizeBytes, S.MaxBytes);
+  uint64_t Chunks = uint64_t(chunksPerLoop(S.Coll)) * std::max(1u, S.Instances);
+  uint64_t PerChunk = runtimeBytes(S.Coll, Bytes) / Chunks;
+  tacclrt::Protocol P = S.Protocol == "LL"      ? tacclrt::Protocol::LL
+                        : S.Protocol == "LL128" ? tacclrt::Protocol::LL128
+                                                : tacclrt::Protocol::Simple;
+  uint64_t Slice = tacclrt::protocolSliceBytes(P);
+  return (PerChunk + Slice - 1) / Slice;
+}
 } // namespace
 
 int tacclc::runCompile(const CompileOptions &Opts) {
@@ -177,6 +191,8 @@ int tacclc::runCompile(const CompileOptions &Opts) {
 
   CodegenOptions CG;
   CG.MergeContiguous = Sketch->Instances <= 1;
+  // Several slices per chunk: let consecutive slices overlap.
+  CG.PipelineWaves = CG.SeparateHalves = slicesPerChunk(*Sketch) > 1;
   if (Opts.LegacyDialect) {
     CG.MaxStepsPerTb = 256;
     CG.ServeInPlace = false;

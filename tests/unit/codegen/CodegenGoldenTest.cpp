@@ -57,11 +57,16 @@ void checkGolden(const Sketch &S, const CodegenOptions &Opts = {}) {
   for (bool InPlace : {false, true}) {
     if (InPlace && !Algo->InPlace)
       continue;
-    tacclrt::RunOptions RO;
-    RO.InPlace = InPlace;
-    RO.Bytes = 4 * 64 * Algo->NChunksPerLoop;
-    tacclrt::RunResult R = tacclrt::runOnCpu(*Algo, RO, S.Name);
-    CHECK_MESSAGE(R.Ok, R.Summary);
+    // One slice per call, and three (the last one short), so that the
+    // steps of consecutive slices interleave.
+    for (std::size_t Slice : {std::size_t(0), std::size_t(96)}) {
+      tacclrt::RunOptions RO;
+      RO.InPlace = InPlace;
+      RO.Bytes = 4 * 64 * Algo->NChunksPerLoop;
+      RO.SliceBytes = Slice;
+      tacclrt::RunResult R = tacclrt::runOnCpu(*Algo, RO, S.Name);
+      CHECK_MESSAGE(R.Ok, R.Summary);
+    }
   }
   std::string Path =
       std::string(TACCLC_CODEGEN_GOLDEN_DIR) + "/" + S.Name + ".xml";
@@ -131,4 +136,27 @@ TEST_CASE("golden: merged steps over a contiguous class, and unfused") {
   CodegenOptions NoFuse;
   NoFuse.FuseRelays = false;
   checkGolden(U, NoFuse);
+}
+
+TEST_CASE("golden: slices overlap (waves and halves on their own channels)") {
+  // A chunk leaving its source and the forwards of received chunks use
+  // different connections (channel 0 and channel 1) ...
+  CodegenOptions Waves;
+  Waves.PipelineWaves = true;
+  checkGolden(ringSketch("ring4-allgather-waves", 4,
+                         Collective::allGather(4, 1), false),
+              Waves);
+  // ... and an allreduce's spreading half runs apart from its reducing
+  // half, with or without the waves inside the reducing half.
+  CodegenOptions Halves;
+  Halves.SeparateHalves = true;
+  checkGolden(ringSketch("ring4-allreduce-halves", 4,
+                         Collective::make(CollectiveKind::AllReduce, 4, 1),
+                         true),
+              Halves);
+  Halves.PipelineWaves = true;
+  checkGolden(ringSketch("ring4-allreduce-waves", 4,
+                         Collective::make(CollectiveKind::AllReduce, 4, 1),
+                         true),
+              Halves);
 }

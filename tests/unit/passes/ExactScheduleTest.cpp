@@ -4,7 +4,8 @@
 // (contiguity MILP and retiming): the model's warm start is feasible,
 // retiming without merges reproduces the list schedule, merging on a
 // contiguous ring gives the closed form (N-1)(alpha + K beta), stage 3 never
-// makes a schedule slower, and schedules that will be reversed never merge.
+// makes a schedule slower, schedules that will be reversed never merge, and
+// a batch started on a shared NIC is sent back to back (one message).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/ExactSchedule.h"
@@ -112,4 +113,46 @@ TEST_CASE("a contiguous ring sends each rank's chunks as one message") {
     checkSameTimes(scheduleExactly(S, Sch, false, StageOptions(), Diags), Sch);
   }
   CHECK(!Diags.hasErrors());
+}
+
+TEST_CASE("a started batch keeps its NIC until its chunks are sent") {
+  // Three one-GPU nodes; rank 0 broadcasts K chunks to ranks 1 and 2 over
+  // one NIC (alpha 20 us, contiguous). Batched, each link's chunks leave
+  // back to back, so each link's chunks can be one message: 2 (alpha + K
+  // beta) in all, where alternating links would cost 2 K alpha.
+  const unsigned K = 3;
+  Sketch S;
+  S.Name = "s";
+  S.Topo = Topology("star", 3, 1);
+  int Ib = S.Topo.addClass({"ib", 20.0, 1e-3, {}});
+  for (unsigned R = 0; R < 3; ++R)
+    S.Topo.addNic({Ib, {RankId(R)}});
+  for (unsigned D : {1u, 2u}) {
+    Link L{RankId(0), RankId(D), 20.0, 1e-3};
+    L.Class = Ib;
+    S.Topo.addLink(L);
+  }
+  S.Coll = Collective::make(CollectiveKind::Broadcast, 3, K, RankId(0));
+  S.SizeBytes = 1000 * S.Coll.getSizeParts();
+  S.ContiguousClasses = {true};
+  Routes R;
+  for (unsigned C = 0; C < S.Coll.getNumChunks(); ++C)
+    R.Chunks.push_back({ChunkId(C), {LinkId(0), LinkId(1)}});
+
+  Schedule B = scheduleTransfers(S, R, Ordering::Batched);
+  std::vector<Transfer> ByStart = B.Transfers;
+  std::stable_sort(ByStart.begin(), ByStart.end(),
+                   [](auto &X, auto &Y) { return X.StartUs < Y.StartUs; });
+  // Every link's transfers are one run on the NIC.
+  unsigned Switches = 0;
+  for (size_t I = 1; I < ByStart.size(); ++I)
+    Switches += ByStart[I].Link != ByStart[I - 1].Link;
+  CHECK(Switches == 1);
+  double Beta = S.chunkBytes() * 1e-3;
+  CHECK(mergeGreedily(S, B).MakespanUs ==
+        doctest::Approx(2 * (20.0 + K * Beta)));
+  // Stage 2 compares orderings by what merging makes of them: batched wins.
+  OrderingResult O = orderTransfers(
+      S, R, [&](const Schedule &X) { return mergeGreedily(S, X).MakespanUs; });
+  CHECK(O.BestOrdering == Ordering::Batched);
 }
