@@ -31,7 +31,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <tuple>
 
 using namespace tacclc;
@@ -87,58 +86,14 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
   for (unsigned C = 0; C < Coll.getNumChunks() && !Combining; ++C)
     if (Coll.isPost(ChunkId(C), Coll.chunk(ChunkId(C)).Source))
       ++Copies[Coll.chunk(ChunkId(C)).Source.index()];
-  // A stream is one link lane: (source rank, destination, lane); parallel
-  // links (`x2`) give a link several lanes, each its own connection. The
-  // runtime repeats every threadblock's steps once per slice of the buffer,
-  // so a threadblock whose late step waits for a long chain holds back its
-  // early steps of the next slice. Where that matters, a link's transfers
-  // are split into waves, each on lanes (connections) of its own:
-  //   - an ALLREDUCE's spreading half never shares a stream with its
-  //     reducing half (with SeparateHalves), so the halves of consecutive
-  //     slices overlap;
-  //   - with PipelineWaves, sends that wait for nothing (a chunk leaving its
-  //     source, a rank's own input starting a reduction) are apart from
-  //     forwards of what arrived.
+  // A stream is one connection's ordered transfers: (source rank,
+  // destination, stream lane); planStreams() gives each transfer its lane
+  // (a link lane, or a wave of one; Streams.cpp).
   using Key = std::tuple<unsigned, unsigned, unsigned>;
   std::map<Key, unsigned> Count, Cap, Ordinal;
-  unsigned LinkLanes = 1;
-  bool AnyReduce = false, AnySpread = false;
-  for (const Transfer &T : Sch.Transfers) {
-    LinkLanes = std::max(LinkLanes, T.Lane + 1);
-    AnyReduce = AnyReduce || T.Reduce;
-    AnySpread = AnySpread || (Combining && !T.Reduce);
-  }
-  const bool TwoHalves = Opts.SeparateHalves && AnyReduce && AnySpread;
-  std::vector<unsigned> WaveOf(Sch.Transfers.size(), 0);
-  {
-    std::set<std::pair<unsigned, unsigned>> Holds;
-    for (size_t I = 0; I < Sch.Transfers.size(); ++I) {
-      const Transfer &T = Sch.Transfers[I];
-      const Link &L = Topo.link(T.Link);
-      bool Forward =
-          Combining ? T.Reduce && Holds.count({T.Chunk.index(), L.Src.index()})
-                    : !Coll.isPre(T.Chunk, L.Src);
-      if (T.Reduce)
-        Holds.insert({T.Chunk.index(), L.Dst.index()});
-      WaveOf[I] = Opts.PipelineWaves && Forward ? 1 : 0;
-      if (TwoHalves && !T.Reduce)
-        WaveOf[I] = Opts.PipelineWaves ? 2 : 1;
-    }
-  }
-  // Number the waves that occur densely, so no channel goes unused.
-  std::map<unsigned, unsigned> Dense;
-  for (unsigned W : WaveOf)
-    Dense.try_emplace(W, 0);
-  unsigned Waves = 0;
-  for (auto &[W, D] : Dense)
-    D = Waves++;
-  Waves = std::max(Waves, 1u);
-  for (unsigned &W : WaveOf)
-    W = Dense[W];
-  auto StreamLane = [&](size_t I) {
-    return Sch.Transfers[I].Lane + WaveOf[I] * LinkLanes;
-  };
-  const unsigned Lanes = LinkLanes * Waves;
+  const StreamPlan Plan = planStreams(S, Sch, Opts);
+  const unsigned Lanes = Plan.Lanes;
+  auto StreamLane = [&](size_t I) { return Plan.LaneOf[I]; };
   for (size_t I = 0; I < Sch.Transfers.size(); ++I) {
     const Link &L = Topo.link(Sch.Transfers[I].Link);
     ++Count[{L.Src.index(), L.Dst.index(), StreamLane(I)}];

@@ -1,5 +1,4 @@
-//===- codegen/LoweringInternal.h - Shared state of the lowering -*- C++
-//-*-===//
+//===- codegen/LoweringInternal.h - Lowering's shared state ----*- C++ -*-===//
 //
 // Internal to codegen/: the per-rank threadblocks as the lowering builds
 // them, before dependencies become positions (LowerToProgram.cpp), so that
@@ -10,6 +9,7 @@
 #ifndef TACCLC_CODEGEN_LOWERINGINTERNAL_H
 #define TACCLC_CODEGEN_LOWERINGINTERNAL_H
 
+#include "codegen/Codegen.h"
 #include "ir/Program.h"
 
 #include <map>
@@ -35,6 +35,21 @@ struct RankBuilder {
   /// (peer, channel) -> tb.
   std::map<std::pair<unsigned, unsigned>, int> SendTb, RecvTb;
 };
+
+/// The connection each transfer of a schedule travels on: its stream lane
+/// (a lane of its link, or of one wave of the link's transfers).
+struct StreamPlan {
+  /// Stream lane of transfer i of the schedule.
+  std::vector<unsigned> LaneOf;
+  /// Stream lanes per link (the largest lane + 1, at least 1).
+  unsigned Lanes = 1;
+};
+
+/// Splits each link's transfers into waves on connections of their own
+/// where \p Opts asks for it (SeparateHalves, PipelineWaves), so that the
+/// runtime's buffer slices overlap (Streams.cpp).
+StreamPlan planStreams(const ir::Sketch &S, const ir::Schedule &Sch,
+                       const CodegenOptions &Opts);
 
 /// Raises the schedule times the steps of every rank carry until no wait of
 /// the unfused program points to a step stamped later: a step's
