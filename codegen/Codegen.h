@@ -40,7 +40,7 @@ struct CodegenOptions {
   /// Parallel instances need single-chunk steps.
   bool MergeContiguous = true;
   /// The most chunks one merged step moves.
-  unsigned MaxMergedChunks = 16;
+  unsigned MaxMergedChunks = 32;
   /// Give an ALLREDUCE's spreading half threadblocks (channels) of its own,
   /// so that the halves of consecutive buffer slices overlap. Worth its
   /// extra threadblocks (and the relays it cannot fuse across the halves)

@@ -28,8 +28,9 @@
 
 namespace tacclc {
 
-/// Longest run of chunks one message may carry.
-inline constexpr unsigned MaxChunksPerMessage = 8;
+/// Longest run of chunks one message may carry (codegen merges as many into
+/// one step; the runtime allows 71).
+inline constexpr unsigned MaxChunksPerMessage = 32;
 
 /// True if copies of chunks \p A then \p B over link \p L may travel as one
 /// message: \p L is of a `contiguous` class, and the chunks lie next to
