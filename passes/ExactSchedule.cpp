@@ -418,7 +418,7 @@ ir::Schedule tacclc::scheduleExactly(
   if (Stats) {
     Stats->Seconds = Sol.Seconds;
     Stats->Status = solver::statusName(Sol.Status).str();
-    Stats->HitTimeLimit = Sol.Message.find("time limit") != std::string::npos;
+    Stats->HitTimeLimit = Sol.HitTimeLimit;
     Stats->Note = Sol.Message;
     if (Sol.hasValues()) {
       Stats->Objective = Sol.Objective;

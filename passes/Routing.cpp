@@ -142,7 +142,7 @@ tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
     Stats->BestBound = Sol.BestBound;
     Stats->WarmStartObjective = RM.WarmStartMakespanUs;
     Stats->Status = solver::statusName(Sol.Status).str();
-    Stats->HitTimeLimit = Sol.Message.find("time limit") != std::string::npos;
+    Stats->HitTimeLimit = Sol.HitTimeLimit;
     Stats->Note = Sol.Message;
   }
 

@@ -372,11 +372,11 @@ Solution runCbc(const Model &M, const SolveOptions &Options,
     S.Message = fmt::format("CBC ended without a verdict (status {}/{})",
                             Cbc.status(), Cbc.secondaryStatus());
   }
+  S.HitTimeLimit = TimedOut && (S.Status == SolveStatus::Feasible ||
+                                S.Status == SolveStatus::NoSolution);
   return S;
 }
 
-/// Runs CBC with the warm-start fallback and the progress report;
-/// exceptions become Error.
 /// runCbc with CBC's exceptions turned into SolveStatus::Error.
 Solution runCbcOnce(const Model &M, const SolveOptions &Options,
                     Clock::time_point Start, ProgressReporter &Progress) {
@@ -397,6 +397,8 @@ Solution runCbcOnce(const Model &M, const SolveOptions &Options,
   return S;
 }
 
+/// Runs CBC with the warm-start fallback and the progress report;
+/// exceptions become Error.
 Solution runCbcCaught(const Model &M, const SolveOptions &Options,
                       Clock::time_point Start) {
   ProgressReporter Progress(Options.Progress, Options.ProgressLabel, Start);
@@ -417,6 +419,7 @@ Solution runCbcCaught(const Model &M, const SolveOptions &Options,
       S = std::move(Again);
   } else if (S.Status == SolveStatus::Error && !Options.WarmStart.empty()) {
     S.Status = SolveStatus::NoSolution; // out of time: the start may do
+    S.HitTimeLimit = true;
   }
   if (S.Status != SolveStatus::Error) {
     fallBackToWarmStart(S, M, Options);
@@ -440,8 +443,10 @@ std::string encode(const Solution &S) {
     Out.append(static_cast<const char *>(P), N);
   };
   int32_t Status = static_cast<int32_t>(S.Status);
+  uint8_t TimeLimit = S.HitTimeLimit;
   uint64_t MsgLen = S.Message.size(), NumValues = S.Values.size();
   Put(&Status, sizeof(Status));
+  Put(&TimeLimit, sizeof(TimeLimit));
   Put(&S.Objective, sizeof(double));
   Put(&S.BestBound, sizeof(double));
   Put(&MsgLen, sizeof(MsgLen));
@@ -463,8 +468,10 @@ std::optional<Solution> decode(const std::string &In) {
   };
   Solution S;
   int32_t Status;
+  uint8_t TimeLimit;
   uint64_t MsgLen, NumValues;
-  if (!Get(&Status, sizeof(Status)) || !Get(&S.Objective, sizeof(double)) ||
+  if (!Get(&Status, sizeof(Status)) || !Get(&TimeLimit, sizeof(TimeLimit)) ||
+      TimeLimit > 1 || !Get(&S.Objective, sizeof(double)) ||
       !Get(&S.BestBound, sizeof(double)) || !Get(&MsgLen, sizeof(MsgLen)) ||
       MsgLen > In.size() - Pos)
     return std::nullopt;
@@ -477,6 +484,7 @@ std::optional<Solution> decode(const std::string &In) {
   if (!Get(S.Values.data(), NumValues * sizeof(double)) || Pos != In.size())
     return std::nullopt;
   S.Status = static_cast<SolveStatus>(Status);
+  S.HitTimeLimit = TimeLimit == 1;
   return S;
 }
 

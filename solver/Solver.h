@@ -94,6 +94,9 @@ struct Solution {
   double Seconds = 0.0;
   /// Why the status was chosen, for logs and errors; may be empty.
   std::string Message;
+  /// The solve stopped at SolveOptions::TimeLimitSeconds (then the status is
+  /// Feasible or NoSolution).
+  bool HitTimeLimit = false;
 
   /// True for Optimal and Feasible, the statuses that carry Values.
   bool hasValues() const;

@@ -144,6 +144,7 @@ TEST_CASE("solveWithCbc finds known optima") {
     Solution S = solveWithCbc(M, quickOptions());
     CAPTURE(S.Message);
     REQUIRE(S.Status == SolveStatus::Optimal);
+    CHECK_FALSE(S.HitTimeLimit);
     REQUIRE(S.hasValues());
     CHECK(S.Objective == doctest::Approx(Case.Objective).epsilon(1e-9));
     CHECK(S.BestBound == doctest::Approx(Case.Objective).epsilon(1e-6));
@@ -272,6 +273,10 @@ TEST_CASE("solveWithCbc returns a feasible warm start when time runs out") {
     REQUIRE(S.hasValues());
     CHECK(S.Objective >= objectiveOf(M, O.WarmStart) - 1e-9);
     CHECK(M.maxViolation(S.Values) <= 1e-7);
+    // Stopped by the clock, and says so (a flag, not only a message).
+    if (S.Status == SolveStatus::Feasible)
+      CHECK(S.HitTimeLimit);
+    CHECK(S.HitTimeLimit != (S.Status == SolveStatus::Optimal));
   }
 }
 
@@ -316,6 +321,10 @@ TEST_CASE("solveWithCbc never calls a timed-out model infeasible") {
            S.Status == SolveStatus::Feasible ||
            S.Status == SolveStatus::Optimal));
     CHECK(S.hasValues() == !S.Values.empty());
+    if (S.Status == SolveStatus::NoSolution)
+      CHECK(S.HitTimeLimit);
+    if (S.Status == SolveStatus::Optimal)
+      CHECK_FALSE(S.HitTimeLimit);
   }
 }
 
