@@ -1,13 +1,17 @@
 //===- runtime/DataTypes.cpp - Element operations of the CPU executor -----===//
 //
-// One template instantiated per supported type. Inputs are small integers
+// One template instantiated per type NCCL reduces (8-, 32- and 64-bit
+// integers, float16, bfloat16, float32, float64). Inputs are small integers
 // derived from a hash of (rank, element index), so every sum, product, min
-// and max is exact in any supported type and independent of the reduction
-// order: sums and min/max use values 0..4095, products use 1 or 2. Integer
-// arithmetic wraps (as on the GPU) instead of overflowing.
+// and max is exact and independent of the reduction order: sums and min/max
+// use values 0..4095 (0..127 for 8-bit integers, 0..7 for float16, 0..1 for
+// bfloat16, so that sums over 256 ranks stay exact), products use 1 or 2
+// (powers of two: exact until they overflow to infinity, in any order).
+// Integer arithmetic wraps (as on the GPU) instead of overflowing.
 //
 //===----------------------------------------------------------------------===//
 #include "DataTypes.h"
+#include "HalfFloats.h"
 
 #include <fmt/format.h>
 
@@ -26,8 +30,34 @@ std::uint64_t mix(std::uint64_t X) {
   return X ^ (X >> 31);
 }
 
-/// Sentinel stored in memory no operation wrote; never a pattern value.
+/// Sentinel stored in memory no operation wrote; never a pattern value of
+/// the wider types (8-bit sums wrap onto every value, so there it only
+/// labels a wrong element "never written" when it most likely was not).
 constexpr int SentinelValue = -7777;
+
+/// How an element type is stored and computed with: Arith is the type the
+/// arithmetic happens in (float for the 16-bit floats, rounded back after
+/// each operation as on the GPU), and Range bounds the input pattern so
+/// that every sum over up to 256 ranks is exact (2048 is the largest
+/// integer float16 holds exactly with its neighbours, 256 for bfloat16).
+template <typename T> struct Elem {
+  using Arith = T;
+  static constexpr std::uint64_t Range = sizeof(T) == 1 ? 128 : 4096;
+  static T make(Arith V) { return V; }
+  static Arith get(T V) { return V; }
+};
+template <> struct Elem<Float16> {
+  using Arith = float;
+  static constexpr std::uint64_t Range = 8;
+  static Float16 make(float V) { return Float16(V); }
+  static float get(Float16 V) { return V.toFloat(); }
+};
+template <> struct Elem<BFloat16> {
+  using Arith = float;
+  static constexpr std::uint64_t Range = 2;
+  static BFloat16 make(float V) { return BFloat16(V); }
+  static float get(BFloat16 V) { return V.toFloat(); }
+};
 
 template <typename T> T load(const std::byte *P) {
   T V;
@@ -39,37 +69,42 @@ template <typename T> void store(std::byte *P, T V) {
   std::memcpy(P, &V, sizeof(T));
 }
 
-template <typename T> T apply(ReduceOp Op, T A, T B) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
+template <typename A> A applyArith(ReduceOp Op, A X, A Y) {
+  if constexpr (std::is_integral_v<A>) {
+    using U = std::make_unsigned_t<A>;
     switch (Op) {
     case ReduceOp::Sum:
-      return static_cast<T>(static_cast<U>(A) + static_cast<U>(B));
+      return static_cast<A>(static_cast<U>(X) + static_cast<U>(Y));
     case ReduceOp::Prod:
-      return static_cast<T>(static_cast<U>(A) * static_cast<U>(B));
+      return static_cast<A>(static_cast<U>(X) * static_cast<U>(Y));
     default:
       break;
     }
   } else {
     switch (Op) {
     case ReduceOp::Sum:
-      return A + B;
+      return X + Y;
     case ReduceOp::Prod:
-      return A * B;
+      return X * Y;
     default:
       break;
     }
   }
   if (Op == ReduceOp::Min)
-    return std::min(A, B);
-  return std::max(A, B);
+    return std::min(X, Y);
+  return std::max(X, Y);
+}
+
+template <typename T> T apply(ReduceOp Op, T X, T Y) {
+  return Elem<T>::make(applyArith(Op, Elem<T>::get(X), Elem<T>::get(Y)));
 }
 
 template <typename T> T pattern(ReduceOp Op, unsigned Rank, std::uint64_t I) {
+  using A = typename Elem<T>::Arith;
   std::uint64_t H = mix((static_cast<std::uint64_t>(Rank) << 40) ^ I);
   if (Op == ReduceOp::Prod)
-    return static_cast<T>(1 + (H & 1));
-  return static_cast<T>(H % 4096);
+    return Elem<T>::make(static_cast<A>(1 + (H & 1)));
+  return Elem<T>::make(static_cast<A>(H % Elem<T>::Range));
 }
 
 template <typename T>
@@ -87,9 +122,19 @@ void fillInput(ReduceOp Op, unsigned Rank, std::uint64_t First, std::byte *Dst,
     store<T>(Dst + K * sizeof(T), pattern<T>(Op, Rank, First + K));
 }
 
+template <typename T> T sentinel() {
+  using A = typename Elem<T>::Arith;
+  if constexpr (std::is_unsigned_v<A>)
+    return Elem<T>::make(static_cast<A>(
+        static_cast<std::int64_t>(SentinelValue))); // wraps, as intended
+  else
+    return Elem<T>::make(static_cast<A>(SentinelValue));
+}
+
 template <typename T> void fillSentinel(std::byte *Dst, std::size_t N) {
+  const T S = sentinel<T>();
   for (std::size_t K = 0; K < N; ++K)
-    store<T>(Dst + K * sizeof(T), static_cast<T>(SentinelValue));
+    store<T>(Dst + K * sizeof(T), S);
 }
 
 template <typename T>
@@ -105,16 +150,27 @@ void reference(ReduceOp Op, const ElementSource &Src, unsigned NRanks,
   store<T>(Dst, Acc);
 }
 
+/// Bitwise equality: the results are exact, so the GPU's bits are the
+/// reference's bits (and a NaN is never a right answer).
 template <typename T> bool equal(const std::byte *A, const std::byte *B) {
-  return load<T>(A) == load<T>(B);
+  return std::memcmp(A, B, sizeof(T)) == 0 &&
+         Elem<T>::get(load<T>(A)) == Elem<T>::get(load<T>(A));
 }
 
 template <typename T> bool isSentinel(const std::byte *A) {
-  return load<T>(A) == static_cast<T>(SentinelValue);
+  const T S = sentinel<T>();
+  return std::memcmp(A, &S, sizeof(T)) == 0;
 }
 
 template <typename T> std::string print(const std::byte *A) {
-  return fmt::format("{}", load<T>(A));
+  auto V = Elem<T>::get(load<T>(A));
+  using Value = decltype(V);
+  if constexpr (std::is_integral_v<Value> && std::is_signed_v<Value>)
+    return fmt::format("{}", static_cast<std::int64_t>(V)); // not as a char
+  else if constexpr (std::is_integral_v<Value>)
+    return fmt::format("{}", static_cast<std::uint64_t>(V));
+  else
+    return fmt::format("{}", V);
 }
 
 template <typename T> constexpr TypeOps makeOps(DataType Type) {
@@ -123,23 +179,43 @@ template <typename T> constexpr TypeOps makeOps(DataType Type) {
                  &equal<T>,     &isSentinel<T>,   &print<T>};
 }
 
+constexpr TypeOps Int8Ops = makeOps<std::int8_t>(DataType::Int8);
+constexpr TypeOps UInt8Ops = makeOps<std::uint8_t>(DataType::UInt8);
+constexpr TypeOps Int32Ops = makeOps<std::int32_t>(DataType::Int32);
+constexpr TypeOps UInt32Ops = makeOps<std::uint32_t>(DataType::UInt32);
+constexpr TypeOps Int64Ops = makeOps<std::int64_t>(DataType::Int64);
+constexpr TypeOps UInt64Ops = makeOps<std::uint64_t>(DataType::UInt64);
+constexpr TypeOps Float16Ops = makeOps<Float16>(DataType::Float16);
 constexpr TypeOps Float32Ops = makeOps<float>(DataType::Float32);
 constexpr TypeOps Float64Ops = makeOps<double>(DataType::Float64);
-constexpr TypeOps Int32Ops = makeOps<std::int32_t>(DataType::Int32);
+constexpr TypeOps BFloat16Ops = makeOps<BFloat16>(DataType::BFloat16);
 
 } // namespace
 
 const TypeOps *typeOps(DataType T) {
   switch (T) {
+  case DataType::Int8:
+    return &Int8Ops;
+  case DataType::UInt8:
+    return &UInt8Ops;
+  case DataType::Int32:
+    return &Int32Ops;
+  case DataType::UInt32:
+    return &UInt32Ops;
+  case DataType::Int64:
+    return &Int64Ops;
+  case DataType::UInt64:
+    return &UInt64Ops;
+  case DataType::Float16:
+    return &Float16Ops;
   case DataType::Float32:
     return &Float32Ops;
   case DataType::Float64:
     return &Float64Ops;
-  case DataType::Int32:
-    return &Int32Ops;
-  default:
-    return nullptr;
+  case DataType::BFloat16:
+    return &BFloat16Ops;
   }
+  return nullptr;
 }
 
 std::string_view nameOf(DataType T) {
@@ -186,6 +262,30 @@ std::size_t sizeOf(DataType T) {
     return 8;
   }
   return 1;
+}
+
+std::optional<DataType> parseDataType(std::string_view Name) {
+  static constexpr std::pair<std::string_view, DataType> Names[] = {
+      {"int8", DataType::Int8},         {"char", DataType::Int8},
+      {"uint8", DataType::UInt8},       {"int32", DataType::Int32},
+      {"int", DataType::Int32},         {"uint32", DataType::UInt32},
+      {"int64", DataType::Int64},       {"uint64", DataType::UInt64},
+      {"float16", DataType::Float16},   {"half", DataType::Float16},
+      {"float32", DataType::Float32},   {"float", DataType::Float32},
+      {"float64", DataType::Float64},   {"double", DataType::Float64},
+      {"bfloat16", DataType::BFloat16}, {"bf16", DataType::BFloat16}};
+  for (const auto &[N, T] : Names)
+    if (N == Name)
+      return T;
+  return std::nullopt;
+}
+
+std::optional<ReduceOp> parseReduceOp(std::string_view Name) {
+  for (ReduceOp Op : {ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Min,
+                      ReduceOp::Max, ReduceOp::Avg})
+    if (nameOf(Op) == Name)
+      return Op;
+  return std::nullopt;
 }
 
 } // namespace tacclrt

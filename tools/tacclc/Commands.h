@@ -59,6 +59,8 @@ struct RunOptions {
   std::string Backend = "cpu";
   uint64_t Bytes = 0; ///< 0: pick a size the algorithm divides.
   bool InPlace = false;
+  std::string Type = "float32"; ///< Element type, as NCCL names it.
+  std::string Op = "sum";       ///< Reduction of combining collectives.
   double WatchdogSeconds = 10;
   int Root = -1; ///< Root of a rooted collective; -1: the file's, else 0.
   bool LegacyDialect = false;

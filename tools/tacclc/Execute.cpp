@@ -47,11 +47,12 @@ unsigned totalSteps(const tacclrt::Algo &A) {
   return N;
 }
 
-/// About 1 MiB of float32 whose element count every chunk split divides.
-uint64_t defaultBytes(const tacclrt::Algo &A) {
+/// About 1 MiB of float32 (as many elements of \p T) whose element count
+/// every chunk split divides.
+uint64_t defaultBytes(const tacclrt::Algo &A, tacclrt::DataType T) {
   uint64_t Unit = std::lcm<uint64_t>(A.NChunksPerLoop, A.NGpus);
   uint64_t Elems = ((262144 + Unit - 1) / Unit) * Unit;
-  return Elems * 4;
+  return Elems * tacclrt::sizeOf(T);
 }
 } // namespace
 
@@ -97,6 +98,17 @@ int tacclc::runRun(const RunOptions &Opts) {
                  << "' is not available in this build; use --backend cpu\n";
     return ExitInternal;
   }
+  auto Type = tacclrt::parseDataType(Opts.Type);
+  auto Op = tacclrt::parseReduceOp(Opts.Op);
+  if (!Type || !Op) {
+    llvm::errs() << "tacclc: error: unknown "
+                 << (Type ? "reduction '" + Opts.Op + "' (sum, prod, min, max)"
+                          : "data type '" + Opts.Type +
+                                "' (int8, uint8, int32, uint32, int64, "
+                                "uint64, float16, bfloat16, float32, float64)")
+                 << "\n";
+    return ExitInternal;
+  }
   tacclrt::Report Rep;
   auto A = load(Opts.Input, Opts.LegacyDialect, Rep);
   if (!A) {
@@ -104,7 +116,9 @@ int tacclc::runRun(const RunOptions &Opts) {
     return ExitUserError;
   }
   tacclrt::RunOptions RO;
-  RO.Bytes = Opts.Bytes ? Opts.Bytes : defaultBytes(*A);
+  RO.Type = *Type;
+  RO.Op = *Op;
+  RO.Bytes = Opts.Bytes ? Opts.Bytes : defaultBytes(*A, *Type);
   // An algorithm that serves only in-place calls runs in place by default.
   RO.InPlace = Opts.InPlace || (!A->OutOfPlace && A->InPlace);
   RO.WatchdogSeconds = Opts.WatchdogSeconds;

@@ -261,6 +261,16 @@ cl::opt<uint64_t> Bytes("bytes",
                         cl::init(0), cl::sub(RunCmd), cl::cat(ExecCat));
 cl::opt<bool> InPlace("inplace", cl::desc("Run an in-place call"),
                       cl::sub(RunCmd), cl::cat(ExecCat));
+cl::opt<std::string> RunType("dtype",
+                             cl::desc("Element type: int8, uint8, int32, "
+                                      "uint32, int64, uint64, float16, "
+                                      "bfloat16, float32 (default), float64"),
+                             cl::init("float32"), cl::sub(RunCmd),
+                             cl::cat(ExecCat));
+cl::opt<std::string> RunOp("op",
+                           cl::desc("Reduction of combining collectives: sum "
+                                    "(default), prod, min, max"),
+                           cl::init("sum"), cl::sub(RunCmd), cl::cat(ExecCat));
 cl::opt<double> Watchdog("watchdog",
                          cl::desc("Seconds without progress before a run is "
                                   "declared hung (default 10)"),
@@ -383,6 +393,8 @@ int main(int argc, char **argv) {
     O.Backend = Backend;
     O.Bytes = Bytes;
     O.InPlace = InPlace;
+    O.Type = RunType;
+    O.Op = RunOp;
     O.WatchdogSeconds = Watchdog;
     O.Root = Root;
     O.LegacyDialect = Legacy;

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -42,6 +43,11 @@ enum class DataType {
 std::string_view nameOf(DataType T);
 /// Size of one element in bytes.
 std::size_t sizeOf(DataType T);
+/// The type named \p Name as nameOf() writes it (NCCL's aliases "half",
+/// "float", "double", "int", "char", "uint8" and "bf16" too), or nothing.
+std::optional<DataType> parseDataType(std::string_view Name);
+/// The reduction named \p Name as nameOf() writes it, or nothing.
+std::optional<ReduceOp> parseReduceOp(std::string_view Name);
 
 /// How to run a plan.
 struct RunOptions {

@@ -92,20 +92,29 @@ TEST_CASE("cpu: reduction operators and element types") {
     O.Op = Op;
     expectOk(runOnCpu(A, O, "ar"));
   }
-  for (DataType T : {DataType::Float64, DataType::Int32}) {
+  // Every type NCCL reduces, with every operator.
+  for (DataType T :
+       {DataType::Int8, DataType::UInt8, DataType::Int32, DataType::UInt32,
+        DataType::Int64, DataType::UInt64, DataType::Float16,
+        DataType::BFloat16, DataType::Float32, DataType::Float64}) {
     std::string TypeName(nameOf(T));
     CAPTURE(TypeName);
-    RunOptions O = options(3 * 8 * 64, true);
-    O.Type = T;
-    expectOk(runOnCpu(A, O, "ar"));
+    REQUIRE(parseDataType(TypeName) == T);
+    for (ReduceOp Op :
+         {ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Min, ReduceOp::Max}) {
+      std::string OpName(nameOf(Op));
+      CAPTURE(OpName);
+      REQUIRE(parseReduceOp(OpName) == Op);
+      RunOptions O = options(3 * sizeOf(T) * 64, true);
+      O.Type = T;
+      O.Op = Op;
+      expectOk(runOnCpu(A, O, "ar"));
+    }
   }
+  CHECK(parseDataType("half") == DataType::Float16);
+  CHECK_FALSE(parseDataType("float8"));
+  CHECK_FALSE(parseReduceOp("xor"));
   RunOptions O = options(3 * 4 * 64, true);
-  O.Type = DataType::Float16;
-  RunResult R = runOnCpu(A, O, "ar");
-  CHECK_FALSE(R.Ok);
-  CHECK(findIssue(R.Issues, "data type float16 is not supported by the CPU "
-                            "executor yet"));
-  O.Type = DataType::Float32;
   O.Op = ReduceOp::Avg;
   CHECK(findIssue(runOnCpu(A, O, "ar").Issues, "'avg' is not scheduled"));
 }
@@ -222,6 +231,15 @@ TEST_CASE("cpu: double counting shows up as wrong sums") {
   RunResult R = runOnCpu(A, options(2 * 4 * 64), "rrc.xml");
   CHECK_FALSE(R.Ok);
   CHECK(R.WrongElements > 0);
+  // The narrow types see it too (their inputs are kept small, so a sum
+  // counted twice is still a different number).
+  for (DataType T : {DataType::Float16, DataType::BFloat16, DataType::Int8}) {
+    std::string TypeName(nameOf(T));
+    CAPTURE(TypeName);
+    RunOptions O = options(2 * sizeOf(T) * 64);
+    O.Type = T;
+    CHECK(runOnCpu(A, O, "rrc.xml").WrongElements > 0);
+  }
 }
 
 TEST_CASE("cpu: refused calls are clean issues") {
