@@ -29,6 +29,19 @@ std::string_view nameOf(ReduceOp Op) {
   return "?";
 }
 
+double busBandwidthFactor(CollKind C, unsigned NRanks) {
+  double N = NRanks;
+  switch (C) {
+  case CollKind::AllReduce:
+    return 2 * (N - 1) / N;
+  case CollKind::Broadcast:
+  case CollKind::Reduce:
+    return 1;
+  default:
+    return (N - 1) / N;
+  }
+}
+
 std::uint64_t sizeMultiplier(CollKind C, unsigned NRanks) {
   switch (C) {
   case CollKind::AllGather:

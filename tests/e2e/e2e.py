@@ -19,6 +19,11 @@ Subcommands (each exits 0 on success and prints what failed otherwise):
                        dialect (-exec / -legacy in the name) and runs on the
                        CPU for each call kind it declares, also at a size
                        that needs several loop iterations
+  bench BENCH XML      taccl-bench (path BENCH) on a correct ring XML for
+                       every element type: rounded sizes, no wrong element,
+                       exit 0; on a corrupted copy: wrong elements counted,
+                       exit 1; without a relay step (a deadlock): the size
+                       is "not run", exit 1; bad usage exits 2
 """
 import os
 import re
@@ -435,6 +440,68 @@ def bounds():
     print("bounds: ok")
 
 
+def bench(binary, xml):
+    def go(*args, expect):
+        proc = subprocess.run([binary, *args], capture_output=True, text=True,
+                              timeout=300)
+        if proc.returncode != expect:
+            sys.exit(f"FAIL: taccl-bench {' '.join(args)} exited "
+                     f"{proc.returncode}, expected {expect}\n"
+                     f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
+        return proc
+
+    import json
+    for dtype in ("int8", "uint8", "int32", "uint32", "int64", "uint64",
+                  "float16", "bfloat16", "float32", "float64"):
+        out = json.loads(go(xml, "--sizes", "1000,4KB", "--dtype", dtype,
+                            "--iters", "2", "--json", expect=0).stdout)
+        rows = out["rows"]
+        if (not out["ok"] or len(rows) != 2 or rows[0]["bytes"] < 1000
+                or any(r.get("wrong") != 0 or r["time_us"] <= 0
+                       for r in rows)):
+            sys.exit(f"FAIL: taccl-bench --dtype {dtype}: {out}")
+    table = go(xml, "--sizes", "1KB:4KB", "--op", "max", expect=0).stdout
+    if len([l for l in table.splitlines() if not l.startswith("#")]) != 4:
+        sys.exit(f"FAIL: expected a header and 3 rows:\n{table}")
+    text = open(xml).read()
+    with tempfile.TemporaryDirectory() as tmp:
+        # Receive into the wrong output chunk: wrong data, counted.
+        wrong = os.path.join(tmp, "wrong.xml")
+        steps = re.findall(r'<step [^>]*type="r"[^>]*/>', text)
+        if not steps:
+            sys.exit("FAIL: no plain receive to corrupt")
+        bad = re.sub(r'dstoff="(\d+)"',
+                     lambda m: f'dstoff="{(int(m.group(1)) + 1) % 4}"',
+                     steps[0], count=1)
+        open(wrong, "w").write(text.replace(steps[0], bad, 1))
+        out = json.loads(go(wrong, "--sizes", "4KB", "--json",
+                            expect=1).stdout)
+        if out["ok"] or out["rows"][0].get("wrong", 0) == 0:
+            sys.exit(f"FAIL: corrupted XML not counted wrong: {out}")
+        # A deleted relay (rcs) leaves the next rank waiting for a message
+        # that never comes: a deadlock, the size is "not run", exit 1.
+        hung = os.path.join(tmp, "hung.xml")
+        relays = re.findall(r'<step [^>]*type="rcs"[^>]*/>', text)
+        if not relays:
+            sys.exit("FAIL: no relay step to delete")
+        lines, k = [], 0
+        for line in text.replace(relays[0], "", 1).splitlines(True):
+            if "<tb " in line:
+                k = 0
+            if "<step " in line:  # the runtime wants s = 0, 1, 2, ...
+                line = re.sub(r' s="\d+"', f' s="{k}"', line, count=1)
+                k += 1
+            lines.append(line)
+        open(hung, "w").write("".join(lines))
+        proc = go(hung, "--sizes", "4KB", expect=1)
+        if "not run:" not in proc.stdout:
+            sys.exit(f"FAIL: deadlock not reported:\n{proc.stdout}")
+    go(xml, "--dtype", "float8", expect=2)
+    go(xml, "--backend", "tpu", expect=2)
+    go(xml, "--sizes", "4KB:1KB", expect=2)
+    print("bench: every element type, corrupted and hung files, usage errors")
+
+
 def main():
     global TACCLC
     TACCLC = sys.argv[1]
@@ -449,7 +516,8 @@ def main():
      "sim": lambda: sim(rest[0]),
      "baseline": baseline,
      "bounds": bounds,
-     "search-path": lambda: search_path(rest[0])}[cmd]()
+     "search-path": lambda: search_path(rest[0]),
+     "bench": lambda: bench(rest[0], rest[1])}[cmd]()
 
 
 if __name__ == "__main__":

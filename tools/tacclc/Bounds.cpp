@@ -11,6 +11,7 @@
 #include "tools/tacclc/Output.h"
 
 #include "passes/Bounds.h"
+#include "support/Sizes.h"
 #include "tools/tacclc/Machine.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -69,7 +70,7 @@ int tacclc::runBounds(const BoundsOptions &Opts) {
                              "reducescatter, allreduce, alltoall, broadcast, "
                              "reduce)",
                              Opts.Collective));
-  auto Sizes = parseSizes(Opts.Size);
+  auto Sizes = parseSizeList(Opts.Size);
   if (!Sizes || Sizes->empty())
     return usage(fmt::format("bad --size '{}' (examples: 1GB, 4096,1MB, "
                              "1KB:1GB)",

@@ -108,7 +108,7 @@ int runBaseline(const BaselineOptions &Opts);
 struct BoundsOptions {
   std::string Topology; ///< As for sim.
   std::string Collective;
-  std::string Size; ///< One size or several, as parseSizes reads them.
+  std::string Size; ///< One size or several, as parseSizeList reads them.
   int Root = 0;     ///< Root of broadcast and reduce.
   bool Json = false;
   std::vector<std::string> IncludeDirs;
@@ -116,9 +116,6 @@ struct BoundsOptions {
 /// `tacclc bounds --topology T --collective C --size S`: lower bounds on
 /// the collective's time on the machine (passes/Bounds.h).
 int runBounds(const BoundsOptions &Opts);
-/// Parses `LO:HI` (powers of two from LO to HI) or a comma list of sizes
-/// with optional units (B, KB, MB, GB; binary). Nothing on a bad spec.
-std::optional<std::vector<uint64_t>> parseSizes(llvm::StringRef Spec);
 
 } // namespace tacclc
 

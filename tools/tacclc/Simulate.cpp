@@ -11,6 +11,7 @@
 
 #include "ir/Collective.h"
 #include "passes/Bounds.h"
+#include "support/Sizes.h"
 #include "tacclrt/Collective.h"
 #include "tacclrt/Loader.h"
 #include "tacclrt/Simulator.h"
@@ -36,52 +37,7 @@ struct SourceMgrHolder {
   DiagnosticEngine Diags{SM};
 };
 
-/// nccl-tests' bus bandwidth factor ((N-1)/N for collectives the compiler
-/// does not know).
-double busFactor(tacclrt::CollKind C, unsigned N) {
-  auto K = ir::parseCollectiveName(tacclrt::nameOf(C));
-  return K ? ir::busBandwidthFactor(*K, N) : (N - 1.0) / N;
-}
 } // namespace
-
-std::optional<std::vector<uint64_t>> tacclc::parseSizes(llvm::StringRef Spec) {
-  auto One = [](llvm::StringRef S) -> std::optional<uint64_t> {
-    S = S.trim();
-    uint64_t Mul = 1;
-    for (auto [Suffix, M] :
-         {std::pair("KB", uint64_t(1) << 10),
-          std::pair("MB", uint64_t(1) << 20),
-          std::pair("GB", uint64_t(1) << 30), std::pair("K", uint64_t(1) << 10),
-          std::pair("M", uint64_t(1) << 20), std::pair("G", uint64_t(1) << 30),
-          std::pair("B", uint64_t(1))})
-      if (S.consume_back_insensitive(Suffix)) {
-        Mul = M;
-        break;
-      }
-    uint64_t V;
-    if (S.trim().getAsInteger(10, V) || V == 0 || V > (uint64_t(1) << 50) / Mul)
-      return std::nullopt;
-    return V * Mul;
-  };
-  std::vector<uint64_t> Out;
-  if (auto [Lo, Hi] = Spec.split(':'); !Hi.empty()) {
-    auto L = One(Lo), H = One(Hi);
-    if (!L || !H || *L > *H)
-      return std::nullopt;
-    for (uint64_t S = *L; S <= *H; S *= 2)
-      Out.push_back(S);
-    return Out;
-  }
-  llvm::SmallVector<llvm::StringRef> Parts;
-  Spec.split(Parts, ',');
-  for (llvm::StringRef P : Parts) {
-    auto V = One(P);
-    if (!V)
-      return std::nullopt;
-    Out.push_back(*V);
-  }
-  return Out;
-}
 
 namespace {
 /// Simulates one file over the sweep; appends its table or JSON rows and
@@ -152,7 +108,7 @@ bool simulateFile(const std::string &Input, const ir::Topology &Topo,
     // A plan that moves nothing takes no time: no bandwidth to report.
     const bool Timed = R.TimeUs > 0;
     double AlgBw = Timed ? double(Bytes) / (R.TimeUs * 1e3) : 0;
-    double BusBw = AlgBw * busFactor(A->Coll, N);
+    double BusBw = AlgBw * tacclrt::busBandwidthFactor(A->Coll, N);
     if (Timed)
       Line.Points.push_back({double(Bytes), AlgBw});
     std::optional<double> BoundUs;
@@ -208,7 +164,7 @@ int tacclc::runSim(const SimOptions &Opts) {
   auto Topo = instantiateMachine(Opts.Topology, Opts.IncludeDirs);
   if (!Topo)
     return ExitUserError;
-  auto Sizes = parseSizes(Opts.Sizes);
+  auto Sizes = parseSizeList(Opts.Sizes);
   if (!Sizes || Sizes->empty()) {
     llvm::errs() << "tacclc: error: bad --sizes '" << Opts.Sizes
                  << "' (examples: 1KB:1GB, 4096,1MB)\n";

@@ -92,6 +92,10 @@ struct ElementSource {
 /// (gather and scatter included: their `count` is one rank's part).
 std::uint64_t sizeMultiplier(CollKind C, unsigned NRanks);
 
+/// nccl-tests' bus bandwidth factor (busbw = algbw x factor): 2(N-1)/N for
+/// allreduce, 1 for broadcast and reduce, (N-1)/N for the others.
+double busBandwidthFactor(CollKind C, unsigned NRanks);
+
 /// True when the collective reduces (allreduce, reducescatter, reduce).
 bool isReduction(CollKind C);
 

@@ -1,0 +1,223 @@
+//===- tools/taccl-bench/taccl-bench.cpp - Time a TACCL-EF file -----------===//
+//
+// taccl-bench ALGO.xml [--backend cpu] [--sizes 1KB:1GB] [--dtype T] [--op O]
+//                      [--iters N] [--warmup N] [--check] [--inplace] [--json]
+//
+// The harness in the style of nccl-tests: for every size of the sweep it
+// runs the algorithm warm-up + iters times on the backend, and prints the
+// size it ran (the requested one rounded up to what the program divides),
+// the element count, the mean time of the timed runs, algbw (size / time),
+// busbw (algbw x nccl-tests' bus factor) and the number of wrong output
+// elements, then a summary line. The CPU backend is the reference executor
+// (runtime/CpuExecutor.cpp): it checks every element on every run, so
+// --check only documents the intent there; its times measure the host's
+// threads, not a GPU. Exit status: 0 when every size ran and every element
+// was right, 1 when the file or a run failed, 2 on bad usage.
+//
+//===----------------------------------------------------------------------===//
+#include "support/Sizes.h"
+#include "tacclrt/Collective.h"
+#include "tacclrt/CpuExecutor.h"
+#include "tacclrt/Loader.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <fmt/format.h>
+
+#include <numeric>
+#include <string>
+#include <vector>
+
+using namespace llvm;
+
+namespace {
+
+cl::OptionCategory BenchCat("Benchmark options");
+cl::opt<std::string> Input(cl::Positional, cl::Required, cl::desc("<algo.xml>"),
+                           cl::cat(BenchCat));
+cl::opt<std::string> Backend("backend",
+                             cl::desc("Where to run: cpu (the reference "
+                                      "executor; cuda and cuda-virtual need "
+                                      "the CUDA interpreter)"),
+                             cl::init("cpu"), cl::cat(BenchCat));
+cl::opt<std::string> Sizes("sizes",
+                           cl::desc("LO:HI (powers of two) or a list, e.g. "
+                                    "1KB:1MB or 4096,1MB (default 1KB:1MB)"),
+                           cl::init("1KB:1MB"), cl::cat(BenchCat));
+cl::opt<std::string> Type("dtype",
+                          cl::desc("Element type: int8, uint8, int32, uint32, "
+                                   "int64, uint64, float16, bfloat16, float32 "
+                                   "(default), float64"),
+                          cl::init("float32"), cl::cat(BenchCat));
+cl::opt<std::string> Op("op",
+                        cl::desc("Reduction: sum (default), prod, min, max"),
+                        cl::init("sum"), cl::cat(BenchCat));
+cl::opt<unsigned> Iters("iters", cl::desc("Timed runs per size (default 5)"),
+                        cl::init(5), cl::cat(BenchCat));
+cl::opt<unsigned> Warmup("warmup",
+                         cl::desc("Untimed runs per size first (default 1)"),
+                         cl::init(1), cl::cat(BenchCat));
+cl::opt<bool> Check("check",
+                    cl::desc("Check every output element (the CPU backend "
+                             "always does)"),
+                    cl::cat(BenchCat));
+cl::opt<bool> InPlace("inplace", cl::desc("Run in-place calls"),
+                      cl::cat(BenchCat));
+cl::opt<bool> Json("json", cl::desc("Print JSON instead of a table"),
+                   cl::cat(BenchCat));
+cl::opt<bool> Legacy("legacy",
+                     cl::desc("Read the file as the original msccl runtime "
+                              "does"),
+                     cl::cat(BenchCat));
+
+constexpr int ExitOk = 0, ExitFailed = 1, ExitUsage = 2;
+
+/// One row of the table.
+struct Row {
+  std::uint64_t Bytes = 0, Count = 0, Wrong = 0;
+  double MeanUs = 0, AlgBw = 0, BusBw = 0;
+  std::string Error; ///< Why the size did not run; empty if it did.
+};
+
+/// \p Bytes rounded up to a call the program serves: a whole number of
+/// elements per chunk of the loop and per rank.
+std::uint64_t callBytes(const tacclrt::Algo &A, std::uint64_t Bytes,
+                        std::size_t TypeSize) {
+  std::uint64_t Unit =
+      std::lcm<std::uint64_t>(A.NChunksPerLoop, A.NGpus) * TypeSize;
+  return (Bytes + Unit - 1) / Unit * Unit;
+}
+
+Row measure(const tacclrt::Algo &A, std::uint64_t Requested,
+            tacclrt::RunOptions RO) {
+  Row R;
+  R.Bytes = RO.Bytes = callBytes(A, Requested, tacclrt::sizeOf(RO.Type));
+  R.Count = R.Bytes / tacclrt::sizeOf(RO.Type) /
+            tacclrt::sizeMultiplier(A.Coll, unsigned(A.NGpus));
+  double Total = 0;
+  for (unsigned K = 0; K < Warmup + Iters; ++K) {
+    tacclrt::RunResult Run = tacclrt::runOnCpu(A, RO, Input);
+    R.Wrong = std::max(R.Wrong, Run.WrongElements);
+    if (!Run.Ok && Run.WrongElements == 0) {
+      // Not a wrong result but a refusal, a deadlock or an access error.
+      R.Error = Run.Issues.empty() ? Run.Summary : Run.Issues.begin()->Message;
+      return R;
+    }
+    if (K >= Warmup)
+      Total += Run.Seconds;
+  }
+  R.MeanUs = Total / Iters * 1e6;
+  R.AlgBw = R.MeanUs > 0 ? double(R.Bytes) / (R.MeanUs * 1e3) : 0;
+  R.BusBw = R.AlgBw * tacclrt::busBandwidthFactor(A.Coll, unsigned(A.NGpus));
+  return R;
+}
+
+std::string quote(const std::string &S) {
+  std::string Out = "\"";
+  for (char C : S) {
+    if (C == '"' || C == '\\')
+      Out += '\\';
+    if (static_cast<unsigned char>(C) < 0x20)
+      Out += fmt::format("\\u{:04x}", C);
+    else
+      Out += C;
+  }
+  return Out + "\"";
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  cl::HideUnrelatedOptions(BenchCat);
+  cl::ParseCommandLineOptions(
+      Argc, Argv,
+      "taccl-bench: run a TACCL-EF (MSCCL XML) algorithm over a sweep of "
+      "sizes and report time, algbw, busbw and wrong elements\n");
+  if (Backend != "cpu") {
+    errs() << "taccl-bench: error: backend '" << Backend
+           << "' is not available in this build (the CUDA interpreter is not "
+              "built yet); use --backend cpu\n";
+    return ExitUsage;
+  }
+  auto T = tacclrt::parseDataType(Type);
+  auto O = tacclrt::parseReduceOp(Op);
+  auto List = tacclc::parseSizeList(Sizes);
+  if (!T || !O || !List || Iters == 0) {
+    errs() << "taccl-bench: error: "
+           << (!T      ? "unknown --dtype '" + Type + "'"
+               : !O    ? "unknown --op '" + Op + "' (sum, prod, min, max)"
+               : !List ? "bad --sizes '" + Sizes + "'"
+                       : std::string("--iters must be at least 1"))
+           << "\n";
+    return ExitUsage;
+  }
+  tacclrt::LoadOptions LO;
+  LO.D = Legacy ? tacclrt::Dialect::Legacy : tacclrt::Dialect::Executor;
+  tacclrt::Report Rep;
+  auto A = tacclrt::loadPlanFile(Input, LO, Rep);
+  for (const tacclrt::Issue &I : Rep)
+    errs() << tacclrt::format(I) << "\n";
+  if (!A || Rep.hasErrors())
+    return ExitFailed;
+
+  tacclrt::RunOptions RO;
+  RO.Type = *T;
+  RO.Op = *O;
+  RO.InPlace = InPlace || (!A->OutOfPlace && A->InPlace);
+  RO.LegacySizeRange = Legacy;
+  std::vector<Row> Rows;
+  for (std::uint64_t Bytes : *List)
+    Rows.push_back(measure(*A, Bytes, RO));
+
+  bool Ok = true;
+  std::uint64_t Wrong = 0;
+  for (const Row &R : Rows) {
+    Ok = Ok && R.Error.empty() && R.Wrong == 0;
+    Wrong += R.Wrong;
+  }
+  const std::string Coll(tacclrt::nameOf(A->Coll));
+  if (Json) {
+    outs() << "{\"file\": " << quote(Input) << ", \"collective\": \"" << Coll
+           << "\", \"ranks\": " << A->NGpus << ", \"backend\": \"" << Backend
+           << "\", \"dtype\": \"" << tacclrt::nameOf(*T) << "\", \"op\": \""
+           << tacclrt::nameOf(*O)
+           << "\", \"inplace\": " << (RO.InPlace ? "true" : "false")
+           << ", \"rows\": [";
+    for (size_t I = 0; I < Rows.size(); ++I) {
+      const Row &R = Rows[I];
+      outs() << (I ? ", " : "")
+             << fmt::format("{{\"bytes\": {}, \"count\": {}, ", R.Bytes,
+                            R.Count);
+      if (!R.Error.empty())
+        outs() << "\"error\": " << quote(R.Error) << "}";
+      else
+        outs() << fmt::format("\"time_us\": {:.3f}, \"algbw_GBps\": {:.6g}, "
+                              "\"busbw_GBps\": {:.6g}, \"wrong\": {}}}",
+                              R.MeanUs, R.AlgBw, R.BusBw, R.Wrong);
+    }
+    outs() << "], \"ok\": " << (Ok ? "true" : "false") << "}\n";
+    return Ok ? ExitOk : ExitFailed;
+  }
+  outs() << fmt::format(
+      "# taccl-bench {}: {} on {} ranks, backend {}, {} {}, "
+      "{}, {} timed run(s) after {} warm-up\n",
+      Input, Coll, A->NGpus, Backend, tacclrt::nameOf(*T), tacclrt::nameOf(*O),
+      RO.InPlace ? "in-place" : "out-of-place", Iters, Warmup);
+  outs() << fmt::format("{:>14} {:>12} {:>12} {:>12} {:>12} {:>8}\n",
+                        "size (B)", "count", "time (us)", "algbw (GB/s)",
+                        "busbw (GB/s)", "#wrong");
+  for (const Row &R : Rows) {
+    if (!R.Error.empty()) {
+      outs() << fmt::format("{:>14} {:>12}  not run: {}\n", R.Bytes, R.Count,
+                            R.Error);
+      continue;
+    }
+    outs() << fmt::format("{:>14} {:>12} {:>12.2f} {:>12.4f} {:>12.4f} {:>8}\n",
+                          R.Bytes, R.Count, R.MeanUs, R.AlgBw, R.BusBw,
+                          R.Wrong);
+  }
+  outs() << fmt::format("# {}: {} size(s), {} wrong element(s)\n",
+                        Ok ? "ok" : "FAILED", Rows.size(), Wrong);
+  return Ok ? ExitOk : ExitFailed;
+}
