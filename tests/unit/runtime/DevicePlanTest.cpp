@@ -1,0 +1,177 @@
+//===- tests/unit/runtime/DevicePlanTest.cpp - Plans for the GPU kernel ---===//
+//
+// planForDevice() on the hand-written fixtures: the flat arrays mirror the
+// plan (blocks, operations without nops, dependencies inside the rank),
+// connections are unique and their FIFO slots never overlap, every element
+// range the kernel will compute lies inside its buffer (checked by brute
+// force over operations, iterations and chunks), and plans that would make
+// a kernel read or write outside its buffers are refused.
+//
+//===----------------------------------------------------------------------===//
+#include "tacclrt/DevicePlan.h"
+#include "tests/unit/runtime/RuntimeTestUtil.h"
+
+#include <doctest/doctest.h>
+
+#include <set>
+#include <tuple>
+
+using namespace tacclrt;
+using namespace tacclrt::test;
+
+namespace {
+
+const char *const Fixtures[] = {
+    "allgather_ring4.xml", "allgather_ring4_inplace.xml",
+    "allreduce_deps2.xml", "allreduce_orders3.xml",
+    "allreduce_ring3.xml", "allreduce_rrc2.xml",
+    "alltoall3.xml",       "reducescatter2.xml"};
+
+RunOptions call(const Algo &A, std::uint64_t ElemsPerChunk,
+                std::size_t SliceBytes, DataType T = DataType::Float32) {
+  RunOptions O;
+  O.Type = T;
+  O.Bytes = ElemsPerChunk * std::uint64_t(A.NChunksPerLoop) * sizeOf(T);
+  O.SliceBytes = SliceBytes;
+  O.InPlace = !A.OutOfPlace && A.InPlace;
+  return O;
+}
+
+std::uint64_t elemsOf(const DevRank &R, DevBuffer B) {
+  return B == DevBuffer::Input    ? R.InputElems
+         : B == DevBuffer::Output ? R.OutputElems
+                                  : R.ScratchElems;
+}
+
+/// Checks every invariant the kernel relies on.
+void checkPlan(const Algo &A, const DevicePlan &D) {
+  std::size_t Tbs = 0, Ops = 0;
+  for (const Gpu &G : A.Gpus)
+    for (const Tb &T : G.Tbs) {
+      ++Tbs;
+      for (const Step &S : T.Steps)
+        Ops += S.Type != StepType::Nop;
+    }
+  REQUIRE(D.Blocks.size() == Tbs);
+  REQUIRE(D.Ops.size() == Ops);
+  REQUIRE(D.Ranks.size() == A.Gpus.size());
+  CHECK(D.SlotBytes % 16 == 0);
+  // Connections: unique, and slots of one receiver never overlap.
+  std::set<std::tuple<int, int, int>> Keys;
+  std::vector<std::uint64_t> Used(D.Ranks.size(), 0);
+  for (const DevConn &C : D.Conns) {
+    CHECK(Keys.insert({C.Src, C.Dst, C.Chan}).second);
+    CHECK(C.FifoOffset == Used[std::size_t(C.Dst)]);
+    Used[std::size_t(C.Dst)] += std::uint64_t(D.FifoSlots) * D.SlotBytes;
+  }
+  for (std::size_t R = 0; R < D.Ranks.size(); ++R)
+    CHECK(D.Ranks[R].FifoBytes == Used[R]);
+  for (std::size_t B = 0; B < D.Blocks.size(); ++B) {
+    const DevBlock &Blk = D.Blocks[B];
+    const DevRank &R = D.Ranks[std::size_t(Blk.Rank)];
+    const Tb &T = A.Gpus[std::size_t(Blk.Rank)].Tbs[std::size_t(Blk.Tb)];
+    CHECK(B >= R.FirstBlock);
+    CHECK(B < R.FirstBlock + R.NumBlocks);
+    if (T.Send >= 0) {
+      REQUIRE(Blk.SendConn >= 0);
+      const DevConn &C = D.Conns[std::size_t(Blk.SendConn)];
+      CHECK(std::tie(C.Src, C.Dst, C.Chan) ==
+            std::tie(Blk.Rank, T.Send, T.Chan));
+    } else {
+      CHECK(Blk.SendConn == -1);
+    }
+    if (T.Recv >= 0) {
+      REQUIRE(Blk.RecvConn >= 0);
+      const DevConn &C = D.Conns[std::size_t(Blk.RecvConn)];
+      CHECK(std::tie(C.Src, C.Dst, C.Chan) ==
+            std::tie(T.Recv, Blk.Rank, T.Chan));
+    }
+    for (std::uint32_t I = Blk.FirstOp; I < Blk.FirstOp + Blk.NumOps; ++I) {
+      const DevOp &Op = D.Ops[I];
+      // Dependencies wait on blocks of the same rank.
+      for (std::uint32_t K = Op.FirstDep; K < Op.FirstDep + Op.NumDeps; ++K) {
+        REQUIRE(K < D.Deps.size());
+        CHECK(D.Deps[K].Block >= R.FirstBlock);
+        CHECK(D.Deps[K].Block < R.FirstBlock + R.NumBlocks);
+      }
+      // Every element of every slice of every chunk stays in its buffer,
+      // and a message fits a slot.
+      CHECK(std::uint64_t(Op.Cnt) * D.SliceElems * D.TypeSize <= D.SlotBytes);
+      for (std::uint64_t It = 0; It < D.Iterations; ++It) {
+        std::uint64_t First = It * D.SliceElems;
+        std::uint64_t N = std::min(D.SliceElems, D.ChunkElems - First);
+        for (auto [Buf, Off] :
+             {std::pair(Op.SrcBuf, Op.SrcOff), std::pair(Op.DstBuf, Op.DstOff)})
+          if (Off >= 0) {
+            std::uint64_t Last =
+                std::uint64_t(Off + Op.Cnt - 1) * D.ChunkElems + First + N;
+            CHECK(Last <= elemsOf(R, Buf));
+          }
+      }
+    }
+  }
+}
+
+} // namespace
+
+TEST_CASE("device plan: every fixture, one slice and many") {
+  for (const char *Name : Fixtures) {
+    CAPTURE(Name);
+    Algo A = loadFixture(Name);
+    REQUIRE(!A.Gpus.empty());
+    for (auto [Elems, Slice] :
+         {std::pair<std::uint64_t, std::size_t>(64, 0), {96, 40}, {1000, 64}})
+      for (DataType T : {DataType::Float32, DataType::Float16}) {
+        CAPTURE(Elems);
+        CAPTURE(Slice);
+        Report R;
+        auto D = planForDevice(A, call(A, Elems, Slice, T), R, Name);
+        REQUIRE_MESSAGE(D, R.str());
+        CHECK(D->ChunkElems == Elems);
+        if (Slice)
+          CHECK(D->Iterations == (Elems * sizeOf(T) + Slice - 1) / Slice);
+        checkPlan(A, *D);
+      }
+  }
+}
+
+TEST_CASE("device plan: in place, the input lives inside the output") {
+  Algo A = loadFixture("allgather_ring4_inplace.xml");
+  Report R;
+  RunOptions O = call(A, 64, 0);
+  O.InPlace = true;
+  auto D = planForDevice(A, O, R, "ip");
+  REQUIRE_MESSAGE(D, R.str());
+  for (std::size_t Rank = 0; Rank < D->Ranks.size(); ++Rank) {
+    CHECK(D->Ranks[Rank].Alias == Aliasing::InputInOutput);
+    CHECK(D->Ranks[Rank].AliasOffset == Rank * D->Ranks[Rank].InputElems);
+  }
+  CHECK(describe(*D).find("allgather on 4 ranks") == 0);
+}
+
+TEST_CASE("device plan: out-of-buffer operands and bad calls are refused") {
+  Algo Base = loadFixture("allgather_ring4.xml");
+  // A receive two chunks past the end of the output.
+  Algo A = Base;
+  Step &S = A.Gpus[1].Tbs[0].Steps.back();
+  S.DstOff = A.Gpus[1].OChunks + 1;
+  Report R;
+  CHECK_FALSE(planForDevice(A, call(A, 64, 0), R, "a"));
+  CHECK(R.hasErrors());
+  // A copy whose last chunk is one past the end.
+  Algo B = Base;
+  for (Step &St : B.Gpus[0].Tbs[0].Steps)
+    if (St.Type == StepType::Copy) {
+      St.Cnt = B.Gpus[0].OChunks - St.DstOff + 1;
+      break;
+    }
+  Report R2;
+  CHECK_FALSE(planForDevice(B, call(B, 64, 0), R2, "b"));
+  CHECK(R2.hasErrors());
+  // A size that does not divide into the loop's chunks.
+  Report R3;
+  RunOptions Odd = call(Base, 64, 0);
+  Odd.Bytes += 4;
+  CHECK_FALSE(planForDevice(Base, Odd, R3, "c"));
+  CHECK(R3.hasErrors());
+}
