@@ -1,0 +1,35 @@
+//===- runtime/HostBuffers.h - Call buffers on the host ---------*- C++ -*-===//
+//
+// Internal to the runtime: the buffers of one call on the host, filled with
+// inputs, and the check of the outputs afterwards. The CPU executor runs on
+// them; a device executor copies them to the GPU and back.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLRT_HOSTBUFFERS_H
+#define TACCLRT_HOSTBUFFERS_H
+
+#include "CallSetup.h"
+#include "CpuWorker.h"
+#include "IssueSink.h"
+
+#include <vector>
+
+namespace tacclrt {
+
+/// Allocates every rank's storages for call \p S of \p A with NCCL's
+/// in-place aliasing, fills them with the sentinel and the inputs, and
+/// sets up write tracking (S.Cfg.Tracking says whether it is possible).
+/// False, with an error in \p Sink, when the memory is refused or missing.
+bool allocateHostBuffers(const Algo &A, CallSetup &S,
+                         std::vector<CpuRankMemory> &Mem, IssueSink &Sink);
+
+/// Compares every output element of \p Mem with the reference; counts into
+/// \p R (ElementsChecked, WrongElements) and lists the first wrong ones in
+/// \p Sink.
+void verifyOutputs(const Algo &A, const CallSetup &S,
+                   const std::vector<CpuRankMemory> &Mem, IssueSink &Sink,
+                   RunResult &R);
+
+} // namespace tacclrt
+
+#endif // TACCLRT_HOSTBUFFERS_H
