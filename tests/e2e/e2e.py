@@ -19,6 +19,10 @@ Subcommands (each exits 0 on success and prints what failed otherwise):
                        dialect (-exec / -legacy in the name) and runs on the
                        CPU for each call kind it declares, also at a size
                        that needs several loop iterations
+  gpu DIR...           every XML under the DIRs runs on one GPU (tacclc run
+                       --backend cuda-virtual) in several element types, in
+                       place where it may, and over several loop iterations;
+                       prints "no GPU: skipping" where there is none
   bench BENCH XML      taccl-bench (path BENCH) on a correct ring XML for
                        every element type: rounded sizes, no wrong element,
                        exit 0; on a corrupted copy: wrong elements counted,
@@ -502,6 +506,35 @@ def bench(binary, xml):
     print("bench: every element type, corrupted and hung files, usage errors")
 
 
+def gpu(*folders):
+    files = sorted(os.path.join(f, n) for f in folders for n in os.listdir(f)
+                   if n.endswith(".xml"))
+    probe = run("run", files[0], "--backend", "cuda-virtual")
+    if probe.returncode == 2 or "no CUDA GPU is available" in probe.stderr:
+        print("no GPU: skipping (" + (probe.stderr.strip().splitlines() or
+                                     ["?"])[-1] + ")")
+        return
+    ran = 0
+    for xml in files:
+        text = open(xml).read()
+        legacy = "-legacy" in os.path.basename(xml)
+        dialect = ["--dialect", "msccl-legacy"] if legacy else []
+        calls = [[]]
+        if 'inplace="1"' in text:
+            calls.append(["--inplace"])
+        for extra in calls:
+            for dtype in ("float32", "float16", "bfloat16", "int8", "float64"):
+                for size in ([], ["--bytes", str(9 << 20)]):
+                    proc = run("run", xml, "--backend", "cuda-virtual",
+                               "--dtype", dtype, "--watchdog", "20", *dialect,
+                               *extra, *size)
+                    if proc.returncode != 0:
+                        sys.exit(f"FAIL: {xml} {dtype} {' '.join(extra + size)}"
+                                 f" on the GPU:\n{proc.stdout}{proc.stderr}")
+                    ran += 1
+    print(f"gpu: {ran} runs of {len(files)} files on one GPU, all correct")
+
+
 def main():
     global TACCLC
     TACCLC = sys.argv[1]
@@ -517,7 +550,8 @@ def main():
      "baseline": baseline,
      "bounds": bounds,
      "search-path": lambda: search_path(rest[0]),
-     "bench": lambda: bench(rest[0], rest[1])}[cmd]()
+     "bench": lambda: bench(rest[0], rest[1]),
+     "gpu": lambda: gpu(*rest)}[cmd]()
 
 
 if __name__ == "__main__":

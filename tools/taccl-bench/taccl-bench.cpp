@@ -9,15 +9,18 @@
 // the element count, the mean time of the timed runs, algbw (size / time),
 // busbw (algbw x nccl-tests' bus factor) and the number of wrong output
 // elements, then a summary line. The CPU backend is the reference executor
-// (runtime/CpuExecutor.cpp): it checks every element on every run, so
-// --check only documents the intent there; its times measure the host's
-// threads, not a GPU. Exit status: 0 when every size ran and every element
-// was right, 1 when the file or a run failed, 2 on bad usage.
+// (runtime/CpuExecutor.cpp): its times measure the host's threads, not a
+// GPU. The cuda-virtual backend runs every rank on one GPU with the CUDA
+// interpreter (runtime/cuda/) and times the kernel. Both check every
+// element of every run, so --check only documents the intent. Exit status: 0
+// when every size ran and every element was right, 1 when the file or a run
+// failed, 2 on bad usage.
 //
 //===----------------------------------------------------------------------===//
 #include "support/Sizes.h"
 #include "tacclrt/Collective.h"
 #include "tacclrt/CpuExecutor.h"
+#include "tacclrt/CudaExecutor.h"
 #include "tacclrt/Loader.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -38,8 +41,8 @@ cl::opt<std::string> Input(cl::Positional, cl::Required, cl::desc("<algo.xml>"),
                            cl::cat(BenchCat));
 cl::opt<std::string> Backend("backend",
                              cl::desc("Where to run: cpu (the reference "
-                                      "executor; cuda and cuda-virtual need "
-                                      "the CUDA interpreter)"),
+                                      "executor), cuda-virtual (every rank "
+                                      "on one GPU; builds with CUDA only)"),
                              cl::init("cpu"), cl::cat(BenchCat));
 cl::opt<std::string> Sizes("sizes",
                            cl::desc("LO:HI (powers of two) or a list, e.g. "
@@ -97,7 +100,10 @@ Row measure(const tacclrt::Algo &A, std::uint64_t Requested,
             tacclrt::sizeMultiplier(A.Coll, unsigned(A.NGpus));
   double Total = 0;
   for (unsigned K = 0; K < Warmup + Iters; ++K) {
-    tacclrt::RunResult Run = tacclrt::runOnCpu(A, RO, Input);
+    tacclrt::RunResult Run =
+        Backend == "cpu"
+            ? tacclrt::runOnCpu(A, RO, Input)
+            : tacclrt::runOnCuda(A, RO, tacclrt::CudaMode::VirtualRanks, Input);
     R.Wrong = std::max(R.Wrong, Run.WrongElements);
     if (!Run.Ok && Run.WrongElements == 0) {
       // Not a wrong result but a refusal, a deadlock or an access error.
@@ -134,10 +140,15 @@ int main(int Argc, char **Argv) {
       Argc, Argv,
       "taccl-bench: run a TACCL-EF (MSCCL XML) algorithm over a sweep of "
       "sizes and report time, algbw, busbw and wrong elements\n");
-  if (Backend != "cpu") {
+  if (Backend != "cpu" && Backend != "cuda-virtual") {
     errs() << "taccl-bench: error: backend '" << Backend
-           << "' is not available in this build (the CUDA interpreter is not "
-              "built yet); use --backend cpu\n";
+           << "' is not available (cpu, or cuda-virtual: every rank on one "
+              "GPU; one rank per GPU is not implemented yet)\n";
+    return ExitUsage;
+  }
+  if (Backend == "cuda-virtual" && !tacclrt::cudaInterpreterBuilt()) {
+    errs() << "taccl-bench: error: backend 'cuda-virtual' is not available: "
+              "this build has no CUDA interpreter\n";
     return ExitUsage;
   }
   auto T = tacclrt::parseDataType(Type);

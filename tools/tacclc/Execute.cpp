@@ -11,6 +11,7 @@
 
 #include "tacclrt/Checker.h"
 #include "tacclrt/CpuExecutor.h"
+#include "tacclrt/CudaExecutor.h"
 #include "tacclrt/Loader.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -93,9 +94,16 @@ int tacclc::runCheck(const CheckOptions &Opts) {
 }
 
 int tacclc::runRun(const RunOptions &Opts) {
-  if (Opts.Backend != "cpu") {
-    llvm::errs() << "tacclc: error: backend '" << Opts.Backend
-                 << "' is not available in this build; use --backend cpu\n";
+  const bool Gpu = Opts.Backend == "cuda-virtual";
+  if (Opts.Backend != "cpu" && !Gpu) {
+    llvm::errs() << "tacclc: error: unknown backend '" << Opts.Backend
+                 << "' (cpu, or cuda-virtual: every rank on one GPU)\n";
+    return ExitInternal;
+  }
+  if (Gpu && !tacclrt::cudaInterpreterBuilt()) {
+    llvm::errs() << "tacclc: error: backend 'cuda-virtual' is not available: "
+                    "this build has no CUDA interpreter (nvcc and NCCL were "
+                    "not found when it was configured)\n";
     return ExitInternal;
   }
   auto Type = tacclrt::parseDataType(Opts.Type);
@@ -124,7 +132,10 @@ int tacclc::runRun(const RunOptions &Opts) {
   RO.WatchdogSeconds = Opts.WatchdogSeconds;
   RO.Root = Opts.Root;
   RO.LegacySizeRange = Opts.LegacyDialect;
-  tacclrt::RunResult R = tacclrt::runOnCpu(*A, RO, Opts.Input);
+  tacclrt::RunResult R =
+      Gpu ? tacclrt::runOnCuda(*A, RO, tacclrt::CudaMode::VirtualRanks,
+                               Opts.Input)
+          : tacclrt::runOnCpu(*A, RO, Opts.Input);
   Rep.append(R.Issues);
   printReport(Rep);
   llvm::outs() << R.Summary << "\n";

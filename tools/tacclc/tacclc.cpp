@@ -249,7 +249,8 @@ cl::opt<std::string> RunInput(cl::Positional, cl::Required,
                               cl::desc("<file.xml>"), cl::sub(RunCmd),
                               cl::cat(ExecCat));
 cl::opt<std::string> Backend("backend",
-                             cl::desc("Where to execute: cpu (default)"),
+                             cl::desc("Where to execute: cpu (default), or "
+                                      "cuda-virtual (every rank on one GPU)"),
                              cl::init("cpu"), cl::sub(RunCmd),
                              cl::cat(ExecCat));
 cl::opt<uint64_t> Bytes("bytes",
