@@ -5,7 +5,9 @@
 // connections are unique and their FIFO slots never overlap, every element
 // range the kernel will compute lies inside its buffer (checked by brute
 // force over operations, iterations and chunks), and plans that would make
-// a kernel read or write outside its buffers are refused.
+// a kernel read or write outside its buffers are refused. Finally the
+// kernel's contract itself runs on the host (blocks taking turns) and must
+// compute every fixture.
 //
 //===----------------------------------------------------------------------===//
 #include "tacclrt/DevicePlan.h"
@@ -174,4 +176,155 @@ TEST_CASE("device plan: out-of-buffer operands and bad calls are refused") {
   Odd.Bytes += 4;
   CHECK_FALSE(planForDevice(Base, Odd, R3, "c"));
   CHECK(R3.hasErrors());
+}
+
+// The kernel's contract, executed on the host: blocks take turns, each
+// running its next operation when the kernel would (dependencies published,
+// a message posted, room in the FIFO), with the same addressing of chunks,
+// slices, slots and pieces. Every fixture must produce the collective's
+// result, checked by the CPU executor's own check.
+#include "runtime/HostBuffers.h"
+#include "runtime/Program.h"
+
+namespace {
+
+/// Runs \p D on \p Mem (float32, sum); false on a deadlock.
+bool emulate(const DevicePlan &D, std::vector<CpuRankMemory> &Mem) {
+  std::vector<std::vector<float>> Fifo;
+  for (const DevRank &R : D.Ranks)
+    Fifo.emplace_back(R.FifoBytes / sizeof(float));
+  std::vector<std::uint64_t> Posted(D.Conns.size()), Consumed(D.Conns.size()),
+      Flags(D.Blocks.size());
+  struct State {
+    std::uint32_t Op = 0;
+    std::uint64_t It = 0, Sent = 0, Received = 0;
+  };
+  std::vector<State> St(D.Blocks.size());
+  auto Buffer = [&](const DevBlock &B, DevBuffer Buf) -> float * {
+    CpuRankMemory &M = Mem[std::size_t(B.Rank)];
+    const CpuView &V = M.Views[int(Buf)];
+    return reinterpret_cast<float *>(M.Storages[V.Storage].data()) + V.Base;
+  };
+  for (bool Moved = true; Moved;) {
+    Moved = false;
+    for (std::size_t Bi = 0; Bi < D.Blocks.size(); ++Bi) {
+      const DevBlock &B = D.Blocks[Bi];
+      State &S = St[Bi];
+      if (S.It == D.Iterations || B.NumOps == 0)
+        continue;
+      const DevOp &Op = D.Ops[B.FirstOp + S.Op];
+      bool Recv = Op.Type == DevOpType::Recv ||
+                  Op.Type == DevOpType::RecvCopySend ||
+                  Op.Type == DevOpType::RecvReduceSend ||
+                  Op.Type == DevOpType::RecvReduceCopy ||
+                  Op.Type == DevOpType::RecvReduceCopySend;
+      bool Send = Op.Type == DevOpType::Send ||
+                  Op.Type == DevOpType::RecvCopySend ||
+                  Op.Type == DevOpType::RecvReduceSend ||
+                  Op.Type == DevOpType::RecvReduceCopySend;
+      bool Ready = true;
+      for (std::uint32_t K = 0; K < Op.NumDeps; ++K) {
+        const DevDep &Dep = D.Deps[Op.FirstDep + K];
+        Ready = Ready && Flags[Dep.Block] >=
+                             S.It * FlagScale + std::uint64_t(Dep.Step) + 1;
+      }
+      if (Recv)
+        Ready = Ready && Posted[std::size_t(B.RecvConn)] >= S.Received + 1;
+      if (Send && S.Sent >= D.FifoSlots)
+        Ready = Ready &&
+                Consumed[std::size_t(B.SendConn)] >= S.Sent + 1 - D.FifoSlots;
+      if (!Ready)
+        continue;
+      std::uint64_t First = S.It * D.SliceElems;
+      std::uint64_t N = std::min(D.SliceElems, D.ChunkElems - First);
+      const float *In = nullptr;
+      float *Out = nullptr;
+      if (Recv) {
+        const DevConn &C = D.Conns[std::size_t(B.RecvConn)];
+        In = Fifo[std::size_t(C.Dst)].data() +
+             (C.FifoOffset + (S.Received % D.FifoSlots) * D.SlotBytes) / 4;
+      }
+      if (Send) {
+        const DevConn &C = D.Conns[std::size_t(B.SendConn)];
+        Out = Fifo[std::size_t(C.Dst)].data() +
+              (C.FifoOffset + (S.Sent % D.FifoSlots) * D.SlotBytes) / 4;
+      }
+      for (std::int32_t C = 0; C < Op.Cnt; ++C) {
+        auto At = [&](DevBuffer Buf, std::int32_t Off) -> float * {
+          return Off < 0 ? nullptr
+                         : Buffer(B, Buf) +
+                               (std::uint64_t(Off) + C) * D.ChunkElems + First;
+        };
+        float *Src = At(Op.SrcBuf, Op.SrcOff), *Dst = At(Op.DstBuf, Op.DstOff);
+        const float *Msg = In ? In + C * D.SliceElems : nullptr;
+        float *Fwd = Out ? Out + C * D.SliceElems : nullptr;
+        for (std::uint64_t E = 0; E < N; ++E) {
+          float X = 0;
+          switch (Op.Type) {
+          case DevOpType::Send:
+          case DevOpType::Copy:
+            X = Src[E];
+            break;
+          case DevOpType::Recv:
+          case DevOpType::RecvCopySend:
+            X = Msg[E];
+            break;
+          case DevOpType::Reduce:
+            X = Dst[E] + Src[E];
+            break;
+          default:
+            X = Msg[E] + Src[E];
+          }
+          if (Op.Type != DevOpType::Send &&
+              Op.Type != DevOpType::RecvReduceSend)
+            Dst[E] = X;
+          if (Fwd)
+            Fwd[E] = X;
+        }
+      }
+      if (Recv)
+        Consumed[std::size_t(B.RecvConn)] = ++S.Received;
+      if (Send)
+        Posted[std::size_t(B.SendConn)] = ++S.Sent;
+      if (Op.HasDep)
+        Flags[Bi] = S.It * FlagScale + std::uint64_t(Op.PublishedStep) + 1;
+      if (++S.Op == B.NumOps) {
+        S.Op = 0;
+        ++S.It;
+      }
+      Moved = true;
+    }
+  }
+  for (std::size_t Bi = 0; Bi < D.Blocks.size(); ++Bi)
+    if (St[Bi].It != D.Iterations && D.Blocks[Bi].NumOps != 0)
+      return false;
+  return true;
+}
+
+} // namespace
+
+TEST_CASE("device plan: the kernel's contract computes every fixture") {
+  for (const char *Name : Fixtures) {
+    CAPTURE(Name);
+    Algo A = loadFixture(Name);
+    for (auto [Elems, Slice] :
+         {std::pair<std::uint64_t, std::size_t>(64, 0), {96, 40}, {1000, 64}}) {
+      CAPTURE(Elems);
+      RunOptions O = call(A, Elems, Slice);
+      Report R;
+      IssueSink Sink(R, Name);
+      CallSetup S;
+      std::vector<CpuRankMemory> Mem;
+      REQUIRE(prepareCall(A, O, Sink, R, Name, S));
+      REQUIRE(allocateHostBuffers(A, S, Mem, Sink));
+      auto D = planForDevice(A, O, R, Name);
+      REQUIRE_MESSAGE(D, R.str());
+      REQUIRE(emulate(*D, Mem));
+      RunResult Res;
+      S.Cfg.Tracking = false;
+      verifyOutputs(A, S, Mem, Sink, Res);
+      CHECK_MESSAGE(Res.WrongElements == 0, R.str());
+      CHECK(Res.ElementsChecked > 0);
+    }
+  }
 }
