@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tacclrt/DevicePlan.h"
+#include "runtime/HostBuffers.h"
 #include "tests/unit/runtime/RuntimeTestUtil.h"
 
 #include <doctest/doctest.h>
@@ -183,9 +184,6 @@ TEST_CASE("device plan: out-of-buffer operands and bad calls are refused") {
 // a message posted, room in the FIFO), with the same addressing of chunks,
 // slices, slots and pieces. Every fixture must produce the collective's
 // result, checked by the CPU executor's own check.
-#include "runtime/HostBuffers.h"
-#include "runtime/Program.h"
-
 namespace {
 
 /// Runs \p D on \p Mem (float32, sum); false on a deadlock.
