@@ -23,6 +23,9 @@ Subcommands (each exits 0 on success and prints what failed otherwise):
                        --backend cuda-virtual) in several element types, in
                        place where it may, and over several loop iterations;
                        prints "no GPU: skipping" where there is none
+  slice-overlap SKETCH  --slice-overlap=auto keeps whichever of on and off
+                       simulates faster, on splits streams (more channels),
+                       and the kept program runs correctly over slices
   bench BENCH XML      taccl-bench (path BENCH) on a correct ring XML for
                        every element type: rounded sizes, no wrong element,
                        exit 0; on a corrupted copy: wrong elements counted,
@@ -506,6 +509,35 @@ def bench(binary, xml):
     print("bench: every element type, corrupted and hung files, usage errors")
 
 
+def slice_overlap(sketch):
+    inc = os.path.dirname(sketch)
+    names = re.findall(r"^sketch (\w+)", open(sketch).read(), re.M)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            got = {}
+            for mode in ("auto", "on", "off"):
+                xml = os.path.join(tmp, f"{name}-{mode}.xml")
+                proc = run(sketch, "-I", inc, "--sketch", name,
+                           f"--slice-overlap={mode}", "--summary", "-o", xml,
+                           expect=0)
+                m = re.search(r"simulated\s+([\d.]+) us", proc.stderr +
+                              proc.stdout)
+                if not m:
+                    sys.exit(f"FAIL: no simulated time for {name} {mode}:\n"
+                             f"{proc.stderr}")
+                chans = int(re.search(r'nchannels="(\d+)"',
+                                      open(xml).read()).group(1))
+                got[mode] = (float(m.group(1)), chans, xml)
+            if got["on"][1] <= got["off"][1]:
+                sys.exit(f"FAIL: {name}: waves did not add channels: {got}")
+            if got["auto"][0] != min(got["on"][0], got["off"][0]):
+                sys.exit(f"FAIL: {name}: auto is not the faster one: {got}")
+            run("run", got["auto"][2], "--backend", "cpu", "--bytes",
+                str(9 << 20), expect=0)
+    print(f"slice-overlap: auto kept the faster program for {len(names)} "
+          "sketches")
+
+
 def gpu(*folders):
     files = sorted(os.path.join(f, n) for f in folders for n in os.listdir(f)
                    if n.endswith(".xml"))
@@ -551,7 +583,8 @@ def main():
      "bounds": bounds,
      "search-path": lambda: search_path(rest[0]),
      "bench": lambda: bench(rest[0], rest[1]),
-     "gpu": lambda: gpu(*rest)}[cmd]()
+     "gpu": lambda: gpu(*rest),
+     "slice-overlap": lambda: slice_overlap(rest[0])}[cmd]()
 
 
 if __name__ == "__main__":

@@ -25,6 +25,14 @@ enum ExitCode { ExitSuccess = 0, ExitUserError = 1, ExitInternal = 2 };
 /// How far `tacclc FILE.sketch` runs and what it prints.
 enum class EmitKind { Ast, Ir, Dot, Milp, Routes, Schedule, Xml };
 
+/// Whether the program splits link streams into waves so that the
+/// runtime's buffer slices overlap (codegen/Streams.cpp).
+enum class SliceOverlap {
+  Auto, ///< Where calls take several slices, whichever simulates faster.
+  On,   ///< Where calls take several slices.
+  Off,  ///< Never.
+};
+
 /// Options of the compile command.
 struct CompileOptions {
   std::string Input;
@@ -40,6 +48,7 @@ struct CompileOptions {
   bool Verbose = false;   ///< -v: a line per stage as it ends.
   std::string ReportFile; ///< --report: JSON account of the compile.
   SynthesisOptions Synthesis;
+  SliceOverlap Overlap = SliceOverlap::Auto; ///< --slice-overlap.
   bool TimeLimitGiven = false; ///< --time-limit overrides the sketch's.
   bool GapGiven = false;       ///< --gap overrides the sketch's.
 };

@@ -191,8 +191,11 @@ int tacclc::runCompile(const CompileOptions &Opts) {
 
   CodegenOptions CG;
   CG.MergeContiguous = Sketch->Instances <= 1;
-  // Several slices per chunk: let consecutive slices overlap.
-  CG.PipelineWaves = CG.SeparateHalves = slicesPerChunk(*Sketch) > 1;
+  // Several slices per chunk: consecutive slices may overlap when a link's
+  // transfers are split into waves (codegen/Streams.cpp). Whether that is
+  // faster depends on the algorithm, so both programs are simulated on the
+  // sketch's machine at its size below, and the faster one is kept.
+  const bool TryWaves = slicesPerChunk(*Sketch) > 1;
   if (Opts.LegacyDialect) {
     CG.MaxStepsPerTb = 256;
     CG.ServeInPlace = false;
@@ -201,10 +204,10 @@ int tacclc::runCompile(const CompileOptions &Opts) {
   // relays fused into rcs steps, and if that program does not verify (the
   // fused threadblocks order steps more strictly), without.
   std::optional<ir::Program> Program;
-  auto Build = [&]() -> std::optional<std::string> {
-    Program = lowerToProgram(*Sketch, Sched, CG, Diags);
-    if (!Program || !replicateInstances(*Program, Sketch->Instances, CG,
-                                        Sketch->Loc, Diags))
+  auto BuildWith = [&](DiagnosticEngine &D) -> std::optional<std::string> {
+    Program = lowerToProgram(*Sketch, Sched, CG, D);
+    if (!Program ||
+        !replicateInstances(*Program, Sketch->Instances, CG, Sketch->Loc, D))
       return std::nullopt;
     // The size range the runtime selects the program for: the sketch's, or
     // every size. The new runtime's range is inclusive with 0 = unlimited;
@@ -219,7 +222,26 @@ int tacclc::runCompile(const CompileOptions &Opts) {
     }
     return toText([&](llvm::raw_ostream &OS) { writeXml(*Program, OS); });
   };
-  auto Xml = Build();
+  auto Build = [&] { return BuildWith(Diags); };
+  std::optional<std::string> Xml;
+  if (TryWaves && Opts.Overlap == SliceOverlap::On) {
+    CG.PipelineWaves = CG.SeparateHalves = true;
+  } else if (TryWaves && Opts.Overlap == SliceOverlap::Auto &&
+             !Opts.LegacyDialect) {
+    // Trial lowerings report into an engine of their own: a variant the
+    // runtime's limits refuse is simply not chosen.
+    auto Trial = [&](bool Waves) -> std::optional<double> {
+      DiagnosticEngine Quiet(Diags.getSourceMgr());
+      CG.PipelineWaves = CG.SeparateHalves = Waves;
+      std::optional<std::string> X = BuildWith(Quiet);
+      return X ? simulatedUs(*X, *Sketch) : std::nullopt;
+    };
+    std::optional<double> WithWaves = Trial(true), Without = Trial(false);
+    // Waves only when they simulate faster (ties: fewer threadblocks).
+    CG.PipelineWaves = CG.SeparateHalves =
+        WithWaves && (!Without || *WithWaves < *Without);
+  }
+  Xml = Build();
   if (!Xml)
     return Fail();
   // Fusion keeps every threadblock in schedule order, which cannot deadlock

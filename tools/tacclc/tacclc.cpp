@@ -112,6 +112,16 @@ cl::opt<bool> NoExactSchedule(
     "no-exact-schedule",
     cl::desc("Skip stage 3 (contiguity MILP); keep the stage-2 schedule"),
     cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
+cl::opt<SliceOverlap> Overlap(
+    "slice-overlap",
+    cl::desc("Split link streams into waves so that buffer slices overlap "
+             "(when a call takes several slices per chunk)"),
+    cl::values(clEnumValN(SliceOverlap::Auto, "auto",
+                          "where it simulates faster (default)"),
+               clEnumValN(SliceOverlap::On, "on", "always"),
+               clEnumValN(SliceOverlap::Off, "off", "never")),
+    cl::init(SliceOverlap::Auto), cl::sub(*cl::TopLevelSubCommand),
+    cl::cat(CompileCat));
 cl::opt<bool> SolverLog("solver-log", cl::desc("Show the MILP solver's log"),
                         cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
 cl::opt<bool> NoSymmetry(
@@ -445,6 +455,7 @@ int main(int argc, char **argv) {
   }
   O.Synthesis.UseSymmetry = !NoSymmetry;
   O.Synthesis.ExactScheduling = !NoExactSchedule;
+  O.Overlap = Overlap;
   O.Verbose = Verbose;
   O.ReportFile = ReportFile;
   return runCompile(O);
