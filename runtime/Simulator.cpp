@@ -10,7 +10,10 @@
 //      connection has room, and finishes when that message has landed;
 //   3. a message spends alpha on its link, then moves its bytes at a rate
 //      that is the smallest fair share of every resource it uses (its link,
-//      times the link's multiplicity, and each shared port);
+//      times the link's multiplicity, and each shared port); a step of cnt
+//      chunks is one message when they fit in a slice together, else the
+//      runtime splits it (maxAllowedCount, at most 71 chunks per message)
+//      and it pays one alpha per part;
 //   4. between events (a message leaving alpha, a message landing) rates
 //      are constant; time advances to the next event, threadblocks are
 //      advanced until none can move, and the loop repeats. A state where
@@ -99,6 +102,9 @@ private:
   double Now = 0;
   long Iterations = 0;
   std::uint64_t SizePerChunk = 0, SliceElems = 0;
+  /// Chunks one message of a cnt > 1 step may carry: as many as fit in a
+  /// slice, 1 to 71 (MSCCL's maxAllowedCount).
+  std::uint64_t MaxCount = 1;
   unsigned Capacity = 1;
 
   double messageBytes(const Step &S, long Iter) const {
@@ -144,6 +150,8 @@ bool Engine::setup() {
       O.SliceBytes ? O.SliceBytes : protocolSliceBytes(A.Proto);
   SliceElems = std::max<std::uint64_t>(1, Slice / O.TypeSize);
   Iterations = static_cast<long>((SizePerChunk + SliceElems - 1) / SliceElems);
+  MaxCount =
+      std::clamp<std::uint64_t>(Slice / (SizePerChunk * O.TypeSize), 1, 71);
   Out.Iterations = Iterations;
   Capacity =
       O.FifoMessages ? O.FifoMessages : (A.Proto == Protocol::Simple ? 2u : 8u);
@@ -197,7 +205,10 @@ void Engine::startSend(TbRun &R, const Operation &Op) {
   F.Rank = R.T->Rank;
   F.Tb = R.T->Id;
   F.Remaining = messageBytes(*Op.S, R.Iter);
-  F.DataStart = Now + L.AlphaUs;
+  // The runtime moves at most MaxCount chunks per message (below); a
+  // larger step is that many messages in a row, each paying alpha.
+  const std::uint64_t Cnt = std::uint64_t(std::max(Op.S->Cnt, 1));
+  F.DataStart = Now + L.AlphaUs * double((Cnt + MaxCount - 1) / MaxCount);
   F.Rec.Src = L.Src;
   F.Rec.Dst = L.Dst;
   F.Rec.Link = C.Link;

@@ -2,7 +2,8 @@
 //
 // Closed forms on hand-built machines: the ring allgather, the direct
 // alltoall, links shared by two messages, a shared port, the runtime's
-// loop over slices (pipelining), and the errors (no link, wrong rank count).
+// loop over slices (pipelining), steps of several chunks split as the runtime
+// splits them, and the errors (no link, wrong rank count).
 //
 //===----------------------------------------------------------------------===//
 #include "tacclrt/Simulator.h"
@@ -112,4 +113,48 @@ TEST_CASE("sim: a tiny last slice late in a long call still lands") {
   REQUIRE(R.Ok);
   CHECK(R.Iterations == 51);
   CHECK(R.TimeUs > 0);
+}
+
+TEST_CASE("sim: a step of several chunks is one message only while they "
+          "fit in a slice") {
+  // Two ranks swap two consecutive chunks each with one cnt=2 step.
+  const std::string Xml =
+      R"(<algo name="cnt2" proto="Simple" nchannels="1" nchunksperloop="4" ngpus="2" coll="allgather" inplace="0" outofplace="1" minBytes="0" maxBytes="0">
+  <gpu id="0" i_chunks="2" o_chunks="4" s_chunks="0">
+    <tb id="0" send="1" recv="-1" chan="0">
+      <step s="0" type="cpy" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="2" depid="-1" deps="-1" hasdep="0"/>
+      <step s="1" type="s" srcbuf="o" srcoff="0" dstbuf="o" dstoff="0" cnt="2" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+    <tb id="1" send="-1" recv="1" chan="0">
+      <step s="0" type="r" srcbuf="o" srcoff="2" dstbuf="o" dstoff="2" cnt="2" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+  </gpu>
+  <gpu id="1" i_chunks="2" o_chunks="4" s_chunks="0">
+    <tb id="0" send="0" recv="-1" chan="0">
+      <step s="0" type="cpy" srcbuf="i" srcoff="0" dstbuf="o" dstoff="2" cnt="2" depid="-1" deps="-1" hasdep="0"/>
+      <step s="1" type="s" srcbuf="o" srcoff="2" dstbuf="o" dstoff="2" cnt="2" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+    <tb id="1" send="-1" recv="0" chan="0">
+      <step s="0" type="r" srcbuf="o" srcoff="0" dstbuf="o" dstoff="0" cnt="2" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+  </gpu>
+</algo>
+)";
+  Loaded L = load(Xml);
+  REQUIRE_MESSAGE(L.A, L.R.str());
+  const double Alpha = 5, Beta = 1e-3;
+  SimOptions O;
+  O.SliceBytes = 4096;
+  // 1 KiB chunks: both fit in a 4 KiB slice, one message.
+  O.Bytes = 4 * 1024;
+  SimResult Small = simulate(*L.A, ring(2, Alpha, Beta), O, "cnt2.xml");
+  REQUIRE_MESSAGE(Small.Ok, Small.Issues.str());
+  CHECK(Small.TimeUs == doctest::Approx(Alpha + Beta * 2048));
+  // 8 KiB chunks: two slices each, and the runtime sends the two chunks of
+  // each slice as two messages: two alphas per iteration.
+  O.Bytes = 4 * 8192;
+  SimResult Big = simulate(*L.A, ring(2, Alpha, Beta), O, "cnt2.xml");
+  REQUIRE_MESSAGE(Big.Ok, Big.Issues.str());
+  CHECK(Big.Iterations == 2);
+  CHECK(Big.TimeUs == doctest::Approx(2 * (2 * Alpha + Beta * 8192)));
 }
