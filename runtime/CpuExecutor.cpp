@@ -28,17 +28,6 @@
 
 namespace tacclrt {
 
-namespace {
-
-std::string firstError(const Report &R) {
-  for (const Issue &I : R)
-    if (I.Sev == Issue::Error)
-      return I.Message;
-  return "unknown error";
-}
-
-} // namespace
-
 RunResult runOnCpu(const Algo &A, const RunOptions &O,
                    std::string_view FileName) {
   RunResult R;

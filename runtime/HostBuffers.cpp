@@ -176,3 +176,10 @@ void tacclrt::verifyOutputs(const Algo &A, const CallSetup &S,
     Sink.error(Where(), fmt::format("{} of {} output elements are wrong",
                                     R.WrongElements, R.ElementsChecked));
 }
+
+std::string tacclrt::firstError(const Report &R) {
+  for (const Issue &I : R)
+    if (I.Sev == Issue::Error)
+      return I.Message;
+  return "unknown error";
+}

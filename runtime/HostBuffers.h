@@ -12,6 +12,7 @@
 #include "CpuWorker.h"
 #include "IssueSink.h"
 
+#include <string>
 #include <vector>
 
 namespace tacclrt {
@@ -29,6 +30,10 @@ bool allocateHostBuffers(const Algo &A, CallSetup &S,
 void verifyOutputs(const Algo &A, const CallSetup &S,
                    const std::vector<CpuRankMemory> &Mem, IssueSink &Sink,
                    RunResult &R);
+
+/// The message of the first error in \p R ("unknown error" if none), for
+/// one-line summaries.
+std::string firstError(const Report &R);
 
 } // namespace tacclrt
 

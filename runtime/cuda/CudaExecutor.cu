@@ -153,13 +153,6 @@ int opCode(ReduceOp Op) {
   }
 }
 
-std::string firstError(const Report &R) {
-  for (const Issue &I : R)
-    if (I.Sev == Issue::Error)
-      return I.Message;
-  return "unknown error";
-}
-
 } // namespace
 
 bool cudaInterpreterBuilt() { return true; }
