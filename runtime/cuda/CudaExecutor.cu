@@ -1,18 +1,23 @@
-//===- runtime/cuda/CudaExecutor.cu - Run a plan on a GPU -----*- CUDA -*-===//
+//===- runtime/cuda/CudaExecutor.cu - Run a plan on GPUs ------*- CUDA -*-===//
 //
-// runOnCuda() in the virtual-ranks mode:
-//   1. a GPU must be there; the call is prepared and the host buffers filled
-//      exactly as for the CPU executor (CallSetup, HostBuffers);
+// runOnCuda(): every rank on one GPU (VirtualRanks), or rank r on GPU
+// r % (visible GPUs) (SpreadRanks, peer access between them):
+//   1. the GPUs must be there (and reach each other's memory); the call is
+//      prepared and the host buffers filled exactly as for the CPU executor
+//      (CallSetup, HostBuffers);
 //   2. the plan is flattened (planForDevice: every range proven inside its
-//      buffer) and copied to the device with the buffers, every rank's FIFO
-//      memory, the connection counts, the block flags and the error word;
-//   3. the kernel needs every block resident at once (blocks wait for each
-//      other): the block size is lowered from 256 threads until the GPU can
-//      hold them all, else the run is refused;
-//   4. one launch, timed with events; a device-side timeout names the
-//      blocked rank, threadblock, step and iteration;
-//   5. the outputs come back and are checked element by element by the
-//      CPU executor's own check.
+//      buffer);
+//   3. each rank's buffers, FIFO memory, connection counts and block flags
+//      go to its GPU; each GPU gets its own copy of the plan, the per-rank
+//      pointers and its list of blocks; the error word is host memory that
+//      every GPU maps;
+//   4. one launch per GPU, all at once (blocks wait for each other across
+//      GPUs, so every block must be resident: the block size is lowered from
+//      256 threads until each GPU holds its blocks, else the run is
+//      refused), timed with events; a device watchdog names the blocked
+//      rank, threadblock, step and iteration;
+//   5. the outputs come back and are checked element by element by the CPU
+//      executor's own check.
 // Device memory is released on every path (a guard owns it).
 //
 //===----------------------------------------------------------------------===//
@@ -28,7 +33,9 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace tacclrt {
@@ -37,105 +44,144 @@ namespace {
 
 using cuda::DevView;
 
-/// Owns device allocations; frees them all when it goes.
+/// Owns device (and mapped host) allocations; frees them all when it goes.
 class DeviceMemory {
 public:
   ~DeviceMemory() {
-    for (void *P : Blocks)
+    for (auto [Dev, P] : Blocks) {
+      cudaSetDevice(Dev);
       cudaFree(P);
+    }
+    for (void *P : Host)
+      cudaFreeHost(P);
   }
-  /// Allocates \p Bytes (at least 16) zeroed bytes; nullptr on failure.
+  /// Allocates \p Bytes (at least 16) zeroed bytes on the current device;
+  /// nullptr on failure.
   void *zeroed(std::uint64_t Bytes) {
     void *P = nullptr;
+    int Dev = 0;
+    cudaGetDevice(&Dev);
     Bytes = std::max<std::uint64_t>(Bytes, 16);
     if (cudaMalloc(&P, Bytes) != cudaSuccess)
       return nullptr;
-    Blocks.push_back(P);
+    Blocks.push_back({Dev, P});
     if (cudaMemset(P, 0, Bytes) != cudaSuccess)
       return nullptr;
     return P;
   }
-  /// A device copy of \p N elements at \p Host; nullptr on failure.
-  template <typename T> T *copy(const T *Host, std::size_t N) {
+  /// A copy of \p N elements at \p Host on the current device.
+  template <typename T> T *copy(const T *Src, std::size_t N) {
     T *P = static_cast<T *>(zeroed(N * sizeof(T)));
     if (P && N &&
-        cudaMemcpy(P, Host, N * sizeof(T), cudaMemcpyHostToDevice) !=
+        cudaMemcpy(P, Src, N * sizeof(T), cudaMemcpyHostToDevice) !=
             cudaSuccess)
       return nullptr;
     return P;
   }
+  /// \p Bytes of zeroed host memory every GPU maps; nullptr on failure.
+  void *mapped(std::size_t Bytes) {
+    void *P = nullptr;
+    if (cudaHostAlloc(&P, Bytes, cudaHostAllocMapped | cudaHostAllocPortable) !=
+        cudaSuccess)
+      return nullptr;
+    Host.push_back(P);
+    std::memset(P, 0, Bytes);
+    return P;
+  }
 
 private:
-  std::vector<void *> Blocks;
+  std::vector<std::pair<int, void *>> Blocks;
+  std::vector<void *> Host;
 };
 
 std::string cudaWhy(cudaError_t E) {
   return fmt::format("{} ({})", cudaGetErrorString(E), cudaGetErrorName(E));
 }
 
-/// Launches the kernel for element type T; the error of the launch or run.
+/// One GPU's launch: its view of the plan and its blocks.
+struct Launch {
+  int Device = 0;
+  DevView View{};
+  unsigned NumBlocks = 0;
+};
+
+/// Launches the kernel for element type T on every GPU at once (their
+/// blocks wait for each other), then waits for all. Each launch needs all
+/// its blocks resident: the block size is lowered from 256 threads until
+/// the GPU holds them, else the run is refused (\p Why).
 template <typename T>
-cudaError_t launch(const DevView &V, unsigned Blocks, unsigned MinThreads,
-                   double &Seconds, std::string &Why) {
-  int Sms = 0, Dev = 0;
-  cudaGetDevice(&Dev);
-  cudaDeviceGetAttribute(&Sms, cudaDevAttrMultiProcessorCount, Dev);
-  unsigned Threads = 256;
-  for (;; Threads /= 2) {
-    int PerSm = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&PerSm, cuda::interpret<T>,
-                                                  int(Threads), 0);
-    if (std::uint64_t(PerSm) * std::uint64_t(Sms) >= Blocks)
-      break;
-    if (Threads / 2 < MinThreads) {
-      Why = fmt::format("the plan needs {} blocks resident at once; this GPU "
-                        "holds {} x {} of {} threads",
-                        Blocks, PerSm, Sms, Threads);
-      return cudaErrorLaunchOutOfResources;
+cudaError_t launchAll(const std::vector<Launch> &Ls, double &Seconds,
+                      std::string &Why) {
+  std::vector<unsigned> Threads(Ls.size(), 256);
+  for (std::size_t I = 0; I < Ls.size(); ++I) {
+    cudaSetDevice(Ls[I].Device);
+    int Sms = 0;
+    cudaDeviceGetAttribute(&Sms, cudaDevAttrMultiProcessorCount, Ls[I].Device);
+    for (;; Threads[I] /= 2) {
+      int PerSm = 0;
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&PerSm, cuda::interpret<T>,
+                                                    int(Threads[I]), 0);
+      if (std::uint64_t(PerSm) * std::uint64_t(Sms) >= Ls[I].NumBlocks)
+        break;
+      if (Threads[I] / 2 < 32) {
+        Why =
+            fmt::format("GPU {} must hold {} blocks at once and holds {} x "
+                        "{} of {} threads",
+                        Ls[I].Device, Ls[I].NumBlocks, PerSm, Sms, Threads[I]);
+        return cudaErrorLaunchOutOfResources;
+      }
     }
   }
-  cudaEvent_t Start, Stop;
-  cudaEventCreate(&Start);
-  cudaEventCreate(&Stop);
-  cudaEventRecord(Start);
-  cuda::interpret<T><<<Blocks, Threads>>>(V);
-  cudaError_t E = cudaGetLastError();
-  cudaEventRecord(Stop);
-  if (E == cudaSuccess)
-    E = cudaDeviceSynchronize();
-  float Ms = 0;
-  if (E == cudaSuccess)
-    cudaEventElapsedTime(&Ms, Start, Stop);
-  cudaEventDestroy(Start);
-  cudaEventDestroy(Stop);
-  Seconds = Ms / 1e3;
+  std::vector<cudaEvent_t> Start(Ls.size()), Stop(Ls.size());
+  cudaError_t E = cudaSuccess;
+  for (std::size_t I = 0; I < Ls.size() && E == cudaSuccess; ++I) {
+    cudaSetDevice(Ls[I].Device);
+    cudaEventCreate(&Start[I]);
+    cudaEventCreate(&Stop[I]);
+    cudaEventRecord(Start[I]);
+    cuda::interpret<T><<<Ls[I].NumBlocks, Threads[I]>>>(Ls[I].View);
+    E = cudaGetLastError();
+    cudaEventRecord(Stop[I]);
+  }
+  Seconds = 0;
+  for (std::size_t I = 0; I < Ls.size(); ++I) {
+    cudaSetDevice(Ls[I].Device);
+    cudaError_t Sync = cudaDeviceSynchronize();
+    if (E == cudaSuccess)
+      E = Sync;
+    float Ms = 0;
+    if (E == cudaSuccess &&
+        cudaEventElapsedTime(&Ms, Start[I], Stop[I]) == cudaSuccess)
+      Seconds = std::max(Seconds, Ms / 1e3);
+    cudaEventDestroy(Start[I]);
+    cudaEventDestroy(Stop[I]);
+  }
   return E;
 }
 
-cudaError_t launchFor(DataType Type, const DevView &V, unsigned Blocks,
+cudaError_t launchFor(DataType Type, const std::vector<Launch> &Ls,
                       double &Seconds, std::string &Why) {
-  const unsigned Min = 32;
   switch (Type) {
   case DataType::Int8:
-    return launch<std::int8_t>(V, Blocks, Min, Seconds, Why);
+    return launchAll<std::int8_t>(Ls, Seconds, Why);
   case DataType::UInt8:
-    return launch<std::uint8_t>(V, Blocks, Min, Seconds, Why);
+    return launchAll<std::uint8_t>(Ls, Seconds, Why);
   case DataType::Int32:
-    return launch<std::int32_t>(V, Blocks, Min, Seconds, Why);
+    return launchAll<std::int32_t>(Ls, Seconds, Why);
   case DataType::UInt32:
-    return launch<std::uint32_t>(V, Blocks, Min, Seconds, Why);
+    return launchAll<std::uint32_t>(Ls, Seconds, Why);
   case DataType::Int64:
-    return launch<std::int64_t>(V, Blocks, Min, Seconds, Why);
+    return launchAll<std::int64_t>(Ls, Seconds, Why);
   case DataType::UInt64:
-    return launch<std::uint64_t>(V, Blocks, Min, Seconds, Why);
+    return launchAll<std::uint64_t>(Ls, Seconds, Why);
   case DataType::Float16:
-    return launch<__half>(V, Blocks, Min, Seconds, Why);
+    return launchAll<__half>(Ls, Seconds, Why);
   case DataType::BFloat16:
-    return launch<__nv_bfloat16>(V, Blocks, Min, Seconds, Why);
+    return launchAll<__nv_bfloat16>(Ls, Seconds, Why);
   case DataType::Float32:
-    return launch<float>(V, Blocks, Min, Seconds, Why);
+    return launchAll<float>(Ls, Seconds, Why);
   case DataType::Float64:
-    return launch<double>(V, Blocks, Min, Seconds, Why);
+    return launchAll<double>(Ls, Seconds, Why);
   }
   return cudaErrorInvalidValue;
 }
@@ -157,7 +203,7 @@ int opCode(ReduceOp Op) {
 
 bool cudaInterpreterBuilt() { return true; }
 
-RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode,
+RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode Mode,
                     std::string_view FileName) {
   RunResult R;
   IssueSink Sink(R.Issues, FileName);
@@ -165,7 +211,7 @@ RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode,
     R.Summary = "not run: " + firstError(R.Issues);
     return R;
   };
-  // 1. A GPU, the call, the host buffers.
+  // 1. GPUs, the call, the host buffers.
   int Devices = 0;
   cudaError_t E = cudaGetDeviceCount(&Devices);
   if (E != cudaSuccess || Devices == 0) {
@@ -190,12 +236,38 @@ RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode,
         R.Issues.add(I);
     return NotRun();
   }
-  DeviceMemory Dm;
   const std::size_t NRanks = D->Ranks.size();
+  const int Used = Mode == CudaMode::VirtualRanks
+                       ? 1
+                       : static_cast<int>(std::min<std::size_t>(
+                             std::size_t(Devices), NRanks));
+  auto DeviceOf = [&](std::size_t Rank) { return int(Rank % Used); };
+  // Every GPU reaches every other's memory (FIFO slots and counts).
+  for (int X = 0; X < Used; ++X)
+    for (int Y = 0; Y < Used; ++Y) {
+      int Can = 0;
+      if (X == Y)
+        continue;
+      cudaDeviceCanAccessPeer(&Can, X, Y);
+      cudaSetDevice(X);
+      if (!Can || (cudaDeviceEnablePeerAccess(Y, 0) != cudaSuccess &&
+                   cudaGetLastError() != cudaErrorPeerAccessAlreadyEnabled)) {
+        Sink.error(Where(), fmt::format("GPU {} cannot access the memory of "
+                                        "GPU {} (peer access)",
+                                        X, Y));
+        return NotRun();
+      }
+    }
+
+  // 3. Memory: each rank's buffers, FIFO memory, counts and flags on its
+  //    GPU; the error word in host memory every GPU maps.
+  DeviceMemory Dm;
   std::vector<std::vector<char *>> Storage(NRanks);
   std::vector<char *> In(NRanks), Out(NRanks), Scr(NRanks), Fifo(NRanks);
+  std::vector<unsigned long long *> Counts(NRanks), Flags(NRanks);
   bool Ok = true;
   for (std::size_t Rank = 0; Rank < NRanks && Ok; ++Rank) {
+    cudaSetDevice(DeviceOf(Rank));
     for (const auto &St : Mem[Rank].Storages) {
       char *Dev = reinterpret_cast<char *>(Dm.copy(St.data(), St.size()));
       Ok = Ok && Dev;
@@ -210,27 +282,53 @@ RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode,
     Out[Rank] = PtrOf(Mem[Rank].Views[1]);
     Scr[Rank] = PtrOf(Mem[Rank].Views[2]);
     Fifo[Rank] = static_cast<char *>(Dm.zeroed(D->Ranks[Rank].FifoBytes));
-    Ok = Fifo[Rank] != nullptr;
+    Counts[Rank] = static_cast<unsigned long long *>(
+        Dm.zeroed(2 * D->Conns.size() * sizeof(unsigned long long)));
+    Flags[Rank] = static_cast<unsigned long long *>(
+        Dm.zeroed(D->Blocks.size() * sizeof(unsigned long long)));
+    Ok = Fifo[Rank] && Counts[Rank] && Flags[Rank];
   }
-  DevView V{};
-  if (Ok) {
+  int *Error = Ok ? static_cast<int *>(Dm.mapped(5 * sizeof(int))) : nullptr;
+  int *DevError = nullptr;
+  Ok = Ok && Error &&
+       cudaHostGetDevicePointer(reinterpret_cast<void **>(&DevError), Error,
+                                0) == cudaSuccess;
+  // Each GPU's copy of the plan and of the per-rank pointers, and its
+  // blocks.
+  std::vector<Launch> Ls(std::size_t(std::max(Used, 0)));
+  for (int G = 0; G < Used && Ok; ++G) {
+    cudaSetDevice(G);
+    std::vector<std::uint32_t> Mine;
+    for (std::size_t Rank = 0; Rank < NRanks; ++Rank)
+      if (DeviceOf(Rank) == G)
+        for (std::uint32_t B = 0; B < D->Ranks[Rank].NumBlocks; ++B)
+          Mine.push_back(D->Ranks[Rank].FirstBlock + B);
+    Launch &L = Ls[std::size_t(G)];
+    L.Device = G;
+    L.NumBlocks = unsigned(Mine.size());
+    DevView &V = L.View;
     V.Blocks = Dm.copy(D->Blocks.data(), D->Blocks.size());
     V.Ops = Dm.copy(D->Ops.data(), D->Ops.size());
     V.Deps = Dm.copy(D->Deps.data(), D->Deps.size());
     V.Conns = Dm.copy(D->Conns.data(), D->Conns.size());
+    V.BlockList = Dm.copy(Mine.data(), Mine.size());
     V.Input = Dm.copy(In.data(), NRanks);
     V.Output = Dm.copy(Out.data(), NRanks);
     V.Scratch = Dm.copy(Scr.data(), NRanks);
     V.Fifo = Dm.copy(Fifo.data(), NRanks);
-    V.Posted = static_cast<unsigned long long *>(
-        Dm.zeroed(D->Conns.size() * sizeof(unsigned long long)));
-    V.Consumed = static_cast<unsigned long long *>(
-        Dm.zeroed(D->Conns.size() * sizeof(unsigned long long)));
-    V.Flags = static_cast<unsigned long long *>(
-        Dm.zeroed(D->Blocks.size() * sizeof(unsigned long long)));
-    V.Error = static_cast<int *>(Dm.zeroed(5 * sizeof(int)));
-    Ok = V.Blocks && V.Ops && V.Deps && V.Conns && V.Input && V.Output &&
-         V.Scratch && V.Fifo && V.Posted && V.Consumed && V.Flags && V.Error;
+    V.Counts = Dm.copy(Counts.data(), NRanks);
+    V.Flags = Dm.copy(Flags.data(), NRanks);
+    V.Error = DevError;
+    V.ChunkElems = D->ChunkElems;
+    V.SliceElems = D->SliceElems;
+    V.Iterations = D->Iterations;
+    V.SlotBytes = D->SlotBytes;
+    V.FifoSlots = D->FifoSlots;
+    V.Op = opCode(D->Op);
+    V.TimeoutNs = static_cast<unsigned long long>(
+        (O.WatchdogSeconds > 0 ? O.WatchdogSeconds : 3600.0) * 1e9);
+    Ok = V.Blocks && V.Ops && V.Deps && V.Conns && V.BlockList && V.Input &&
+         V.Output && V.Scratch && V.Fifo && V.Counts && V.Flags;
   }
   if (!Ok) {
     Sink.error(Where(), fmt::format("out of GPU memory placing the call "
@@ -238,53 +336,44 @@ RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode,
                                     cudaWhy(cudaGetLastError())));
     return NotRun();
   }
-  V.ChunkElems = D->ChunkElems;
-  V.SliceElems = D->SliceElems;
-  V.Iterations = D->Iterations;
-  V.SlotBytes = D->SlotBytes;
-  V.FifoSlots = D->FifoSlots;
-  V.BlockBase = 0;
-  V.Op = opCode(D->Op);
-  V.TimeoutNs = static_cast<unsigned long long>(
-      (O.WatchdogSeconds > 0 ? O.WatchdogSeconds : 3600.0) * 1e9);
 
-  // 3, 4. One launch.
+  // 4. One launch per GPU, all at once.
   std::string Why;
-  E = launchFor(D->Type, V, unsigned(D->Blocks.size()), R.Seconds, Why);
+  E = launchFor(D->Type, Ls, R.Seconds, Why);
   if (E != cudaSuccess) {
     Sink.error(Where(), Why.empty() ? "CUDA error: " + cudaWhy(E) : Why);
     return NotRun();
   }
-  int Err[5] = {0, 0, 0, 0, 0};
-  cudaMemcpy(Err, V.Error, sizeof(Err), cudaMemcpyDeviceToHost);
-  if (Err[0] != cuda::NoError) {
-    const DevBlock &B = D->Blocks[std::size_t(Err[1])];
+  if (Error[0] != cuda::NoError) {
+    const DevBlock &B = D->Blocks[std::size_t(Error[1])];
     const TbProgram &T = P->Ranks[std::size_t(B.Rank)][std::size_t(B.Tb)];
-    int Pos = T.Ops[std::size_t(Err[2])].Pos;
-    Where W = stepWhere(A, B.Rank, B.Tb, Pos);
-    W.Iteration = Err[3];
-    const char *What = Err[4] == cuda::WaitDependency ? "a dependency"
-                       : Err[4] == cuda::WaitMessage  ? "a message"
-                                                      : "room to send";
+    Where W = stepWhere(A, B.Rank, B.Tb, T.Ops[std::size_t(Error[2])].Pos);
+    W.Iteration = Error[3];
+    const char *What = Error[4] == cuda::WaitDependency ? "a dependency"
+                       : Error[4] == cuda::WaitMessage  ? "a message"
+                                                        : "room to send";
     Sink.error(W, fmt::format("the GPU run hung: no progress for {} s while "
                               "waiting for {}",
                               O.WatchdogSeconds, What));
     return NotRun();
   }
   // 5. Results.
-  for (std::size_t Rank = 0; Rank < NRanks; ++Rank)
+  for (std::size_t Rank = 0; Rank < NRanks; ++Rank) {
+    cudaSetDevice(DeviceOf(Rank));
     for (std::size_t K = 0; K < Mem[Rank].Storages.size(); ++K) {
       auto &St = Mem[Rank].Storages[K];
       cudaMemcpy(St.data(), Storage[Rank][K], St.size(),
                  cudaMemcpyDeviceToHost);
     }
+  }
   S.Cfg.Tracking = false; // the GPU keeps no record of writers
   verifyOutputs(A, S, Mem, Sink, R);
   R.Ok = !R.Issues.hasErrors();
   R.Summary = fmt::format(
-      "{} on {} ranks (virtual, one GPU), {} B of {}{}: {} element(s) "
-      "checked, {} wrong: {}",
-      nameOf(A.Coll), NRanks, O.Bytes, nameOf(O.Type),
+      "{} on {} ranks ({} GPU{}), {} B of {}{}: {} element(s) checked, {} "
+      "wrong: {}",
+      nameOf(A.Coll), NRanks, Used, Used == 1 ? "" : "s", O.Bytes,
+      nameOf(O.Type),
       isReduction(A.Coll) ? fmt::format(" ({})", nameOf(O.Op)) : "",
       R.ElementsChecked, R.WrongElements, R.Ok ? "ok" : "FAILED");
   return R;

@@ -36,28 +36,32 @@ enum DeviceError : int { NoError = 0, Timeout = 1 };
 /// What a block waited for when it timed out (Error[4]).
 enum WaitKind : int { WaitDependency = 1, WaitMessage = 2, WaitRoom = 3 };
 
-/// Everything the kernel reads, all in device memory.
+/// Everything the kernel reads. Per-rank arrays live on that rank's GPU
+/// (and are reached from other GPUs through peer access); the error word is
+/// in host memory every GPU maps.
 struct DevView {
   const DevBlock *Blocks;
   const DevOp *Ops;
   const DevDep *Deps;
   const DevConn *Conns;
+  /// The blocks of this launch: CUDA block i runs Blocks[BlockList[i]].
+  const std::uint32_t *BlockList;
   /// Per rank: the buffers (bytes) and the FIFO memory of its connections.
   char *const *Input;
   char *const *Output;
   char *const *Scratch;
   char *const *Fifo;
-  /// Per connection: messages posted by the sender, consumed by the receiver.
-  unsigned long long *Posted;
-  unsigned long long *Consumed;
-  /// Per block: 1 + the published (iteration, step), 0 before any.
-  unsigned long long *Flags;
+  /// Per rank: two counts per connection into it, [2c] messages posted by
+  /// the sender and [2c + 1] messages consumed by the receiver.
+  unsigned long long *const *Counts;
+  /// Per rank: 1 + the (iteration, step) each block published, 0 before
+  /// any, indexed by block.
+  unsigned long long *const *Flags;
   /// Error[0] kind, [1] block, [2] op index in the block, [3] iteration,
   /// [4] what it waited for.
   int *Error;
   std::uint64_t ChunkElems, SliceElems, Iterations, SlotBytes;
   std::uint32_t FifoSlots;
-  std::uint32_t BlockBase;
   int Op;
   unsigned long long TimeoutNs;
 };
@@ -186,7 +190,7 @@ __device__ inline bool waitAtLeast(const DevView &V,
 }
 
 template <typename T> __global__ void interpret(DevView V) {
-  const unsigned Block = V.BlockBase + blockIdx.x;
+  const unsigned Block = V.BlockList[blockIdx.x];
   const DevBlock &B = V.Blocks[Block];
   __shared__ int Abort;
   __shared__ unsigned long long Sent, Received;
@@ -198,6 +202,12 @@ template <typename T> __global__ void interpret(DevView V) {
   char *Bufs[3] = {V.Input[B.Rank], V.Output[B.Rank], V.Scratch[B.Rank]};
   const DevConn *SendC = B.SendConn >= 0 ? &V.Conns[B.SendConn] : nullptr;
   const DevConn *RecvC = B.RecvConn >= 0 ? &V.Conns[B.RecvConn] : nullptr;
+  // The counts of a connection live with its receiver.
+  unsigned long long *SendCounts =
+      SendC ? V.Counts[SendC->Dst] + 2 * B.SendConn : nullptr;
+  unsigned long long *RecvCounts =
+      RecvC ? V.Counts[RecvC->Dst] + 2 * B.RecvConn : nullptr;
+  unsigned long long *Flags = V.Flags[B.Rank];
   for (unsigned long long It = 0; It < V.Iterations; ++It) {
     const std::uint64_t First = It * V.SliceElems;
     const std::uint64_t N = V.ChunkElems - First < V.SliceElems
@@ -219,15 +229,15 @@ template <typename T> __global__ void interpret(DevView V) {
         bool Ok = true;
         for (unsigned K = 0; Ok && K < Op.NumDeps; ++K) {
           const DevDep &D = V.Deps[Op.FirstDep + K];
-          Ok = waitAtLeast(V, &V.Flags[D.Block], It * FlagScale + D.Step + 1,
+          Ok = waitAtLeast(V, &Flags[D.Block], It * FlagScale + D.Step + 1,
                            WaitDependency, Block, I, It);
         }
         if (Ok && Recv)
-          Ok = waitAtLeast(V, &V.Posted[B.RecvConn], Received + 1, WaitMessage,
-                           Block, I, It);
+          Ok = waitAtLeast(V, &RecvCounts[0], Received + 1, WaitMessage, Block,
+                           I, It);
         if (Ok && Send && Sent >= V.FifoSlots)
-          Ok = waitAtLeast(V, &V.Consumed[B.SendConn], Sent + 1 - V.FifoSlots,
-                           WaitRoom, Block, I, It);
+          Ok = waitAtLeast(V, &SendCounts[1], Sent + 1 - V.FifoSlots, WaitRoom,
+                           Block, I, It);
         __threadfence();
         Abort = !Ok;
       }
@@ -288,11 +298,11 @@ template <typename T> __global__ void interpret(DevView V) {
       if (threadIdx.x == 0) {
         __threadfence_system();
         if (Recv)
-          *(volatile unsigned long long *)&V.Consumed[B.RecvConn] = ++Received;
+          *(volatile unsigned long long *)&RecvCounts[1] = ++Received;
         if (Send)
-          *(volatile unsigned long long *)&V.Posted[B.SendConn] = ++Sent;
+          *(volatile unsigned long long *)&SendCounts[0] = ++Sent;
         if (Op.HasDep)
-          *(volatile unsigned long long *)&V.Flags[Block] =
+          *(volatile unsigned long long *)&Flags[Block] =
               It * FlagScale + Op.PublishedStep + 1;
       }
       __syncthreads();

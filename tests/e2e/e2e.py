@@ -19,8 +19,9 @@ Subcommands (each exits 0 on success and prints what failed otherwise):
                        dialect (-exec / -legacy in the name) and runs on the
                        CPU for each call kind it declares, also at a size
                        that needs several loop iterations
-  gpu DIR...           every XML under the DIRs runs on one GPU (tacclc run
-                       --backend cuda-virtual) in several element types, in
+  gpu DIR...           every XML under the DIRs runs on the GPU (tacclc run
+                       --backend cuda-virtual, and cuda for float64: ranks
+                       spread over the GPUs) in several element types, in
                        place where it may, and over several loop iterations;
                        prints "no GPU: skipping" where there is none
   slice-overlap SKETCH  --slice-overlap=auto keeps whichever of on and off
@@ -557,7 +558,8 @@ def gpu(*folders):
         for extra in calls:
             for dtype in ("float32", "float16", "bfloat16", "int8", "float64"):
                 for size in ([], ["--bytes", str(9 << 20)]):
-                    proc = run("run", xml, "--backend", "cuda-virtual",
+                    backend = "cuda" if dtype == "float64" else "cuda-virtual"
+                    proc = run("run", xml, "--backend", backend,
                                "--dtype", dtype, "--watchdog", "20", *dialect,
                                *extra, *size)
                     if proc.returncode != 0:

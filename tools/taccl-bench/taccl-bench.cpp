@@ -10,8 +10,9 @@
 // busbw (algbw x nccl-tests' bus factor) and the number of wrong output
 // elements, then a summary line. The CPU backend is the reference executor
 // (runtime/CpuExecutor.cpp): its times measure the host's threads, not a
-// GPU. The cuda-virtual backend runs every rank on one GPU with the CUDA
-// interpreter (runtime/cuda/) and times the kernel. Both check every
+// GPU. The cuda backends run the CUDA interpreter (runtime/cuda/): every
+// rank on one GPU (cuda-virtual) or ranks spread over the GPUs (cuda), and
+// time the kernels. Both check every
 // element of every run, so --check only documents the intent. Exit status: 0
 // when every size ran and every element was right, 1 when the file or a run
 // failed, 2 on bad usage.
@@ -41,8 +42,10 @@ cl::opt<std::string> Input(cl::Positional, cl::Required, cl::desc("<algo.xml>"),
                            cl::cat(BenchCat));
 cl::opt<std::string> Backend("backend",
                              cl::desc("Where to run: cpu (the reference "
-                                      "executor), cuda-virtual (every rank "
-                                      "on one GPU; builds with CUDA only)"),
+                                      "executor), cuda (ranks spread over "
+                                      "the GPUs) or cuda-virtual (every rank "
+                                      "on one GPU); cuda ones need a CUDA "
+                                      "build"),
                              cl::init("cpu"), cl::cat(BenchCat));
 cl::opt<std::string> Sizes("sizes",
                            cl::desc("LO:HI (powers of two) or a list, e.g. "
@@ -140,15 +143,15 @@ int main(int Argc, char **Argv) {
       Argc, Argv,
       "taccl-bench: run a TACCL-EF (MSCCL XML) algorithm over a sweep of "
       "sizes and report time, algbw, busbw and wrong elements\n");
-  if (Backend != "cpu" && Backend != "cuda-virtual") {
-    errs() << "taccl-bench: error: backend '" << Backend
-           << "' is not available (cpu, or cuda-virtual: every rank on one "
-              "GPU; one rank per GPU is not implemented yet)\n";
+  if (Backend != "cpu" && Backend != "cuda" && Backend != "cuda-virtual") {
+    errs() << "taccl-bench: error: unknown backend '" << Backend
+           << "' (cpu; cuda: ranks spread over the GPUs; cuda-virtual: every "
+              "rank on one GPU)\n";
     return ExitUsage;
   }
-  if (Backend == "cuda-virtual" && !tacclrt::cudaInterpreterBuilt()) {
-    errs() << "taccl-bench: error: backend 'cuda-virtual' is not available: "
-              "this build has no CUDA interpreter\n";
+  if (Backend != "cpu" && !tacclrt::cudaInterpreterBuilt()) {
+    errs() << "taccl-bench: error: backend '" << Backend
+           << "' is not available: this build has no CUDA interpreter\n";
     return ExitUsage;
   }
   auto T = tacclrt::parseDataType(Type);

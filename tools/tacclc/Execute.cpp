@@ -94,16 +94,17 @@ int tacclc::runCheck(const CheckOptions &Opts) {
 }
 
 int tacclc::runRun(const RunOptions &Opts) {
-  const bool Gpu = Opts.Backend == "cuda-virtual";
+  const bool Gpu = Opts.Backend == "cuda" || Opts.Backend == "cuda-virtual";
   if (Opts.Backend != "cpu" && !Gpu) {
     llvm::errs() << "tacclc: error: unknown backend '" << Opts.Backend
-                 << "' (cpu, or cuda-virtual: every rank on one GPU)\n";
+                 << "' (cpu; cuda: ranks spread over this process's GPUs; "
+                    "cuda-virtual: every rank on one GPU)\n";
     return ExitInternal;
   }
   if (Gpu && !tacclrt::cudaInterpreterBuilt()) {
-    llvm::errs() << "tacclc: error: backend 'cuda-virtual' is not available: "
-                    "this build has no CUDA interpreter (nvcc and NCCL were "
-                    "not found when it was configured)\n";
+    llvm::errs() << "tacclc: error: backend '" << Opts.Backend
+                 << "' is not available: this build has no CUDA interpreter "
+                    "(nvcc and NCCL were not found when it was configured)\n";
     return ExitInternal;
   }
   auto Type = tacclrt::parseDataType(Opts.Type);
@@ -133,7 +134,10 @@ int tacclc::runRun(const RunOptions &Opts) {
   RO.Root = Opts.Root;
   RO.LegacySizeRange = Opts.LegacyDialect;
   tacclrt::RunResult R =
-      Gpu ? tacclrt::runOnCuda(*A, RO, tacclrt::CudaMode::VirtualRanks,
+      Gpu ? tacclrt::runOnCuda(*A, RO,
+                               Opts.Backend == "cuda"
+                                   ? tacclrt::CudaMode::SpreadRanks
+                                   : tacclrt::CudaMode::VirtualRanks,
                                Opts.Input)
           : tacclrt::runOnCpu(*A, RO, Opts.Input);
   Rep.append(R.Issues);

@@ -259,7 +259,8 @@ cl::opt<std::string> RunInput(cl::Positional, cl::Required,
                               cl::desc("<file.xml>"), cl::sub(RunCmd),
                               cl::cat(ExecCat));
 cl::opt<std::string> Backend("backend",
-                             cl::desc("Where to execute: cpu (default), or "
+                             cl::desc("Where to execute: cpu (default), cuda "
+                                      "(ranks spread over the GPUs) or "
                                       "cuda-virtual (every rank on one GPU)"),
                              cl::init("cpu"), cl::sub(RunCmd),
                              cl::cat(ExecCat));

@@ -3,9 +3,11 @@
 // The CUDA interpreter: one kernel launch executes a whole TACCL-EF plan,
 // one CUDA block per threadblock of the XML (DevicePlan.h). In the
 // virtual-ranks mode every rank's buffers and blocks live on one GPU, so
-// any plan can be run and checked on a single device. Inputs, the reference
-// and the output check are the CPU executor's (HostBuffers), so both
-// backends report the same way.
+// any plan can be run and checked on a single device; in the spread mode
+// ranks go round-robin over the GPUs this process sees (one rank per GPU
+// when there are enough), which reach each other through peer access. Inputs,
+// the reference and the output check are the CPU executor's (HostBuffers), so
+// both backends report the same way.
 //
 // Built only where nvcc is found; elsewhere runOnCuda() says so. On a
 // machine without a usable GPU it reports that and does not run.
@@ -24,6 +26,9 @@ namespace tacclrt {
 enum class CudaMode {
   /// Every rank on one GPU (the first visible one).
   VirtualRanks,
+  /// Rank r on GPU r % (visible GPUs), all driven by this process through
+  /// peer access; with one GPU the same as VirtualRanks.
+  SpreadRanks,
 };
 
 /// True when this build contains the CUDA interpreter.
