@@ -93,10 +93,9 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
   std::map<Key, unsigned> Count, Cap, Ordinal;
   const StreamPlan Plan = planStreams(S, Sch, Opts);
   const unsigned Lanes = Plan.Lanes;
-  auto StreamLane = [&](size_t I) { return Plan.LaneOf[I]; };
   for (size_t I = 0; I < Sch.Transfers.size(); ++I) {
     const Link &L = Topo.link(Sch.Transfers[I].Link);
-    ++Count[{L.Src.index(), L.Dst.index(), StreamLane(I)}];
+    ++Count[{L.Src.index(), L.Dst.index(), Plan.LaneOf[I]}];
   }
   std::vector<bool> HasFirst(NumRanks, false);
   unsigned Segments = 1;
@@ -287,9 +286,9 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
       Send.S = {OpType::Send, Buffer::Output, Out, Buffer::Output, Out, 1};
       Recv.S = {OpType::Recv, Buffer::Output, Out, Buffer::Output, Out, 1};
     }
-    Key Stream{Src, Dst, StreamLane(I)};
+    Key Stream{Src, Dst, Plan.LaneOf[I]};
     unsigned Chan =
-        Channel(Src, Dst, StreamLane(I), Ordinal[Stream]++ / Cap[Stream]);
+        Channel(Src, Dst, Plan.LaneOf[I], Ordinal[Stream]++ / Cap[Stream]);
     int STb = Ranks[Src].SendTb.at({Dst, Chan});
     int RTb = Ranks[Dst].RecvTb.at({Src, Chan});
     // (Program order covers a dependency inside one threadblock.)
@@ -333,9 +332,9 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
                         T.Chunk.index(), Src));
       Send.Deps.push_back(It->second);
     }
-    Key Stream{Src, Dst, StreamLane(I)};
+    Key Stream{Src, Dst, Plan.LaneOf[I]};
     unsigned Chan =
-        Channel(Src, Dst, StreamLane(I), Ordinal[Stream]++ / Cap[Stream]);
+        Channel(Src, Dst, Plan.LaneOf[I], Ordinal[Stream]++ / Cap[Stream]);
     int STb = Ranks[Src].SendTb.at({Dst, Chan});
     // (Program order already covers a copy in the same threadblock.)
     if (FromCopy && Copied->second.first != STb)

@@ -122,13 +122,9 @@ void fillInput(ReduceOp Op, unsigned Rank, std::uint64_t First, std::byte *Dst,
     store<T>(Dst + K * sizeof(T), pattern<T>(Op, Rank, First + K));
 }
 
+/// The sentinel in T (unsigned types wrap it, as intended).
 template <typename T> T sentinel() {
-  using A = typename Elem<T>::Arith;
-  if constexpr (std::is_unsigned_v<A>)
-    return Elem<T>::make(static_cast<A>(
-        static_cast<std::int64_t>(SentinelValue))); // wraps, as intended
-  else
-    return Elem<T>::make(static_cast<A>(SentinelValue));
+  return Elem<T>::make(static_cast<typename Elem<T>::Arith>(SentinelValue));
 }
 
 template <typename T> void fillSentinel(std::byte *Dst, std::size_t N) {

@@ -65,32 +65,6 @@ DevBuffer devBuffer(BufferKind B) {
   }
 }
 
-bool sends(StepType T) {
-  return T == StepType::Send || T == StepType::RecvCopySend ||
-         T == StepType::RecvReduceSend || T == StepType::RecvReduceCopySend;
-}
-
-bool receives(StepType T) {
-  return T == StepType::Recv || T == StepType::RecvCopySend ||
-         T == StepType::RecvReduceSend || T == StepType::RecvReduceCopy ||
-         T == StepType::RecvReduceCopySend;
-}
-
-/// True when the operation reads its source buffer (a receive that only
-/// writes, or a send of what arrived, does not).
-bool readsSource(StepType T) {
-  return T == StepType::Send || T == StepType::RecvReduceSend ||
-         T == StepType::RecvReduceCopy || T == StepType::RecvReduceCopySend ||
-         T == StepType::Copy || T == StepType::Reduce;
-}
-
-/// True when the operation writes its destination buffer.
-bool writesDestination(StepType T) {
-  return T == StepType::Recv || T == StepType::RecvCopySend ||
-         T == StepType::RecvReduceCopy || T == StepType::RecvReduceCopySend ||
-         T == StepType::Copy || T == StepType::Reduce;
-}
-
 } // namespace
 
 std::optional<DevicePlan> planForDevice(const Algo &A, const RunOptions &O,
@@ -175,13 +149,12 @@ std::optional<DevicePlan> planForDevice(const Algo &A, const RunOptions &O,
                                  Chunks));
           return false;
         };
-        if (readsSource(St.Type) && !InRange(St.SrcBuf, St.SrcOff, "source"))
+        if (readsSrc(St.Type) && !InRange(St.SrcBuf, St.SrcOff, "source"))
           Ok = false;
-        if (writesDestination(St.Type) &&
-            !InRange(St.DstBuf, St.DstOff, "destination"))
+        if (writesDst(St.Type) && !InRange(St.DstBuf, St.DstOff, "destination"))
           Ok = false;
-        if ((sends(St.Type) && T.Send < 0) ||
-            (receives(St.Type) && T.Recv < 0)) {
+        if ((sendsMessage(St.Type) && T.Send < 0) ||
+            (receivesMessage(St.Type) && T.Recv < 0)) {
           Sink.error(stepWhere(A, T.Rank, T.Id, Op.Pos),
                      "a step that sends or receives in a threadblock without "
                      "that peer");
@@ -201,7 +174,7 @@ std::optional<DevicePlan> planForDevice(const Algo &A, const RunOptions &O,
         for (const Dependency &Dep : Op.Deps)
           D.Deps.push_back(
               {R.FirstBlock + static_cast<std::uint32_t>(Dep.Tb), Dep.Step});
-        if (sends(St.Type) || receives(St.Type))
+        if (sendsMessage(St.Type) || receivesMessage(St.Type))
           MaxCnt = std::max(MaxCnt, St.Cnt);
         D.Ops.push_back(DO);
       }

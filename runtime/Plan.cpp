@@ -109,6 +109,13 @@ std::string_view nameOf(StepType T) {
   return "?";
 }
 
+std::optional<Protocol> parseProtocol(std::string_view Name) {
+  for (Protocol P : {Protocol::Simple, Protocol::LL, Protocol::LL128})
+    if (nameOf(P) == Name)
+      return P;
+  return std::nullopt;
+}
+
 bool sendsMessage(StepType T) {
   return T == StepType::Send || T == StepType::RecvCopySend ||
          T == StepType::RecvReduceSend || T == StepType::RecvReduceCopySend;

@@ -39,20 +39,6 @@ namespace tacclrt {
 
 namespace {
 
-/// Published flags encode (iteration, step).
-constexpr long FlagScale = 1L << 20;
-
-bool receives(StepType T) {
-  return T == StepType::Recv || T == StepType::RecvCopySend ||
-         T == StepType::RecvReduceSend || T == StepType::RecvReduceCopy ||
-         T == StepType::RecvReduceCopySend;
-}
-
-bool sends(StepType T) {
-  return T == StepType::Send || T == StepType::RecvCopySend ||
-         T == StepType::RecvReduceSend || T == StepType::RecvReduceCopySend;
-}
-
 class Engine {
 public:
   Engine(const Algo &A, const Program &P, const SimMachine &M,
@@ -234,7 +220,7 @@ bool Engine::advance(TbRun &R) {
       if (Flags[R.T->Rank][static_cast<std::size_t>(D.Tb)] <
           R.Iter * FlagScale + D.Step)
         return false;
-    R.Ph = receives(Ty) ? Phase::Recv : Phase::Send;
+    R.Ph = receivesMessage(Ty) ? Phase::Recv : Phase::Send;
     Moved = true;
   }
   if (R.Ph == Phase::Recv) {
@@ -247,7 +233,7 @@ bool Engine::advance(TbRun &R) {
     Moved = true;
   }
   if (R.Ph == Phase::Send) {
-    if (!sends(Ty)) {
+    if (!sendsMessage(Ty)) {
       finishOp(R);
       return true;
     }

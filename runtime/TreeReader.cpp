@@ -239,12 +239,8 @@ private:
                                        A.Name.size()));
     }
     if (auto V = R.text("proto", true)) {
-      if (*V == "Simple")
-        A.Proto = Protocol::Simple;
-      else if (*V == "LL")
-        A.Proto = Protocol::LL;
-      else if (*V == "LL128")
-        A.Proto = Protocol::LL128;
+      if (auto P = parseProtocol(*V))
+        A.Proto = *P;
       else
         R.badValue("proto", fmt::format("unknown proto '{}' (expected "
                                         "Simple, LL or LL128)",

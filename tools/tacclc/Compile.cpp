@@ -79,10 +79,8 @@ uint64_t slicesPerChunk(const ir::Sketch &S) {
   uint64_t Bytes = std::max(S.SizeBytes, S.MaxBytes);
   uint64_t Chunks = uint64_t(chunksPerLoop(S.Coll)) * std::max(1u, S.Instances);
   uint64_t PerChunk = runtimeBytes(S.Coll, Bytes) / Chunks;
-  tacclrt::Protocol P = S.Protocol == "LL"      ? tacclrt::Protocol::LL
-                        : S.Protocol == "LL128" ? tacclrt::Protocol::LL128
-                                                : tacclrt::Protocol::Simple;
-  uint64_t Slice = tacclrt::protocolSliceBytes(P);
+  uint64_t Slice = tacclrt::protocolSliceBytes(
+      tacclrt::parseProtocol(S.Protocol).value_or(tacclrt::Protocol::Simple));
   return (PerChunk + Slice - 1) / Slice;
 }
 } // namespace

@@ -41,10 +41,6 @@
 
 namespace tacclrt {
 
-/// The published flag of a block encodes (iteration, step) as
-/// iteration * FlagScale + step.
-inline constexpr std::uint64_t FlagScale = std::uint64_t(1) << 20;
-
 /// What an operation does (the kernel's switch); never a nop.
 enum class DevOpType : std::uint8_t {
   Send,

@@ -12,6 +12,7 @@
 #define TACCLRT_PLAN_H
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -156,6 +157,13 @@ std::string_view nameOf(Protocol P);
 /// The slice of every chunk the runtime moves per loop iteration, in bytes,
 /// with default buffers: Simple 2 MiB, LL 32 KiB, LL128 576000 B.
 std::uint64_t protocolSliceBytes(Protocol P);
+/// The protocol named \p Name as nameOf() writes it ("Simple", "LL",
+/// "LL128"), or nothing.
+std::optional<Protocol> parseProtocol(std::string_view Name);
+
+/// A threadblock's published flag encodes (iteration, step) as
+/// iteration * FlagScale + step (the runtimes' convention).
+inline constexpr std::int64_t FlagScale = std::int64_t(1) << 20;
 /// The collective's name as the current executor spells it ("allgather",
 /// "reducescatter", ...; "custom" for Custom).
 std::string_view nameOf(CollKind C);

@@ -272,6 +272,17 @@ std::string checkErrors(const Program &P, const std::string &Name) {
   Rep.append(tacclrt::checkPlan(*Algo, Name));
   return Rep.hasErrors() ? Rep.str() : std::string();
 }
+
+/// \p Sch lowered with the default options; it must lower and verify.
+Program lowerVerified(const Sketch &S, const Schedule &Sch) {
+  llvm::SourceMgr SM;
+  DiagnosticEngine Diags(SM);
+  auto P = lowerToProgram(S, Sch, CodegenOptions(), Diags);
+  REQUIRE(P);
+  std::string Errors = checkErrors(*P, S.Name);
+  CHECK_MESSAGE(Errors.empty(), Errors);
+  return *P;
+}
 } // namespace
 
 TEST_CASE("a relayed chunk forwarded twice fuses only with its first "
@@ -314,20 +325,15 @@ TEST_CASE("a relayed chunk forwarded twice fuses only with its first "
   Sch.sortTransfers();
   Sch.MakespanUs = 7;
 
-  llvm::SourceMgr SM;
-  DiagnosticEngine Diags(SM);
-  auto P = lowerToProgram(S, Sch, CodegenOptions(), Diags);
-  REQUIRE(P);
-  std::string Errors = checkErrors(*P, S.Name);
-  CHECK_MESSAGE(Errors.empty(), Errors);
+  Program P = lowerVerified(S, Sch);
   // Rank 0: c fused with 0 -> 3, w with 0 -> 2; ranks 3 and 4 one each.
   std::set<std::pair<int, int>> Fused; // (recv peer, send peer)
-  for (const ThreadBlock &Tb : P->Gpus[0].Tbs)
+  for (const ThreadBlock &Tb : P.Gpus[0].Tbs)
     for (const Step &St : Tb.Steps)
       if (St.Type == OpType::RecvCopySend)
         Fused.insert({Tb.Recv, Tb.Send});
   CHECK(Fused == std::set<std::pair<int, int>>{{1, 3}, {4, 2}});
-  CHECK(count(*P, OpType::RecvCopySend) == 4);
+  CHECK(count(P, OpType::RecvCopySend) == 4);
 }
 
 namespace {
@@ -418,15 +424,10 @@ TEST_CASE("threadblocks that fuse no relay stay apart behind a message grown "
   });
   REQUIRE(Sch.Transfers.size() == N * K * (N - 1));
 
-  llvm::SourceMgr SM;
-  DiagnosticEngine Diags(SM);
-  auto P = lowerToProgram(S, Sch, CodegenOptions(), Diags);
-  REQUIRE(P);
-  std::string Errors = checkErrors(*P, S.Name);
-  CHECK_MESSAGE(Errors.empty(), Errors);
+  Program P = lowerVerified(S, Sch);
   for (unsigned R = 0; R < N; ++R) {
     unsigned Rcs = 0, Both = 0, Grown = 0;
-    for (const ThreadBlock &Tb : P->Gpus[R].Tbs) {
+    for (const ThreadBlock &Tb : P.Gpus[R].Tbs) {
       Both += Tb.Send >= 0 && Tb.Recv >= 0;
       for (const Step &St : Tb.Steps) {
         Rcs += St.Type == OpType::RecvCopySend;
@@ -524,15 +525,10 @@ TEST_CASE("a fused pair waits for a message grown back to back only by "
   Schedule Sch = greedySchedule(S, Hops);
   REQUIRE(Sch.Transfers.size() == N * K * (N - 1));
 
-  llvm::SourceMgr SM;
-  DiagnosticEngine Diags(SM);
-  auto P = lowerToProgram(S, Sch, CodegenOptions(), Diags);
-  REQUIRE(P);
-  std::string Errors = checkErrors(*P, S.Name);
-  CHECK_MESSAGE(Errors.empty(), Errors);
+  Program P = lowerVerified(S, Sch);
   for (unsigned R : {1u, 3u}) {
     unsigned Rcs = 0;
-    for (const ThreadBlock &Tb : P->Gpus[R].Tbs)
+    for (const ThreadBlock &Tb : P.Gpus[R].Tbs)
       for (const Step &St : Tb.Steps)
         Rcs += St.Type == OpType::RecvCopySend;
     CHECK(Rcs == 1);
