@@ -27,6 +27,7 @@
 #include "HostBuffers.h"
 #include "IssueSink.h"
 #include "Program.h"
+#include "cuda/CudaSupport.h"
 #include "cuda/Interpreter.cuh"
 #include "tacclrt/DevicePlan.h"
 
@@ -42,61 +43,9 @@ namespace tacclrt {
 
 namespace {
 
+using cuda::cudaWhy;
+using cuda::DeviceMemory;
 using cuda::DevView;
-
-/// Owns device (and mapped host) allocations; frees them all when it goes.
-class DeviceMemory {
-public:
-  ~DeviceMemory() {
-    for (auto [Dev, P] : Blocks) {
-      cudaSetDevice(Dev);
-      cudaFree(P);
-    }
-    for (void *P : Host)
-      cudaFreeHost(P);
-  }
-  /// Allocates \p Bytes (at least 16) zeroed bytes on the current device;
-  /// nullptr on failure.
-  void *zeroed(std::uint64_t Bytes) {
-    void *P = nullptr;
-    int Dev = 0;
-    cudaGetDevice(&Dev);
-    Bytes = std::max<std::uint64_t>(Bytes, 16);
-    if (cudaMalloc(&P, Bytes) != cudaSuccess)
-      return nullptr;
-    Blocks.push_back({Dev, P});
-    if (cudaMemset(P, 0, Bytes) != cudaSuccess)
-      return nullptr;
-    return P;
-  }
-  /// A copy of \p N elements at \p Host on the current device.
-  template <typename T> T *copy(const T *Src, std::size_t N) {
-    T *P = static_cast<T *>(zeroed(N * sizeof(T)));
-    if (P && N &&
-        cudaMemcpy(P, Src, N * sizeof(T), cudaMemcpyHostToDevice) !=
-            cudaSuccess)
-      return nullptr;
-    return P;
-  }
-  /// \p Bytes of zeroed host memory every GPU maps; nullptr on failure.
-  void *mapped(std::size_t Bytes) {
-    void *P = nullptr;
-    if (cudaHostAlloc(&P, Bytes, cudaHostAllocMapped | cudaHostAllocPortable) !=
-        cudaSuccess)
-      return nullptr;
-    Host.push_back(P);
-    std::memset(P, 0, Bytes);
-    return P;
-  }
-
-private:
-  std::vector<std::pair<int, void *>> Blocks;
-  std::vector<void *> Host;
-};
-
-std::string cudaWhy(cudaError_t E) {
-  return fmt::format("{} ({})", cudaGetErrorString(E), cudaGetErrorName(E));
-}
 
 /// One GPU's launch: its view of the plan and its blocks.
 struct Launch {
@@ -115,22 +64,10 @@ cudaError_t launchAll(const std::vector<Launch> &Ls, double &Seconds,
   std::vector<unsigned> Threads(Ls.size(), 256);
   for (std::size_t I = 0; I < Ls.size(); ++I) {
     cudaSetDevice(Ls[I].Device);
-    int Sms = 0;
-    cudaDeviceGetAttribute(&Sms, cudaDevAttrMultiProcessorCount, Ls[I].Device);
-    for (;; Threads[I] /= 2) {
-      int PerSm = 0;
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&PerSm, cuda::interpret<T>,
-                                                    int(Threads[I]), 0);
-      if (std::uint64_t(PerSm) * std::uint64_t(Sms) >= Ls[I].NumBlocks)
-        break;
-      if (Threads[I] / 2 < 32) {
-        Why =
-            fmt::format("GPU {} must hold {} blocks at once and holds {} x "
-                        "{} of {} threads",
-                        Ls[I].Device, Ls[I].NumBlocks, PerSm, Sms, Threads[I]);
-        return cudaErrorLaunchOutOfResources;
-      }
-    }
+    Threads[I] = cuda::residentBlockSize(cuda::interpret<T>, Ls[I].Device,
+                                         Ls[I].NumBlocks, Why);
+    if (Threads[I] == 0)
+      return cudaErrorLaunchOutOfResources;
   }
   std::vector<cudaEvent_t> Start(Ls.size()), Stop(Ls.size());
   cudaError_t E = cudaSuccess;
@@ -157,46 +94,6 @@ cudaError_t launchAll(const std::vector<Launch> &Ls, double &Seconds,
     cudaEventDestroy(Stop[I]);
   }
   return E;
-}
-
-cudaError_t launchFor(DataType Type, const std::vector<Launch> &Ls,
-                      double &Seconds, std::string &Why) {
-  switch (Type) {
-  case DataType::Int8:
-    return launchAll<std::int8_t>(Ls, Seconds, Why);
-  case DataType::UInt8:
-    return launchAll<std::uint8_t>(Ls, Seconds, Why);
-  case DataType::Int32:
-    return launchAll<std::int32_t>(Ls, Seconds, Why);
-  case DataType::UInt32:
-    return launchAll<std::uint32_t>(Ls, Seconds, Why);
-  case DataType::Int64:
-    return launchAll<std::int64_t>(Ls, Seconds, Why);
-  case DataType::UInt64:
-    return launchAll<std::uint64_t>(Ls, Seconds, Why);
-  case DataType::Float16:
-    return launchAll<__half>(Ls, Seconds, Why);
-  case DataType::BFloat16:
-    return launchAll<__nv_bfloat16>(Ls, Seconds, Why);
-  case DataType::Float32:
-    return launchAll<float>(Ls, Seconds, Why);
-  case DataType::Float64:
-    return launchAll<double>(Ls, Seconds, Why);
-  }
-  return cudaErrorInvalidValue;
-}
-
-int opCode(ReduceOp Op) {
-  switch (Op) {
-  case ReduceOp::Sum:
-    return 0;
-  case ReduceOp::Prod:
-    return 1;
-  case ReduceOp::Min:
-    return 2;
-  default:
-    return 3;
-  }
 }
 
 } // namespace
@@ -324,7 +221,7 @@ RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode Mode,
     V.Iterations = D->Iterations;
     V.SlotBytes = D->SlotBytes;
     V.FifoSlots = D->FifoSlots;
-    V.Op = opCode(D->Op);
+    V.Op = cuda::opCode(D->Op);
     V.TimeoutNs = static_cast<unsigned long long>(
         (O.WatchdogSeconds > 0 ? O.WatchdogSeconds : 3600.0) * 1e9);
     Ok = V.Blocks && V.Ops && V.Deps && V.Conns && V.BlockList && V.Input &&
@@ -339,7 +236,9 @@ RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode Mode,
 
   // 4. One launch per GPU, all at once.
   std::string Why;
-  E = launchFor(D->Type, Ls, R.Seconds, Why);
+  E = cuda::withElementType(D->Type, [&](auto Elem) {
+    return launchAll<decltype(Elem)>(Ls, R.Seconds, Why);
+  });
   if (E != cudaSuccess) {
     Sink.error(Where(), Why.empty() ? "CUDA error: " + cudaWhy(E) : Why);
     return NotRun();
@@ -349,12 +248,9 @@ RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode Mode,
     const TbProgram &T = P->Ranks[std::size_t(B.Rank)][std::size_t(B.Tb)];
     Where W = stepWhere(A, B.Rank, B.Tb, T.Ops[std::size_t(Error[2])].Pos);
     W.Iteration = Error[3];
-    const char *What = Error[4] == cuda::WaitDependency ? "a dependency"
-                       : Error[4] == cuda::WaitMessage  ? "a message"
-                                                        : "room to send";
     Sink.error(W, fmt::format("the GPU run hung: no progress for {} s while "
                               "waiting for {}",
-                              O.WatchdogSeconds, What));
+                              O.WatchdogSeconds, cuda::waitName(Error[4])));
     return NotRun();
   }
   // 5. Results.

@@ -21,6 +21,7 @@
 #ifndef TACCLRT_CUDA_INTERPRETER_CUH
 #define TACCLRT_CUDA_INTERPRETER_CUH
 
+#include "cuda/DeviceErrors.h"
 #include "tacclrt/DevicePlan.h"
 
 #include <cuda_bf16.h>
@@ -30,11 +31,6 @@
 #include <type_traits>
 
 namespace tacclrt::cuda {
-
-/// What a failed block reports (Error[0] != 0 stops every block).
-enum DeviceError : int { NoError = 0, Timeout = 1 };
-/// What a block waited for when it timed out (Error[4]).
-enum WaitKind : int { WaitDependency = 1, WaitMessage = 2, WaitRoom = 3 };
 
 /// Everything the kernel reads. Per-rank arrays live on that rank's GPU
 /// (and are reached from other GPUs through peer access); the error word is

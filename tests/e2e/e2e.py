@@ -504,6 +504,19 @@ def bench(binary, xml):
         proc = go(hung, "--sizes", "4KB", expect=1)
         if "not run:" not in proc.stdout:
             sys.exit(f"FAIL: deadlock not reported:\n{proc.stdout}")
+    # The GPU backends and the NCCL column: refused where the build has no
+    # CUDA (exit 2) or the machine no GPU (the size is not run, exit 1).
+    for args in (["--backend", "nccl"], ["--backend", "cuda-virtual"],
+                 ["--nccl"]):
+        proc = subprocess.run([binary, xml, "--sizes", "4KB", *args],
+                              capture_output=True, text=True, timeout=300)
+        said = proc.stdout + proc.stderr
+        if proc.returncode == 0:
+            continue  # a machine with enough GPUs ran it
+        if not ((proc.returncode == 2 and "no CUDA interpreter" in said) or
+                (proc.returncode in (0, 1) and "GPU" in said)):
+            sys.exit(f"FAIL: taccl-bench {' '.join(args)} without a GPU "
+                     f"exited {proc.returncode}:\n{said}")
     go(xml, "--dtype", "float8", expect=2)
     go(xml, "--backend", "tpu", expect=2)
     go(xml, "--sizes", "4KB:1KB", expect=2)
@@ -567,6 +580,21 @@ def gpu(*folders):
                                  f" on the GPU:\n{proc.stdout}{proc.stderr}")
                     ran += 1
     print(f"gpu: {ran} runs of {len(files)} files on one GPU, all correct")
+    # A process per rank through NCCL, where there is a GPU per rank.
+    ran, short = 0, 0
+    for xml in files:
+        if "-legacy" in os.path.basename(xml):
+            continue
+        proc = run("run", xml, "--backend", "nccl", "--watchdog", "20")
+        if proc.returncode != 0 and "needs a GPU per rank" in proc.stderr:
+            short += 1
+            continue
+        if proc.returncode != 0:
+            sys.exit(f"FAIL: {xml} with a process per rank (NCCL):\n"
+                     f"{proc.stdout}{proc.stderr}")
+        ran += 1
+    print(f"gpu: {ran} files ran with a process per rank through NCCL, "
+          f"{short} skipped (fewer GPUs than ranks)")
 
 
 def main():

@@ -1,7 +1,8 @@
 //===- tools/taccl-bench/taccl-bench.cpp - Time a TACCL-EF file -----------===//
 //
-// taccl-bench ALGO.xml [--backend cpu] [--sizes 1KB:1GB] [--dtype T] [--op O]
-//                      [--iters N] [--warmup N] [--check] [--inplace] [--json]
+// taccl-bench ALGO.xml [--backend cpu|cuda|cuda-virtual|nccl] [--sizes 1KB:1GB]
+//                      [--dtype T] [--op O] [--iters N] [--warmup N] [--check]
+//                      [--inplace] [--nccl] [--json]
 //
 // The harness in the style of nccl-tests: for every size of the sweep it
 // runs the algorithm warm-up + iters times on the backend, and prints the
@@ -30,6 +31,7 @@
 #include <fmt/format.h>
 
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,9 +45,10 @@ cl::opt<std::string> Input(cl::Positional, cl::Required, cl::desc("<algo.xml>"),
 cl::opt<std::string> Backend("backend",
                              cl::desc("Where to run: cpu (the reference "
                                       "executor), cuda (ranks spread over "
-                                      "the GPUs) or cuda-virtual (every rank "
-                                      "on one GPU); cuda ones need a CUDA "
-                                      "build"),
+                                      "the GPUs), cuda-virtual (every rank "
+                                      "on one GPU) or nccl (a process per "
+                                      "rank and GPU, through NCCL); the GPU "
+                                      "ones need a CUDA build"),
                              cl::init("cpu"), cl::cat(BenchCat));
 cl::opt<std::string> Sizes("sizes",
                            cl::desc("LO:HI (powers of two) or a list, e.g. "
@@ -70,6 +73,10 @@ cl::opt<bool> Check("check",
                     cl::cat(BenchCat));
 cl::opt<bool> InPlace("inplace", cl::desc("Run in-place calls"),
                       cl::cat(BenchCat));
+cl::opt<bool> Nccl("nccl",
+                   cl::desc("Also time NCCL's own implementation of the "
+                            "collective (needs a GPU per rank)"),
+                   cl::cat(BenchCat));
 cl::opt<bool> Json("json", cl::desc("Print JSON instead of a table"),
                    cl::cat(BenchCat));
 cl::opt<bool> Legacy("legacy",
@@ -84,7 +91,13 @@ struct Row {
   std::uint64_t Bytes = 0, Count = 0, Wrong = 0;
   double MeanUs = 0, AlgBw = 0, BusBw = 0;
   std::string Error; ///< Why the size did not run; empty if it did.
+  /// NCCL's time and busbw for the same call (--nccl), else why not.
+  std::optional<double> NcclUs;
+  double NcclBusBw = 0;
+  std::string NcclWhy;
 };
+
+bool isGpuBackend() { return Backend != "cpu"; }
 
 /// \p Bytes rounded up to a call the program serves: a whole number of
 /// elements per chunk of the loop and per rank.
@@ -101,25 +114,80 @@ Row measure(const tacclrt::Algo &A, std::uint64_t Requested,
   R.Bytes = RO.Bytes = callBytes(A, Requested, tacclrt::sizeOf(RO.Type));
   R.Count = R.Bytes / tacclrt::sizeOf(RO.Type) /
             tacclrt::sizeMultiplier(A.Coll, unsigned(A.NGpus));
+  const double BusFactor =
+      tacclrt::busBandwidthFactor(A.Coll, unsigned(A.NGpus));
+  tacclrt::RepeatOptions Rep;
+  Rep.Warmup = Warmup;
+  Rep.Iters = Iters;
+  Rep.NcclBaseline = Nccl;
+  // Not a wrong result but a refusal, a deadlock or an access error.
+  auto Refused = [&](const tacclrt::RunResult &Run) {
+    if (Run.Ok || Run.WrongElements != 0)
+      return false;
+    R.Error = Run.Issues.empty() ? Run.Summary : Run.Issues.begin()->Message;
+    return true;
+  };
   double Total = 0;
-  for (unsigned K = 0; K < Warmup + Iters; ++K) {
-    tacclrt::RunResult Run =
-        Backend == "cpu"
-            ? tacclrt::runOnCpu(A, RO, Input)
-            : tacclrt::runOnCuda(A, RO, tacclrt::CudaMode::VirtualRanks, Input);
-    R.Wrong = std::max(R.Wrong, Run.WrongElements);
-    if (!Run.Ok && Run.WrongElements == 0) {
-      // Not a wrong result but a refusal, a deadlock or an access error.
-      R.Error = Run.Issues.empty() ? Run.Summary : Run.Issues.begin()->Message;
+  if (Backend == "nccl") {
+    // The rank processes repeat the call themselves (and time NCCL).
+    tacclrt::RepeatedRun Run = tacclrt::runOnNcclRanks(A, RO, Rep, Input);
+    R.Wrong = Run.Run.WrongElements;
+    if (Refused(Run.Run))
       return R;
+    Total = Run.Run.Seconds * Iters;
+    if (Run.NcclSeconds)
+      R.NcclUs = *Run.NcclSeconds * 1e6;
+    R.NcclWhy = Run.NcclWhy;
+  } else {
+    for (unsigned K = 0; K < Warmup + Iters; ++K) {
+      tacclrt::RunResult Run =
+          Backend == "cpu"
+              ? tacclrt::runOnCpu(A, RO, Input)
+              : tacclrt::runOnCuda(A, RO,
+                                   Backend == "cuda"
+                                       ? tacclrt::CudaMode::SpreadRanks
+                                       : tacclrt::CudaMode::VirtualRanks,
+                                   Input);
+      R.Wrong = std::max(R.Wrong, Run.WrongElements);
+      if (Refused(Run))
+        return R;
+      if (K >= Warmup)
+        Total += Run.Seconds;
     }
-    if (K >= Warmup)
-      Total += Run.Seconds;
+    if (Nccl) {
+      std::optional<double> S =
+          tacclrt::ncclBaselineSeconds(A, RO, Rep, R.NcclWhy);
+      if (S)
+        R.NcclUs = *S * 1e6;
+    }
   }
   R.MeanUs = Total / Iters * 1e6;
   R.AlgBw = R.MeanUs > 0 ? double(R.Bytes) / (R.MeanUs * 1e3) : 0;
-  R.BusBw = R.AlgBw * tacclrt::busBandwidthFactor(A.Coll, unsigned(A.NGpus));
+  R.BusBw = R.AlgBw * BusFactor;
+  if (R.NcclUs && *R.NcclUs > 0)
+    R.NcclBusBw = double(R.Bytes) / (*R.NcclUs * 1e3) * BusFactor;
   return R;
+}
+
+std::string quote(const std::string &S);
+
+/// The NCCL fields of a JSON row (--nccl), with a leading comma.
+std::string ncclJson(const Row &R) {
+  if (!Nccl)
+    return "";
+  if (!R.NcclUs)
+    return ", \"nccl_error\": " + quote(R.NcclWhy);
+  return fmt::format(", \"nccl_time_us\": {:.3f}, \"nccl_busbw_GBps\": {:.6g}",
+                     *R.NcclUs, R.NcclBusBw);
+}
+
+/// The NCCL columns of a table row (--nccl).
+std::string ncclColumns(const Row &R) {
+  if (!Nccl)
+    return "";
+  if (!R.NcclUs)
+    return "  nccl: " + R.NcclWhy;
+  return fmt::format(" {:>12.2f} {:>12.4f}", *R.NcclUs, R.NcclBusBw);
 }
 
 std::string quote(const std::string &S) {
@@ -143,15 +211,17 @@ int main(int Argc, char **Argv) {
       Argc, Argv,
       "taccl-bench: run a TACCL-EF (MSCCL XML) algorithm over a sweep of "
       "sizes and report time, algbw, busbw and wrong elements\n");
-  if (Backend != "cpu" && Backend != "cuda" && Backend != "cuda-virtual") {
+  if (Backend != "cpu" && Backend != "cuda" && Backend != "cuda-virtual" &&
+      Backend != "nccl") {
     errs() << "taccl-bench: error: unknown backend '" << Backend
            << "' (cpu; cuda: ranks spread over the GPUs; cuda-virtual: every "
-              "rank on one GPU)\n";
+              "rank on one GPU; nccl: a process per rank and GPU)\n";
     return ExitUsage;
   }
-  if (Backend != "cpu" && !tacclrt::cudaInterpreterBuilt()) {
-    errs() << "taccl-bench: error: backend '" << Backend
-           << "' is not available: this build has no CUDA interpreter\n";
+  if ((isGpuBackend() || Nccl) && !tacclrt::cudaInterpreterBuilt()) {
+    errs() << "taccl-bench: error: "
+           << (Nccl ? std::string("--nccl") : "backend '" + Backend + "'")
+           << " is not available: this build has no CUDA interpreter\n";
     return ExitUsage;
   }
   auto T = tacclrt::parseDataType(Type);
@@ -207,8 +277,8 @@ int main(int Argc, char **Argv) {
         outs() << "\"error\": " << quote(R.Error) << "}";
       else
         outs() << fmt::format("\"time_us\": {:.3f}, \"algbw_GBps\": {:.6g}, "
-                              "\"busbw_GBps\": {:.6g}, \"wrong\": {}}}",
-                              R.MeanUs, R.AlgBw, R.BusBw, R.Wrong);
+                              "\"busbw_GBps\": {:.6g}, \"wrong\": {}{}}}",
+                              R.MeanUs, R.AlgBw, R.BusBw, R.Wrong, ncclJson(R));
     }
     outs() << "], \"ok\": " << (Ok ? "true" : "false") << "}\n";
     return Ok ? ExitOk : ExitFailed;
@@ -218,18 +288,20 @@ int main(int Argc, char **Argv) {
       "{}, {} timed run(s) after {} warm-up\n",
       Input, Coll, A->NGpus, Backend, tacclrt::nameOf(*T), tacclrt::nameOf(*O),
       RO.InPlace ? "in-place" : "out-of-place", Iters, Warmup);
-  outs() << fmt::format("{:>14} {:>12} {:>12} {:>12} {:>12} {:>8}\n",
-                        "size (B)", "count", "time (us)", "algbw (GB/s)",
-                        "busbw (GB/s)", "#wrong");
+  outs() << fmt::format(
+      "{:>14} {:>12} {:>12} {:>12} {:>12} {:>8}{}\n", "size (B)", "count",
+      "time (us)", "algbw (GB/s)", "busbw (GB/s)", "#wrong",
+      Nccl ? fmt::format(" {:>12} {:>12}", "nccl (us)", "nccl busbw")
+           : std::string());
   for (const Row &R : Rows) {
     if (!R.Error.empty()) {
       outs() << fmt::format("{:>14} {:>12}  not run: {}\n", R.Bytes, R.Count,
                             R.Error);
       continue;
     }
-    outs() << fmt::format("{:>14} {:>12} {:>12.2f} {:>12.4f} {:>12.4f} {:>8}\n",
-                          R.Bytes, R.Count, R.MeanUs, R.AlgBw, R.BusBw,
-                          R.Wrong);
+    outs() << fmt::format(
+        "{:>14} {:>12} {:>12.2f} {:>12.4f} {:>12.4f} {:>8}{}\n", R.Bytes,
+        R.Count, R.MeanUs, R.AlgBw, R.BusBw, R.Wrong, ncclColumns(R));
   }
   outs() << fmt::format("# {}: {} size(s), {} wrong element(s)\n",
                         Ok ? "ok" : "FAILED", Rows.size(), Wrong);

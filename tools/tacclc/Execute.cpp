@@ -94,11 +94,13 @@ int tacclc::runCheck(const CheckOptions &Opts) {
 }
 
 int tacclc::runRun(const RunOptions &Opts) {
-  const bool Gpu = Opts.Backend == "cuda" || Opts.Backend == "cuda-virtual";
+  const bool Gpu = Opts.Backend == "cuda" || Opts.Backend == "cuda-virtual" ||
+                   Opts.Backend == "nccl";
   if (Opts.Backend != "cpu" && !Gpu) {
     llvm::errs() << "tacclc: error: unknown backend '" << Opts.Backend
                  << "' (cpu; cuda: ranks spread over this process's GPUs; "
-                    "cuda-virtual: every rank on one GPU)\n";
+                    "cuda-virtual: every rank on one GPU; nccl: a process "
+                    "per rank and GPU)\n";
     return ExitInternal;
   }
   if (Gpu && !tacclrt::cudaInterpreterBuilt()) {
@@ -133,13 +135,18 @@ int tacclc::runRun(const RunOptions &Opts) {
   RO.WatchdogSeconds = Opts.WatchdogSeconds;
   RO.Root = Opts.Root;
   RO.LegacySizeRange = Opts.LegacyDialect;
-  tacclrt::RunResult R =
-      Gpu ? tacclrt::runOnCuda(*A, RO,
-                               Opts.Backend == "cuda"
-                                   ? tacclrt::CudaMode::SpreadRanks
-                                   : tacclrt::CudaMode::VirtualRanks,
-                               Opts.Input)
-          : tacclrt::runOnCpu(*A, RO, Opts.Input);
+  tacclrt::RunResult R;
+  if (Opts.Backend == "nccl")
+    R = tacclrt::runOnNcclRanks(*A, RO, tacclrt::RepeatOptions(), Opts.Input)
+            .Run;
+  else if (Gpu)
+    R = tacclrt::runOnCuda(*A, RO,
+                           Opts.Backend == "cuda"
+                               ? tacclrt::CudaMode::SpreadRanks
+                               : tacclrt::CudaMode::VirtualRanks,
+                           Opts.Input);
+  else
+    R = tacclrt::runOnCpu(*A, RO, Opts.Input);
   Rep.append(R.Issues);
   printReport(Rep);
   llvm::outs() << R.Summary << "\n";

@@ -260,8 +260,10 @@ cl::opt<std::string> RunInput(cl::Positional, cl::Required,
                               cl::cat(ExecCat));
 cl::opt<std::string> Backend("backend",
                              cl::desc("Where to execute: cpu (default), cuda "
-                                      "(ranks spread over the GPUs) or "
-                                      "cuda-virtual (every rank on one GPU)"),
+                                      "(ranks spread over the GPUs), "
+                                      "cuda-virtual (every rank on one GPU) "
+                                      "or nccl (a process per rank and GPU, "
+                                      "through NCCL)"),
                              cl::init("cpu"), cl::sub(RunCmd),
                              cl::cat(ExecCat));
 cl::opt<uint64_t> Bytes("bytes",
