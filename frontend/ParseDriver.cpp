@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/AstBuilder.h"
 #include "frontend/Frontend.h"
+#include "frontend/ParseTree.h"
 
 #include "SketchLexer.h"
 #include "SketchParser.h"
@@ -80,6 +81,8 @@ bool checkNesting(antlr4::CommonTokenStream &Tokens, const SourceMap &Map,
   using P = tacclc_antlr::SketchParser;
   unsigned Depth = 0, Minus = 0;
   for (antlr4::Token *T : Tokens.getTokens()) {
+    if (T->getChannel() != antlr4::Token::DEFAULT_CHANNEL)
+      continue; // comments
     switch (T->getType()) {
     case P::LPAREN:
     case P::LBRACKET:
@@ -104,9 +107,11 @@ bool checkNesting(antlr4::CommonTokenStream &Tokens, const SourceMap &Map,
 }
 } // namespace
 
-std::unique_ptr<ast::Module> tacclc::parseSketch(llvm::SourceMgr &SM,
-                                                 unsigned BufferId,
-                                                 DiagnosticEngine &Diags) {
+bool tacclc::withParseTree(
+    llvm::SourceMgr &SM, unsigned BufferId, DiagnosticEngine &Diags,
+    llvm::function_ref<void(antlr4::tree::ParseTree *,
+                            antlr4::CommonTokenStream &, const SourceMap &)>
+        Use) {
   llvm::StringRef Text = SM.getMemoryBuffer(BufferId)->getBuffer();
   SourceMap Map(Text);
   ErrorListener Listener(Diags, Map);
@@ -121,18 +126,34 @@ std::unique_ptr<ast::Module> tacclc::parseSketch(llvm::SourceMgr &SM,
     // the stack before parsing them.
     Tokens.fill();
     if (Listener.count() == 0 && !checkNesting(Tokens, Map, Diags))
-      return nullptr;
+      return false;
     tacclc_antlr::SketchParser Parser(&Tokens);
     Parser.removeErrorListeners();
     Parser.addErrorListener(&Listener);
     auto *Tree = Parser.module();
     if (Listener.count() != 0)
-      return nullptr;
-    return buildAst(Tree, Map, BufferId);
+      return false;
+    Use(Tree, Tokens, Map);
+    return true;
   } catch (const std::exception &E) {
     // Invalid UTF-8 and ANTLR internal failures end up here.
     Diags.report(DiagId::SyntaxError, llvm::SMRange(Map.loc(0), Map.loc(0)),
                  std::string("cannot parse file: ") + E.what());
-    return nullptr;
+    return false;
   }
+}
+
+std::unique_ptr<ast::Module> tacclc::parseSketch(llvm::SourceMgr &SM,
+                                                 unsigned BufferId,
+                                                 DiagnosticEngine &Diags) {
+  std::unique_ptr<ast::Module> M;
+  withParseTree(
+      SM, BufferId, Diags,
+      [&](antlr4::tree::ParseTree *Tree, antlr4::CommonTokenStream &,
+          const SourceMap &Map) {
+        M = buildAst(
+            static_cast<tacclc_antlr::SketchParser::ModuleContext *>(Tree), Map,
+            BufferId);
+      });
+  return M;
 }

@@ -6,7 +6,9 @@
 // Every alternative a visitor needs to tell apart is labelled (# name).
 //
 // Statements need no separator (each starts with a keyword); a ';' after a
-// statement is allowed. Comments are // to end of line and /* ... */.
+// statement is allowed. Comments are // to end of line and /* ... */; they
+// go to the hidden channel, where the parser does not see them and the
+// formatter (frontend/Format.cpp) finds them.
 //
 // ===--------------------------------------------------------------------=== //
 grammar Sketch;
@@ -214,7 +216,7 @@ STRING : '"' ~["\r\n]* '"' ;
 fragment DIGIT    : [0-9] ;
 fragment EXPONENT : [eE] [+-]? DIGIT+ ;
 
-LINE_COMMENT  : '//' ~[\r\n]* -> skip ;
-BLOCK_COMMENT : '/*' .*? '*/' -> skip ;
+LINE_COMMENT  : '//' ~[\r\n]* -> channel(HIDDEN) ;
+BLOCK_COMMENT : '/*' .*? '*/' -> channel(HIDDEN) ;
 WS            : [ \t\r\n]+ -> skip ;
 // Anything else is reported by the lexer's error listener.

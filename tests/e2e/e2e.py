@@ -33,7 +33,9 @@ Subcommands (each exits 0 on success and prints what failed otherwise):
                        exit 1; without a relay step (a deadlock): the size
                        is "not run", exit 1; bad usage exits 2
 """
+import difflib
 import os
+import shutil
 import re
 import subprocess
 import sys
@@ -552,6 +554,98 @@ def slice_overlap(sketch):
           "sketches")
 
 
+def scramble(text):
+    """The same sketch in a careless layout: no indentation or a wrong one,
+    no spaces around operators and commas, doubled blank lines. Comments
+    are left as they are."""
+    out = []
+    for k, line in enumerate(text.splitlines()):
+        code, sep, comment = line.partition("//")
+        code = code.strip()
+        for a, b in ((", ", ","), (" = ", "="), (" <-> ", "<->"),
+                     (" -> ", "->"), (" {", "{"), ("{ ", "{"), (" }", "}"),
+                     (": ", ":")):
+            code = code.replace(a, b)
+        if not code and not sep:
+            out.append("\n")  # a blank line becomes two
+        out.append(" " * (5 * (k % 3)) + code + sep + comment)
+    return "\n".join(out) + "\n"
+
+
+def fmt(stdlib):
+    files = sorted(os.path.join(d, n) for d, _, ns in os.walk(stdlib)
+                   for n in ns if n.endswith(".sketch"))
+    # The stdlib is in the layout (CI runs this).
+    run("fmt", "--check", *files, expect=0)
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, "stdlib")
+        shutil.copytree(stdlib, copy)
+        messy = [os.path.join(copy, os.path.relpath(f, stdlib))
+                 for f in files]
+        for f in messy:
+            text = scramble(open(f).read())
+            open(f, "w").write(text)
+        proc = run("fmt", "--check", *messy, expect=1)
+        if proc.stdout.count("not formatted") != len(files):
+            sys.exit(f"FAIL: --check missed scrambled files:\n{proc.stdout}")
+        os.chmod(messy[0], 0o640)
+        run("fmt", "-i", *messy, expect=0)
+        if os.stat(messy[0]).st_mode & 0o777 != 0o640:
+            sys.exit("FAIL: fmt -i changed the file's permissions")
+        # Formatting restores every file exactly (the stdlib is canonical).
+        for orig, f in zip(files, messy):
+            if open(orig).read() != open(f).read():
+                sys.exit(f"FAIL: fmt did not restore {orig}:\n" +
+                         "".join(difflib.unified_diff(
+                             open(orig).readlines(), open(f).readlines())))
+        before = {f: os.stat(f).st_mtime_ns for f in messy}
+        run("fmt", "-i", *messy, expect=0)
+        if any(os.stat(f).st_mtime_ns != before[f] for f in messy):
+            sys.exit("FAIL: fmt -i rewrote a file already in the layout")
+        # Meaning: the IR of every sketch, and of every machine, from the
+        # scrambled and the formatted library is the original's.
+        scrambled = os.path.join(tmp, "scrambled")
+        shutil.copytree(stdlib, scrambled)
+        for f in files:
+            dst = os.path.join(scrambled, os.path.relpath(f, stdlib))
+            open(dst, "w").write(scramble(open(f).read()))
+        compared = 0
+        for f in files:
+            rel = os.path.relpath(f, stdlib)
+            text = open(f).read()
+            jobs = [(rel, ["--sketch", n]) for n in
+                    re.findall(r"^sketch (\w+)", text, re.M)]
+            for name in re.findall(r"^machine (\w+)", text, re.M):
+                probe = f"probe-{name}.sketch"
+                for root in (stdlib, copy, scrambled):
+                    open(os.path.join(tmp, root == stdlib and "o-" + probe
+                                      or root == copy and "f-" + probe
+                                      or "s-" + probe), "w").write(
+                        f'import "{os.path.splitext(rel)[0]}"\n'
+                        f"sketch probe on {name}(nodes: 2) "
+                        "{ collective allgather }\n")
+                jobs.append((probe, []))
+            for target, extra in jobs:
+                irs = []
+                for root, tag in ((stdlib, "o-"), (copy, "f-"),
+                                  (scrambled, "s-")):
+                    path = (os.path.join(root, target) if target == rel
+                            else os.path.join(tmp, tag + target))
+                    irs.append(run(path, "-I", root, "--emit=ir", *extra,
+                                   expect=0).stdout)
+                if not (irs[0] == irs[1] == irs[2]) or not irs[0]:
+                    sys.exit(f"FAIL: the IR of {target} {extra} changed")
+                compared += 1
+    # Standard input, and a file that does not parse.
+    proc = subprocess.run([TACCLC, "fmt", "-"], input="topology t{ranks 2}",
+                          capture_output=True, text=True, timeout=60)
+    if proc.returncode != 0 or proc.stdout != "topology t {\n  ranks 2\n}\n":
+        sys.exit(f"FAIL: fmt - printed {proc.stdout!r} ({proc.returncode})")
+    run("fmt", "-i", "--check", files[0], expect=2)
+    print(f"fmt: {len(files)} files restored from a scrambled layout; "
+          f"{compared} IRs equal before and after")
+
+
 def gpu(*folders):
     files = sorted(os.path.join(f, n) for f in folders for n in os.listdir(f)
                    if n.endswith(".xml"))
@@ -614,6 +708,7 @@ def main():
      "search-path": lambda: search_path(rest[0]),
      "bench": lambda: bench(rest[0], rest[1]),
      "gpu": lambda: gpu(*rest),
+     "fmt": lambda: fmt(rest[0]),
      "slice-overlap": lambda: slice_overlap(rest[0])}[cmd]()
 
 

@@ -126,6 +126,17 @@ struct BoundsOptions {
 /// the collective's time on the machine (passes/Bounds.h).
 int runBounds(const BoundsOptions &Opts);
 
+/// Options of `tacclc fmt`.
+struct FmtOptions {
+  std::vector<std::string> Inputs; ///< Sketch files; "-" is stdin.
+  bool InPlace = false;            ///< -i: rewrite the files.
+  bool Check = false;              ///< --check: exit 1 if one would change.
+};
+
+/// `tacclc fmt FILE...`: print, rewrite (-i) or check (--check) the
+/// canonical layout of sketch files (frontend/Format.h).
+int runFmt(const FmtOptions &Opts);
+
 } // namespace tacclc
 
 #endif // TACCLC_TOOLS_COMMANDS_H

@@ -6,6 +6,7 @@
 //   tacclc FILE.sketch [-o OUT.xml] [--emit=ast|ir|milp|routes|schedule|xml]
 //   tacclc check FILE.xml
 //   tacclc run FILE.xml --backend cpu [--bytes N]
+//   tacclc fmt [-i | --check] FILE.sketch...
 //
 // Usage errors exit with 2 (llvm::cl is asked to return instead of exiting).
 //
@@ -40,6 +41,20 @@ cl::OptionCategory BaselineCat("Baseline options");
 cl::SubCommand BoundsCmd("bounds", "Lower bounds on the time of a collective "
                                    "on a machine (cut, per-rank, latency)");
 cl::OptionCategory BoundsCat("Bounds options");
+cl::SubCommand FmtCmd("fmt", "Print sketch files in their canonical layout, "
+                             "rewrite them (-i) or check them (--check)");
+cl::OptionCategory FmtCat("Format options");
+cl::list<std::string> FmtInputs(cl::Positional, cl::OneOrMore,
+                                cl::desc("<file.sketch>..."), cl::sub(FmtCmd),
+                                cl::cat(FmtCat));
+cl::opt<bool> FmtInPlace("i",
+                         cl::desc("Rewrite the files that are not in the "
+                                  "layout (atomically)"),
+                         cl::sub(FmtCmd), cl::cat(FmtCat));
+cl::opt<bool> FmtCheck("check",
+                       cl::desc("Print nothing but the files not in the "
+                                "layout, and exit 1 if there is one"),
+                       cl::sub(FmtCmd), cl::cat(FmtCat));
 
 // Compile (top level).
 cl::opt<std::string> Input(cl::Positional, cl::desc("<file.sketch>"),
@@ -339,7 +354,7 @@ int main(int argc, char **argv) {
   cl::SetVersionPrinter(
       [](raw_ostream &OS) { OS << "tacclc " << TACCLC_VERSION << "\n"; });
   cl::HideUnrelatedOptions(
-      {&CompileCat, &ExecCat, &SimCat, &BaselineCat, &BoundsCat});
+      {&CompileCat, &ExecCat, &SimCat, &BaselineCat, &BoundsCat, &FmtCat});
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "tacclc: compile communication sketches to TACCL-EF (MSCCL XML)\n\n"
@@ -349,13 +364,21 @@ int main(int argc, char **argv) {
           "  tacclc sim FILE.xml --topology T [--sizes 1KB:1GB]   predict\n"
           "  tacclc baseline ring|tree|direct|hierarchical --topology T "
           "--collective C -o F\n"
-          "  tacclc bounds --topology T --collective C --size S   bounds\n\n"
+          "  tacclc bounds --topology T --collective C --size S   bounds\n"
+          "  tacclc fmt [-i | --check] FILE.sketch...   canonical layout\n\n"
           "Exit status: 0 success, 1 error in the input, 2 usage or "
           "internal error.\n",
           &errs()))
     return ExitInternal;
   bool Legacy = TargetDialect == Dialect::Legacy;
 
+  if (FmtCmd) {
+    FmtOptions O;
+    O.Inputs.assign(FmtInputs.begin(), FmtInputs.end());
+    O.InPlace = FmtInPlace;
+    O.Check = FmtCheck;
+    return runFmt(O);
+  }
   if (CheckCmd) {
     CheckOptions O;
     O.Input = CheckInput;

@@ -1,0 +1,124 @@
+//===- tools/tacclc/Fmt.cpp - tacclc fmt ----------------------------------===//
+//
+// `tacclc fmt FILE...` prints each sketch file in its canonical layout
+// (frontend/Format.h); `-i` rewrites the files that change, atomically and
+// keeping their permissions; `--check` only says which files are not in the
+// layout (exit 1). Before anything is printed or written, the result is
+// checked: its syntax tree must equal the input's (locations aside) and
+// formatting it again must change nothing. A file that fails either check
+// is left alone and reported as an internal error, since it is a formatter
+// bug. `-` reads standard input.
+//
+//===----------------------------------------------------------------------===//
+#include "tools/tacclc/Commands.h"
+#include "tools/tacclc/Output.h"
+
+#include "frontend/Format.h"
+#include "frontend/Frontend.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace tacclc;
+
+namespace {
+
+/// The syntax tree of \p Text without source locations, or nothing if it
+/// does not parse.
+std::optional<std::string> shapeOf(const std::string &Text,
+                                   const std::string &Name) {
+  llvm::SourceMgr SM;
+  unsigned Id = SM.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(Text, Name), llvm::SMLoc());
+  DiagnosticEngine Diags(SM);
+  std::unique_ptr<ast::Module> M = parseSketch(SM, Id, Diags);
+  if (!M)
+    return std::nullopt;
+  std::string Dump =
+      toText([&](llvm::raw_ostream &OS) { dumpAst(*M, SM, OS); });
+  static const llvm::Regex Loc(" @[0-9]+:[0-9]+");
+  std::string Out;
+  llvm::StringRef Rest(Dump);
+  while (!Rest.empty()) {
+    auto [Line, Tail] = Rest.split('\n');
+    Out += Loc.sub("", Line);
+    Out += '\n';
+    Rest = Tail;
+  }
+  return Out;
+}
+
+/// The line where \p A and \p B first differ (1-based).
+unsigned firstDifference(llvm::StringRef A, llvm::StringRef B) {
+  unsigned Line = 1;
+  for (size_t I = 0; I < A.size() && I < B.size() && A[I] == B[I]; ++I)
+    Line += A[I] == '\n';
+  return Line;
+}
+
+/// Formats one file; the exit status for it.
+int formatOne(const std::string &Path, const FmtOptions &Opts) {
+  auto Buf = llvm::MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/true);
+  if (!Buf) {
+    llvm::errs() << "tacclc: error: cannot read '" << Path
+                 << "': " << Buf.getError().message() << "\n";
+    return ExitUserError;
+  }
+  const std::string Original = (*Buf)->getBuffer().str();
+  const std::string Name = Path == "-" ? "<stdin>" : Path;
+  llvm::SourceMgr SM;
+  unsigned Id = SM.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(Original, Name), llvm::SMLoc());
+  DiagnosticEngine Diags(SM);
+  std::optional<std::string> Formatted = formatSketch(SM, Id, Diags);
+  if (!Formatted) {
+    Diags.flush(llvm::errs());
+    return ExitUserError;
+  }
+  // The formatter must keep the meaning and reach a fixed point.
+  llvm::SourceMgr SM2;
+  unsigned Id2 = SM2.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(*Formatted, Name), llvm::SMLoc());
+  DiagnosticEngine Diags2(SM2);
+  std::optional<std::string> Again = formatSketch(SM2, Id2, Diags2);
+  if (shapeOf(Original, Name) != shapeOf(*Formatted, Name) ||
+      Again != Formatted) {
+    llvm::errs() << "tacclc: internal error: formatting '" << Name << "' would "
+                 << (Again != Formatted ? "not be stable"
+                                        : "change its meaning")
+                 << "; it was left as it is (please report this)\n";
+    return ExitInternal;
+  }
+  if (Opts.Check) {
+    if (*Formatted == Original)
+      return ExitSuccess;
+    llvm::outs() << Name << ": not formatted (first difference at line "
+                 << firstDifference(Original, *Formatted)
+                 << "; `tacclc fmt -i` rewrites it)\n";
+    return ExitUserError;
+  }
+  if (!Opts.InPlace || Path == "-")
+    return writeOutput("", *Formatted, Diags);
+  if (*Formatted == Original)
+    return ExitSuccess;
+  auto Perms = llvm::sys::fs::getPermissions(Path);
+  int Status = writeOutput(Path, *Formatted, Diags);
+  if (Status == ExitSuccess && Perms)
+    llvm::sys::fs::setPermissions(Path, *Perms);
+  return Status;
+}
+
+} // namespace
+
+int tacclc::runFmt(const FmtOptions &Opts) {
+  if (Opts.InPlace && Opts.Check) {
+    llvm::errs() << "tacclc: error: fmt takes -i or --check, not both\n";
+    return ExitInternal;
+  }
+  int Worst = ExitSuccess;
+  for (const std::string &Path : Opts.Inputs)
+    Worst = std::max(Worst, formatOne(Path, Opts));
+  return Worst;
+}
