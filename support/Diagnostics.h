@@ -88,6 +88,10 @@ public:
   /// ones first, in report order) and forgets them.
   void flush(llvm::raw_ostream &OS);
 
+  /// The diagnostics collected and not yet flushed, in report order (for
+  /// clients that present them themselves, such as the language server).
+  const std::vector<Diagnostic> &pending() const { return Pending; }
+
   /// The source manager diagnostics refer to.
   llvm::SourceMgr &getSourceMgr() { return SM; }
 

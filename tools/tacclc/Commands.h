@@ -137,6 +137,15 @@ struct FmtOptions {
 /// canonical layout of sketch files (frontend/Format.h).
 int runFmt(const FmtOptions &Opts);
 
+/// Options of `tacclc lsp`.
+struct LspOptions {
+  std::vector<std::string> IncludeDirs; ///< -I, searched for imports.
+  std::string StdlibDir;                ///< The standard library.
+};
+
+/// `tacclc lsp`: a Language Server over stdin and stdout (LspServer.cpp).
+int runLsp(const LspOptions &Opts);
+
 } // namespace tacclc
 
 #endif // TACCLC_TOOLS_COMMANDS_H

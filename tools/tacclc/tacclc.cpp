@@ -7,6 +7,7 @@
 //   tacclc check FILE.xml
 //   tacclc run FILE.xml --backend cpu [--bytes N]
 //   tacclc fmt [-i | --check] FILE.sketch...
+//   tacclc lsp
 //
 // Usage errors exit with 2 (llvm::cl is asked to return instead of exiting).
 //
@@ -44,6 +45,13 @@ cl::OptionCategory BoundsCat("Bounds options");
 cl::SubCommand FmtCmd("fmt", "Print sketch files in their canonical layout, "
                              "rewrite them (-i) or check them (--check)");
 cl::OptionCategory FmtCat("Format options");
+cl::SubCommand LspCmd("lsp", "Serve the Language Server Protocol over stdin "
+                             "and stdout (for editors)");
+cl::list<std::string> LspIncludeDirs("I",
+                                     cl::desc("Search this folder for "
+                                              "imports"),
+                                     cl::value_desc("dir"), cl::Prefix,
+                                     cl::sub(LspCmd), cl::cat(FmtCat));
 cl::list<std::string> FmtInputs(cl::Positional, cl::OneOrMore,
                                 cl::desc("<file.sketch>..."), cl::sub(FmtCmd),
                                 cl::cat(FmtCat));
@@ -365,13 +373,20 @@ int main(int argc, char **argv) {
           "  tacclc baseline ring|tree|direct|hierarchical --topology T "
           "--collective C -o F\n"
           "  tacclc bounds --topology T --collective C --size S   bounds\n"
-          "  tacclc fmt [-i | --check] FILE.sketch...   canonical layout\n\n"
+          "  tacclc fmt [-i | --check] FILE.sketch...   canonical layout\n"
+          "  tacclc lsp                      language server (stdio)\n\n"
           "Exit status: 0 success, 1 error in the input, 2 usage or "
           "internal error.\n",
           &errs()))
     return ExitInternal;
   bool Legacy = TargetDialect == Dialect::Legacy;
 
+  if (LspCmd) {
+    LspOptions O;
+    O.IncludeDirs.assign(LspIncludeDirs.begin(), LspIncludeDirs.end());
+    O.StdlibDir = TACCLC_STDLIB_DIR;
+    return runLsp(O);
+  }
   if (FmtCmd) {
     FmtOptions O;
     O.Inputs.assign(FmtInputs.begin(), FmtInputs.end());

@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""A scripted Language Server client for `tacclc lsp`.
+
+Speaks the protocol over pipes (Content-Length framing, JSON-RPC) and checks
+the server's answers: capabilities; diagnostics on open and after a change
+(also for a problem inside an imported file, shown at the import); hover on
+a machine (its size for the sketch's arguments) and on a link class (its
+alpha and beta); go to definition across imports (machine, class, import
+path); document symbols; formatting; positions counted in UTF-16 after
+non-ASCII text; protocol errors (a body that is not JSON, an unknown method)
+that the server survives; shutdown and exit with status 0.
+
+Usage: lsp_client.py TACCLC STDLIB_DIR
+"""
+import json
+import os
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+
+
+class Client:
+    def __init__(self, tacclc):
+        self.proc = subprocess.Popen([tacclc, "lsp"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE)
+        self.inbox = queue.Queue()
+        self.next_id = 1
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        out = self.proc.stdout
+        while True:
+            headers = {}
+            while True:
+                line = out.readline()
+                if not line:
+                    self.inbox.put(None)
+                    return
+                line = line.decode().strip()
+                if not line:
+                    break
+                k, _, v = line.partition(":")
+                headers[k.strip().lower()] = v.strip()
+            body = out.read(int(headers["content-length"]))
+            self.inbox.put(json.loads(body))
+
+    def raw(self, body: bytes):
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def send(self, msg):
+        self.raw(json.dumps(msg).encode())
+
+    def notify(self, method, params):
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def request(self, method, params):
+        rid = self.next_id
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": rid, "method": method,
+                   "params": params})
+        return self.wait(lambda m: m.get("id") == rid)
+
+    def wait(self, pred):
+        while True:
+            try:
+                m = self.inbox.get(timeout=60)
+            except queue.Empty:
+                fail("no answer from the server in 60 s")
+            if m is None:
+                fail("the server closed its output")
+            if pred(m):
+                return m
+
+    def diagnostics(self, uri):
+        m = self.wait(lambda m: m.get("method") ==
+                      "textDocument/publishDiagnostics" and
+                      m["params"]["uri"] == uri)
+        return m["params"]["diagnostics"]
+
+
+def fail(why):
+    sys.exit("FAIL: " + why)
+
+
+def pos_of(text, needle, nth=0):
+    """LSP position (UTF-16) of the nth occurrence of needle in text."""
+    at = -1
+    for _ in range(nth + 1):
+        at = text.index(needle, at + 1)
+    line = text.count("\n", 0, at)
+    col = len(text[text.rfind("\n", 0, at) + 1:at].encode("utf-16-le")) // 2
+    return {"line": line, "character": col + 1}
+
+
+def main():
+    tacclc, stdlib = sys.argv[1], sys.argv[2]
+    ndv2 = os.path.join(stdlib, "topologies", "ndv2.sketch")
+    ndv2_lines = open(ndv2).read().splitlines()
+    c = Client(tacclc)
+    caps = c.request("initialize", {"processId": None, "rootUri": None,
+                                    "capabilities": {}})["result"]
+    for k in ("hoverProvider", "definitionProvider",
+              "documentSymbolProvider", "documentFormattingProvider"):
+        if not caps["capabilities"].get(k):
+            fail(f"capability {k} missing: {caps}")
+    c.notify("initialized", {})
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "doc.sketch")
+        uri = "file://" + path
+        bad = ('import "topologies/ndv2"\n'
+               "// µ→ a comment with non-ASCII text\n"
+               "sketch s on ndv2(nodes: 2) {\n"
+               "  collective allgathr\n"
+               "  contiguous ib\n"
+               "}\n")
+        c.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "sketch", "version": 1, "text": bad}})
+        diags = c.diagnostics(uri)
+        if (len(diags) != 1 or diags[0]["severity"] != 1 or
+                diags[0]["range"]["start"]["line"] != 3 or
+                "allgathr" not in diags[0]["message"]):
+            fail(f"diagnostics on open: {diags}")
+        good = bad.replace("allgathr", "allgather")
+        c.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": 2},
+            "contentChanges": [{"text": good}]})
+        if c.diagnostics(uri):
+            fail("diagnostics remain after the fix")
+
+        td = {"uri": uri}
+        hover = c.request("textDocument/hover", {
+            "textDocument": td, "position": pos_of(good, "ndv2", 1)})
+        text = hover["result"]["contents"]["value"]
+        if "16 ranks" not in text or "machine ndv2" not in text:
+            fail(f"hover on the machine: {text!r}")
+        hover = c.request("textDocument/hover", {
+            "textDocument": td, "position": pos_of(good, "ib")})
+        text = hover["result"]["contents"]["value"]
+        if "alpha 2.6 us" not in text or "beta 105 us/MB" not in text:
+            fail(f"hover on the class: {text!r}")
+        # A name after non-ASCII text on its line: positions are UTF-16.
+        odd = "/* µ→ */ " + good.splitlines()[2] + "\n"
+        odd = good.replace(good.splitlines()[2], odd.rstrip("\n"))
+        c.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": 3},
+            "contentChanges": [{"text": odd}]})
+        c.diagnostics(uri)
+        hover = c.request("textDocument/hover", {
+            "textDocument": td, "position": pos_of(odd, "ndv2", 1)})
+        if not hover["result"] or "machine ndv2" not in \
+                hover["result"]["contents"]["value"]:
+            fail(f"hover after non-ASCII text: {hover}")
+
+        def definition(needle, nth=0):
+            r = c.request("textDocument/definition", {
+                "textDocument": td, "position": pos_of(odd, needle, nth)})
+            return r["result"]
+        d = definition("ndv2", 1)
+        want = next(i for i, l in enumerate(ndv2_lines)
+                    if l.startswith("machine ndv2"))
+        if (not d["uri"].endswith("/topologies/ndv2.sketch") or
+                d["range"]["start"]["line"] != want):
+            fail(f"definition of the machine: {d} (want line {want})")
+        d = definition("ib")
+        want = next(i for i, l in enumerate(ndv2_lines)
+                    if l.strip().startswith("class ib"))
+        if d["range"]["start"]["line"] != want:
+            fail(f"definition of the class: {d} (want line {want})")
+        d = definition("topologies")
+        if not d["uri"].endswith("/topologies/ndv2.sketch"):
+            fail(f"definition of the import: {d}")
+
+        syms = c.request("textDocument/documentSymbol",
+                         {"textDocument": td})["result"]
+        if [s["name"] for s in syms] != ["s"]:
+            fail(f"document symbols: {syms}")
+
+        # A machine with a class (nested symbol), formatting.
+        local = ("machine m{gpus per node=2 class c{alpha=1 us;beta=2 us/MB}"
+                 "link c 0<->1}\nsketch t on m{collective allgather}\n")
+        c.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": 4},
+            "contentChanges": [{"text": local}]})
+        if c.diagnostics(uri):
+            fail("diagnostics for a valid local machine")
+        syms = c.request("textDocument/documentSymbol",
+                         {"textDocument": td})["result"]
+        if ([s["name"] for s in syms] != ["m", "t"] or
+                [k["name"] for k in syms[0].get("children", [])] != ["c"]):
+            fail(f"nested document symbols: {syms}")
+        edits = c.request("textDocument/formatting", {
+            "textDocument": td,
+            "options": {"tabSize": 2, "insertSpaces": True}})["result"]
+        want = subprocess.run([tacclc, "fmt", "-"], input=local,
+                              capture_output=True, text=True).stdout
+        if len(edits) != 1 or edits[0]["newText"] != want:
+            fail(f"formatting: {edits}")
+
+        # A problem inside an imported file is shown at the import.
+        open(os.path.join(tmp, "broken.sketch"), "w").write(
+            "machine b {\n  gpus per node = \n}\n")
+        withbad = 'import "broken"\n' + local
+        c.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": 5},
+            "contentChanges": [{"text": withbad}]})
+        diags = c.diagnostics(uri)
+        if (not diags or diags[0]["range"]["start"]["line"] != 0 or
+                "broken.sketch:3:1" not in diags[0]["message"]):
+            fail(f"a problem in an imported file: {diags}")
+
+    # Protocol errors do not stop the server.
+    c.raw(b"{not json")
+    e = c.wait(lambda m: "error" in m)
+    if e["error"]["code"] != -32700:
+        fail(f"a body that is not JSON: {e}")
+    e = c.request("textDocument/rename", {})
+    if e.get("error", {}).get("code") != -32601:
+        fail(f"an unknown method: {e}")
+    if c.request("shutdown", None).get("result", 0) is not None:
+        fail("shutdown")
+    c.notify("exit", None)
+    if c.proc.wait(timeout=30) != 0:
+        fail(f"exit status {c.proc.returncode}")
+    print("lsp: diagnostics, hover, definition, symbols, formatting, "
+          "UTF-16 positions, protocol errors, shutdown")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+//===- tests/unit/frontend/SymbolIndexTest.cpp - Names and references -----===//
+//
+// buildSymbolIndex on one module: declarations (classes and switches inside
+// machines, loops included), references from machine statements and from
+// sketches (through `from` to the machine), hover details with the comment
+// above a declaration, and what declAt finds at a location.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/SymbolIndex.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <doctest/doctest.h>
+
+using namespace tacclc;
+
+namespace {
+
+const char *Source = R"(// A small machine.
+machine m(nodes: int = 1) {
+  gpus per node = 2
+  class c { alpha = 1 us; beta = 2 us/MB }
+  for n in 0..nodes {
+    switch sw c [n:0, n:1]
+  }
+  link c 0 <-> 1
+}
+sketch base on m(nodes: 1) {
+  collective allgather
+}
+sketch derived from base {
+  links c
+  policy sw uc-min
+}
+)";
+
+struct Indexed {
+  llvm::SourceMgr SM;
+  ModuleSet Set;
+  SymbolIndex Ix;
+  llvm::StringRef Text;
+
+  Indexed() {
+    unsigned Id = SM.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(Source, "m.sketch"),
+        llvm::SMLoc());
+    Text = SM.getMemoryBuffer(Id)->getBuffer();
+    DiagnosticEngine Diags(SM);
+    Set.Modules.push_back({parseSketch(SM, Id, Diags), "m", "m.sketch", {}});
+    REQUIRE(Set.Modules[0].Ast);
+    Ix = buildSymbolIndex(Set, SM);
+  }
+  /// The location of the \p Nth occurrence of \p Needle.
+  llvm::SMLoc at(llvm::StringRef Needle, unsigned Nth = 0) {
+    size_t Pos = Text.find(Needle);
+    for (unsigned K = 0; K < Nth; ++K)
+      Pos = Text.find(Needle, Pos + 1);
+    REQUIRE(Pos != std::string::npos);
+    return llvm::SMLoc::getFromPointer(Text.data() + Pos);
+  }
+  const SymbolDecl &declAt(llvm::StringRef Needle, unsigned Nth = 0) {
+    int D = Ix.declAt(at(Needle, Nth));
+    REQUIRE(D >= 0);
+    return Ix.Decls[unsigned(D)];
+  }
+};
+
+} // namespace
+
+TEST_CASE("declarations, members and their details") {
+  Indexed I;
+  CHECK(I.Ix.Decls.size() == 5); // m, c, sw, base, derived
+  const SymbolDecl &M = I.declAt("m(");
+  CHECK(M.Kind == SymbolDecl::Machine);
+  CHECK(M.Detail.find("machine m(nodes: int = 1)") == 0);
+  CHECK(M.Detail.find("A small machine.") != std::string::npos);
+  const SymbolDecl &C = I.declAt("c {");
+  CHECK(C.Kind == SymbolDecl::Class);
+  CHECK(C.Detail.find("alpha 1 us, beta 2 us/MB") != std::string::npos);
+  CHECK(I.Ix.Decls[unsigned(C.Parent)].Name == "m");
+  CHECK(I.declAt("sw c").Kind == SymbolDecl::Switch); // inside the loop
+}
+
+TEST_CASE("references resolve to their declarations") {
+  Indexed I;
+  CHECK(&I.declAt("c [") == &I.declAt("c {"));           // switch's class
+  CHECK(&I.declAt("c 0 <->") == &I.declAt("c {"));       // link's class
+  CHECK(&I.declAt("m(nodes: 1)") == &I.declAt("m("));    // sketch's machine
+  CHECK(&I.declAt("base {", 0) == &I.declAt("base on")); // from base
+  // Through `from`, the derived sketch's names are the machine's.
+  CHECK(I.declAt("c\n  policy").Kind == SymbolDecl::Class);
+  CHECK(I.declAt("sw uc-min").Kind == SymbolDecl::Switch);
+  CHECK(I.Ix.declAt(I.at("collective")) == -1);
+}
