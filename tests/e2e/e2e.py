@@ -646,6 +646,46 @@ def fmt(stdlib):
           f"{compared} IRs equal before and after")
 
 
+def profile(binary):
+    import json
+
+    def go(*args, expect):
+        proc = subprocess.run([binary, *args], capture_output=True, text=True,
+                              timeout=300)
+        if proc.returncode != expect:
+            sys.exit(f"FAIL: taccl-profile {' '.join(args)} exited "
+                     f"{proc.returncode}, expected {expect}\n"
+                     f"{proc.stdout}{proc.stderr}")
+        return proc
+    with tempfile.TemporaryDirectory() as tmp:
+        out, raw = os.path.join(tmp, "meas.sketch"), os.path.join(tmp, "m.json")
+        go("--simulate", "ndv2(nodes: 2)", "--name", "ndv2_measured",
+           "--date", "2026-12-03", "-o", out, "--json", raw, expect=0)
+        data = json.load(open(raw))
+        if (len(data["intra_node"]) != 56 or len(data["network"]) != 8 or
+                data["nics"][0]["gpus"] != list(range(8))):
+            sys.exit(f"FAIL: the raw measurements: {list(data)}")
+        run("fmt", "--check", out, expect=0)
+        user = os.path.join(tmp, "use.sketch")
+        open(user, "w").write(
+            'import "meas"\n'
+            "sketch s on ndv2_measured(nodes: 2) {\n"
+            "  collective allgather\n  size 1 MB\n  relay each 0 -> 1\n}\n")
+        ir = run(user, "--emit=ir", expect=0).stdout
+        if "ranks 16 (2 node(s) x 8 GPUs)" not in ir:
+            sys.exit(f"FAIL: the measured machine in a sketch:\n{ir}")
+    go("--simulate", "ndv2(nodes: 2)", "--remove-link", "0+1", expect=2)
+    go("--simulate", "ndv2(nodes: 2)", "--name", "1st", expect=2)
+    go("--simulate", "nosuch(nodes: 2)", expect=1)
+    proc = subprocess.run([binary], capture_output=True, text=True,
+                          timeout=300)
+    if proc.returncode != 0 and "GPU" not in proc.stderr + proc.stdout \
+            and "CUDA" not in proc.stderr:
+        sys.exit(f"FAIL: taccl-profile without a GPU: {proc.stderr}")
+    print("profile: a simulated NDv2 written, formatted and used by a "
+          "sketch; usage errors")
+
+
 def gpu(*folders):
     files = sorted(os.path.join(f, n) for f in folders for n in os.listdir(f)
                    if n.endswith(".xml"))
@@ -709,6 +749,7 @@ def main():
      "bench": lambda: bench(rest[0], rest[1]),
      "gpu": lambda: gpu(*rest),
      "fmt": lambda: fmt(rest[0]),
+     "profile": lambda: profile(rest[0]),
      "slice-overlap": lambda: slice_overlap(rest[0])}[cmd]()
 
 

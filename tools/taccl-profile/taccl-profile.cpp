@@ -1,0 +1,180 @@
+//===- tools/taccl-profile/taccl-profile.cpp - Measure a machine ----------===//
+//
+// taccl-profile [-o FILE.sketch] [--json FILE] [--name NAME] [--date DATE]
+//               [--simulate MACHINE(args) [--noise X] [--seed N]
+//                [--nic-near G] [--remove-link A-B] [--share-nic A,B]]
+//
+// Measures the GPUs it runs on (CUDA + NCCL, one process driving every local
+// GPU) and writes the machine as a `.sketch` description with fitted alpha
+// and beta per link class (Profile.h). With --simulate it measures a
+// simulated machine instead: a described machine (a stdlib one such as
+// `ndv2(nodes: 2)` or `FILE.sketch:NAME(args)`) with hidden parts
+// (SimProber.h), which is how the inference is tested without a GPU and how a
+// user can see what the profiler would write. Exit status: 0 written, 1 a
+// measurement or machine problem, 2 bad usage.
+//
+//===----------------------------------------------------------------------===//
+#include "CudaProber.h"
+#include "Profile.h"
+#include "SimProber.h"
+
+#include "tools/tacclc/Machine.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cctype>
+#include <chrono>
+#include <ctime>
+#include <fmt/format.h>
+
+using namespace llvm;
+using namespace tacclc;
+using namespace tacclc::profile;
+
+namespace {
+
+cl::OptionCategory Cat("Profile options");
+cl::opt<std::string> Output("o",
+                            cl::desc("Write the machine here (default: "
+                                     "stdout)"),
+                            cl::value_desc("file.sketch"), cl::cat(Cat));
+cl::opt<std::string> JsonOut("json",
+                             cl::desc("Write the raw measurements here"),
+                             cl::value_desc("file.json"), cl::cat(Cat));
+cl::opt<std::string> Name("name",
+                          cl::desc("The machine's name (default "
+                                   "measured)"),
+                          cl::init("measured"), cl::cat(Cat));
+cl::opt<std::string> Date("date",
+                          cl::desc("The date written (default: today, UTC)"),
+                          cl::cat(Cat));
+cl::opt<std::string>
+    Simulate("simulate",
+             cl::desc("Measure a simulated machine: a stdlib machine with "
+                      "arguments or FILE.sketch:NAME(args)"),
+             cl::value_desc("machine"), cl::cat(Cat));
+cl::list<std::string> IncludeDirs("I",
+                                  cl::desc("Search this folder for "
+                                           "imports (--simulate)"),
+                                  cl::Prefix, cl::cat(Cat));
+cl::opt<double> Noise("noise",
+                      cl::desc("Simulated: relative noise of every "
+                               "timing (default 0.01)"),
+                      cl::init(0.01), cl::cat(Cat));
+cl::opt<unsigned> Seed("seed", cl::desc("Simulated: the noise's seed"),
+                       cl::init(1), cl::cat(Cat));
+cl::opt<int> NicNear("nic-near",
+                     cl::desc("Simulated: the GPU next to each "
+                              "NIC (default its first)"),
+                     cl::init(-1), cl::cat(Cat));
+cl::list<std::string> RemoveLink("remove-link",
+                                 cl::desc("Simulated: a missing link, A-B "
+                                          "(local GPUs)"),
+                                 cl::cat(Cat));
+cl::opt<std::string> ShareNic("share-nic",
+                              cl::desc("Simulated: GPUs whose NICs are one, "
+                                       "A,B,..."),
+                              cl::cat(Cat));
+
+std::string today() {
+  std::time_t Now = std::time(nullptr);
+  std::tm Utc{};
+  gmtime_r(&Now, &Utc);
+  char Buf[16];
+  std::strftime(Buf, sizeof(Buf), "%Y-%m-%d", &Utc);
+  return Buf;
+}
+
+bool write(const std::string &Path, const std::string &Text) {
+  if (Path.empty() || Path == "-") {
+    outs() << Text;
+    return true;
+  }
+  SmallString<256> Model(Path);
+  Model += ".tmp-%%%%%%";
+  if (Error E = writeFileAtomically(Model, Path, Text)) {
+    errs() << "taccl-profile: error: cannot write '" << Path
+           << "': " << toString(std::move(E)) << "\n";
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  cl::HideUnrelatedOptions(Cat);
+  cl::ParseCommandLineOptions(
+      Argc, Argv,
+      "taccl-profile: measure a machine's GPUs and write its .sketch "
+      "description (alpha and beta per link class, switches, NICs)\n");
+  bool NameOk =
+      !Name.empty() && (std::isalpha(uint8_t(Name[0])) || Name[0] == '_');
+  for (char C : Name)
+    NameOk = NameOk && (std::isalnum(uint8_t(C)) || C == '_');
+  if (!NameOk) {
+    errs() << "taccl-profile: error: --name must be a name of the sketch "
+              "language (letters, digits, '_'), not '"
+           << Name << "'\n";
+    return 2;
+  }
+  std::unique_ptr<Prober> P;
+  if (!Simulate.empty()) {
+    SimOptions SO;
+    SO.Noise = Noise;
+    SO.Seed = Seed;
+    SO.NicNear = NicNear;
+    for (const std::string &L : RemoveLink) {
+      unsigned A = 0, B = 0;
+      if (std::sscanf(L.c_str(), "%u-%u", &A, &B) != 2) {
+        errs() << "taccl-profile: error: --remove-link takes A-B, not '" << L
+               << "'\n";
+        return 2;
+      }
+      SO.RemoveLinks.push_back({A, B});
+    }
+    StringRef Rest(ShareNic);
+    while (!Rest.empty()) {
+      auto [Item, Tail] = Rest.split(',');
+      unsigned G = 0;
+      if (Item.trim().getAsInteger(10, G)) {
+        errs() << "taccl-profile: error: --share-nic takes A,B,..., not '"
+               << ShareNic << "'\n";
+        return 2;
+      }
+      SO.ShareNic.push_back(G);
+      Rest = Tail;
+    }
+    std::optional<ir::Topology> T = instantiateMachine(
+        Simulate,
+        std::vector<std::string>(IncludeDirs.begin(), IncludeDirs.end()));
+    if (!T)
+      return 1;
+    P = std::make_unique<SimProber>(std::move(*T), SO, Simulate);
+  } else {
+    std::string Why;
+    P = makeCudaProber(Why);
+    if (!P) {
+      errs() << "taccl-profile: error: " << Why
+             << " (--simulate MACHINE measures a simulated machine)\n";
+      return 1;
+    }
+  }
+  if (P->gpusPerNode() < 2) {
+    errs() << "taccl-profile: error: at least two GPUs are needed, "
+           << P->gpusPerNode() << " found\n";
+    return 1;
+  }
+  ProfileOptions O;
+  O.Name = Name;
+  O.Date = Date.empty() ? today() : std::string(Date);
+  MachineModel M = profileMachine(*P, O);
+  if (!write(Output, writeSketch(M)))
+    return 1;
+  if (!JsonOut.empty() && !write(JsonOut, writeJson(M)))
+    return 1;
+  return 0;
+}
