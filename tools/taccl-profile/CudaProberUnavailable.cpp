@@ -6,7 +6,7 @@
 #include "CudaProber.h"
 
 std::unique_ptr<tacclc::profile::Prober>
-tacclc::profile::makeCudaProber(std::string &Why) {
+tacclc::profile::makeCudaProber(const CudaProberOptions &, std::string &Why) {
   Why = "this build has no CUDA (nvcc and NCCL were not found when it was "
         "configured)";
   return nullptr;

@@ -1,5 +1,5 @@
 //===- tools/taccl-profile/SimProber.h - A machine to profile without GPUs -*-
-//C++ -*-===//
+// C++ -*-===//
 //
 // A Prober whose timings come from a machine description (an instantiated
 // ir::Topology, e.g. a stdlib machine) plus parts the profiler is not told

@@ -1,17 +1,20 @@
 //===- tools/taccl-profile/taccl-profile.cpp - Measure a machine ----------===//
 //
 // taccl-profile [-o FILE.sketch] [--json FILE] [--name NAME] [--date DATE]
+//               [--nodes N --node K --id-file PATH]
 //               [--simulate MACHINE(args) [--noise X] [--seed N]
 //                [--nic-near G] [--remove-link A-B] [--share-nic A,B]]
 //
-// Measures the GPUs it runs on (CUDA + NCCL, one process driving every local
-// GPU) and writes the machine as a `.sketch` description with fitted alpha
-// and beta per link class (Profile.h). With --simulate it measures a
-// simulated machine instead: a described machine (a stdlib one such as
-// `ndv2(nodes: 2)` or `FILE.sketch:NAME(args)`) with hidden parts
-// (SimProber.h), which is how the inference is tested without a GPU and how a
-// user can see what the profiler would write. Exit status: 0 written, 1 a
-// measurement or machine problem, 2 bad usage.
+// Measures the GPUs it runs on (CUDA + NCCL, one process per node driving
+// every local GPU; with --nodes 2 or more, one such process on each node,
+// started by hand or by a launcher, meeting through --id-file) and writes the
+// machine as a `.sketch` description with fitted alpha and beta per link class
+// (Profile.h). With --simulate it measures a simulated machine instead: a
+// described machine (a stdlib one such as `ndv2(nodes: 2)` or
+// `FILE.sketch:NAME(args)`) with hidden parts (SimProber.h), which is how the
+// inference is tested without a GPU and how a user can see what the profiler
+// would write. Exit status: 0 written, 1 a measurement or machine problem, 2
+// bad usage.
 //
 //===----------------------------------------------------------------------===//
 #include "CudaProber.h"
@@ -74,6 +77,18 @@ cl::list<std::string> RemoveLink("remove-link",
                                  cl::desc("Simulated: a missing link, A-B "
                                           "(local GPUs)"),
                                  cl::cat(Cat));
+cl::opt<unsigned> Nodes("nodes",
+                        cl::desc("Measure this many nodes, one process on "
+                                 "each (default 1)"),
+                        cl::init(1), cl::cat(Cat));
+cl::opt<unsigned> Node("node",
+                       cl::desc("This process's node (0 writes the "
+                                "files)"),
+                       cl::init(0), cl::cat(Cat));
+cl::opt<std::string> IdFile("id-file",
+                            cl::desc("With several nodes: a file on a shared "
+                                     "file system for NCCL's unique id"),
+                            cl::cat(Cat));
 cl::opt<std::string> ShareNic("share-nic",
                               cl::desc("Simulated: GPUs whose NICs are one, "
                                        "A,B,..."),
@@ -156,7 +171,15 @@ int main(int Argc, char **Argv) {
     P = std::make_unique<SimProber>(std::move(*T), SO, Simulate);
   } else {
     std::string Why;
-    P = makeCudaProber(Why);
+    if (Node >= Nodes) {
+      errs() << "taccl-profile: error: --node must be below --nodes\n";
+      return 2;
+    }
+    CudaProberOptions CO;
+    CO.Nodes = Nodes;
+    CO.Node = Node;
+    CO.IdFile = IdFile;
+    P = makeCudaProber(CO, Why);
     if (!P) {
       errs() << "taccl-profile: error: " << Why
              << " (--simulate MACHINE measures a simulated machine)\n";
@@ -172,6 +195,8 @@ int main(int Argc, char **Argv) {
   O.Name = Name;
   O.Date = Date.empty() ? today() : std::string(Date);
   MachineModel M = profileMachine(*P, O);
+  if (Simulate.empty() && Node != 0)
+    return 0; // node 0 writes
   if (!write(Output, writeSketch(M)))
     return 1;
   if (!JsonOut.empty() && !write(JsonOut, writeJson(M)))
