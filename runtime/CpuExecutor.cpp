@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstring>
 #include <functional>
 #include <new>
 #include <system_error>
@@ -28,28 +29,22 @@
 
 namespace tacclrt {
 
-RunResult runOnCpu(const Algo &A, const RunOptions &O,
-                   std::string_view FileName) {
-  RunResult R;
-  IssueSink Sink(R.Issues, FileName);
-  std::optional<Program> P = buildProgram(A, Sink);
-  CallSetup S;
-  std::vector<CpuRankMemory> Mem;
-  if (!P || !prepareCall(A, O, Sink, R.Issues, FileName, S) ||
-      !allocateHostBuffers(A, S, Mem, Sink)) {
-    R.Summary = "not run: " + firstError(R.Issues);
-    return R;
-  }
+namespace {
 
-  CpuSync Sync(A, *P, O.FifoSlots, Sink);
+/// Runs the prepared call on threads (one per threadblock) under a CpuSync
+/// monitor and the watchdog; true when every threadblock completed.
+bool runThreads(const Algo &A, const Program &P, const CallSetup &S,
+                std::vector<CpuRankMemory> &Mem, const RunOptions &O,
+                IssueSink &Sink, RunResult &R, std::size_t &NThreads) {
+  CpuSync Sync(A, P, O.FifoSlots, Sink);
   std::vector<std::thread> Threads;
-  std::size_t NThreads = 0;
-  for (const auto &Rank : P->Ranks)
+  NThreads = 0;
+  for (const auto &Rank : P.Ranks)
     NThreads += Rank.size();
   auto T0 = std::chrono::steady_clock::now();
   try {
     Threads.reserve(NThreads);
-    for (const auto &Rank : P->Ranks)
+    for (const auto &Rank : P.Ranks)
       for (const TbProgram &T : Rank)
         Threads.emplace_back(runThreadblock, std::cref(A), std::cref(T),
                              Sync.threadIndex(T.Rank, T.Id), std::cref(S.Cfg),
@@ -68,7 +63,25 @@ RunResult runOnCpu(const Algo &A, const RunOptions &O,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
           .count();
   Sync.reportOutcome();
-  bool Completed = Sync.stopReason() == CpuSync::Stop::None;
+  return Sync.stopReason() == CpuSync::Stop::None;
+}
+
+} // namespace
+
+RunResult runOnCpu(const Algo &A, const RunOptions &O,
+                   std::string_view FileName) {
+  RunResult R;
+  IssueSink Sink(R.Issues, FileName);
+  std::optional<Program> P = buildProgram(A, Sink);
+  CallSetup S;
+  std::vector<CpuRankMemory> Mem;
+  if (!P || !prepareCall(A, O, Sink, R.Issues, FileName, S) ||
+      !allocateHostBuffers(A, S, Mem, Sink)) {
+    R.Summary = "not run: " + firstError(R.Issues);
+    return R;
+  }
+  std::size_t NThreads = 0;
+  bool Completed = runThreads(A, *P, S, Mem, O, Sink, R, NThreads);
   if (Completed)
     verifyOutputs(A, S, Mem, Sink, R);
   R.Ok = Completed && !R.Issues.hasErrors() && R.WrongElements == 0;
@@ -86,6 +99,49 @@ RunResult runOnCpu(const Algo &A, const RunOptions &O,
       R.WrongElements,
       R.Ok ? "ok"
            : (Completed ? "FAILED" : "FAILED (" + firstError(R.Issues) + ")"));
+  return R;
+}
+
+RunResult executeOnCpu(const Algo &A, const RunOptions &O,
+                       const std::vector<const void *> &Inputs,
+                       const std::vector<void *> &Outputs,
+                       std::string_view FileName) {
+  RunResult R;
+  IssueSink Sink(R.Issues, FileName);
+  std::optional<Program> P = buildProgram(A, Sink);
+  CallSetup S;
+  std::vector<CpuRankMemory> Mem;
+  if (Inputs.size() != std::size_t(A.NGpus) ||
+      Outputs.size() != std::size_t(A.NGpus)) {
+    Sink.error(Where(), fmt::format("{} ranks' buffers for a plan of {} ranks",
+                                    Inputs.size(), A.NGpus));
+    R.Summary = "not run: " + firstError(R.Issues);
+    return R;
+  }
+  if (!P || !prepareCall(A, O, Sink, R.Issues, FileName, S) ||
+      !allocateHostBuffers(A, S, Mem, Sink)) {
+    R.Summary = "not run: " + firstError(R.Issues);
+    return R;
+  }
+  const std::size_t Size = S.Cfg.Ty->Size;
+  auto Bytes = [&](std::size_t Rank, int View) -> std::byte * {
+    const CpuView &V = Mem[Rank].Views[View];
+    return Mem[Rank].Storages[V.Storage].data() + V.Base * Size;
+  };
+  // The callers' inputs in, after the pattern allocateHostBuffers wrote.
+  for (std::size_t Rank = 0; Rank < Mem.size(); ++Rank)
+    if (S.L.InputCount)
+      std::memcpy(Bytes(Rank, 0), Inputs[Rank], S.L.InputCount * Size);
+  std::size_t NThreads = 0;
+  R.Ok = runThreads(A, *P, S, Mem, O, Sink, R, NThreads) &&
+         !R.Issues.hasErrors();
+  if (R.Ok)
+    for (std::size_t Rank = 0; Rank < Mem.size(); ++Rank)
+      if (S.L.OutputCount)
+        std::memmove(Outputs[Rank], Bytes(Rank, 1), S.L.OutputCount * Size);
+  R.Summary = R.Ok ? fmt::format("{} on {} ranks, {} B: done", nameOf(A.Coll),
+                                 A.NGpus, O.Bytes)
+                   : "not run: " + firstError(R.Issues);
   return R;
 }
 

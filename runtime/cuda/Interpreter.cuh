@@ -46,6 +46,10 @@ struct DevView {
   char *const *Input;
   char *const *Output;
   char *const *Scratch;
+  /// When OwnBuffers is set, every block is of one rank whose buffers are
+  /// these (the NCCL shim: the caller's buffers change with every call).
+  bool OwnBuffers;
+  char *OwnInput, *OwnOutput, *OwnScratch;
   char *const *Fifo;
   /// Per rank: two counts per connection into it, [2c] messages posted by
   /// the sender and [2c + 1] messages consumed by the receiver.
@@ -195,7 +199,9 @@ template <typename T> __global__ void interpret(DevView V) {
     Sent = Received = 0;
   }
   __syncthreads();
-  char *Bufs[3] = {V.Input[B.Rank], V.Output[B.Rank], V.Scratch[B.Rank]};
+  char *Bufs[3] = {V.OwnBuffers ? V.OwnInput : V.Input[B.Rank],
+                   V.OwnBuffers ? V.OwnOutput : V.Output[B.Rank],
+                   V.OwnBuffers ? V.OwnScratch : V.Scratch[B.Rank]};
   const DevConn *SendC = B.SendConn >= 0 ? &V.Conns[B.SendConn] : nullptr;
   const DevConn *RecvC = B.RecvConn >= 0 ? &V.Conns[B.RecvConn] : nullptr;
   // The counts of a connection live with its receiver.

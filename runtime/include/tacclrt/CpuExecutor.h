@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tacclrt {
 
@@ -100,6 +101,18 @@ struct RunResult {
 /// up in RunResult::Issues. \p FileName labels the issues.
 RunResult runOnCpu(const Algo &A, const RunOptions &Opts,
                    std::string_view FileName);
+
+/// Runs \p A once on the CPU over the callers' buffers, as a library call
+/// would: rank r's input is \p Inputs[r] (the call's InputCount elements,
+/// NCCL's sendbuff) and its output goes to \p Outputs[r] (OutputCount
+/// elements, NCCL's recvbuff), which may alias as NCCL allows in place. The
+/// buffers are copied into executor memory and back, so nothing is checked
+/// against a reference. RunResult::Ok is false (with the reason in Issues)
+/// when the call does not fit the plan or the run fails.
+RunResult executeOnCpu(const Algo &A, const RunOptions &Opts,
+                       const std::vector<const void *> &Inputs,
+                       const std::vector<void *> &Outputs,
+                       std::string_view FileName);
 
 } // namespace tacclrt
 

@@ -1,0 +1,66 @@
+//===- runtime/shim/ShimBackend.h - Where a served call runs ------*- C++ -*-===//
+//
+// libtaccl-nccl serves a collective by running a selected TACCL-EF algorithm
+// on a backend:
+//   - cuda: the CUDA interpreter on the call's stream, each rank in its own
+//     process or thread on its own GPU, peers reached through an NCCL
+//     symmetric window of the real communicator (ShimCuda.cu); built where
+//     CUDA is found;
+//   - cpu: the CPU executor, for tests with a fake NCCL: all ranks of a
+//     communicator live in one process with host buffers, and the call runs
+//     when the last rank has made it (ShimCpu.cpp).
+// TACCL_BACKEND picks one (cuda by default where built; `off` serves
+// nothing).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLRT_SHIM_SHIMBACKEND_H
+#define TACCLRT_SHIM_SHIMBACKEND_H
+
+#include "AlgoRegistry.h"
+#include "NcclAbi.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace tacclrt::shim {
+
+/// What the shim knows of a communicator.
+struct CommInfo {
+  ncclComm_t Comm = nullptr;
+  int Rank = 0, NRanks = 1, Device = 0;
+  /// Communicators created together (one ncclCommInitAll, or one unique
+  /// id) share a clique.
+  std::uint64_t Clique = 0;
+};
+
+/// One call the shim serves.
+struct ServedCall {
+  const LoadedAlgo *Algo = nullptr;
+  CallShape Shape;
+  const void *Send = nullptr;
+  void *Recv = nullptr;
+  cudaStream_t Stream = nullptr;
+};
+
+/// Runs served calls.
+class ShimBackend {
+public:
+  virtual ~ShimBackend() = default;
+  virtual const char *name() const = 0;
+  /// Runs (or starts) rank \p C's part of \p Call; on failure an error code
+  /// and the reason in \p Why.
+  virtual ncclResult_t run(const CommInfo &C, const ServedCall &Call,
+                           std::string &Why) = 0;
+  /// Releases what the backend holds for \p Comm (before it is destroyed).
+  virtual void forget(ncclComm_t Comm) { (void)Comm; }
+};
+
+/// The CPU executor backend.
+std::unique_ptr<ShimBackend> makeCpuBackend();
+/// The CUDA interpreter backend, or null in builds without CUDA.
+std::unique_ptr<ShimBackend> makeCudaBackend();
+
+} // namespace tacclrt::shim
+
+#endif // TACCLRT_SHIM_SHIMBACKEND_H
