@@ -133,8 +133,8 @@ RunResult executeOnCpu(const Algo &A, const RunOptions &O,
     if (S.L.InputCount)
       std::memcpy(Bytes(Rank, 0), Inputs[Rank], S.L.InputCount * Size);
   std::size_t NThreads = 0;
-  R.Ok = runThreads(A, *P, S, Mem, O, Sink, R, NThreads) &&
-         !R.Issues.hasErrors();
+  R.Ok =
+      runThreads(A, *P, S, Mem, O, Sink, R, NThreads) && !R.Issues.hasErrors();
   if (R.Ok)
     for (std::size_t Rank = 0; Rank < Mem.size(); ++Rank)
       if (S.L.OutputCount)

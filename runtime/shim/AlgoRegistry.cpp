@@ -53,10 +53,9 @@ void AlgoRegistry::loadDirectory(const std::string &Dir) {
 }
 
 void AlgoRegistry::finish() {
-  std::stable_sort(Algos.begin(), Algos.end(),
-                   [](const LoadedAlgo &X, const LoadedAlgo &Y) {
-                     return X.Path < Y.Path;
-                   });
+  std::stable_sort(
+      Algos.begin(), Algos.end(),
+      [](const LoadedAlgo &X, const LoadedAlgo &Y) { return X.Path < Y.Path; });
 }
 
 std::uint64_t AlgoRegistry::callBytes(const CallShape &C,

@@ -1,4 +1,5 @@
-//===- runtime/shim/AlgoRegistry.h - Which algorithm serves a call -*- C++ -*-===//
+//===- runtime/shim/AlgoRegistry.h - Which algorithm serves a call -*- C++
+//-*-===//
 //
 // The algorithms libtaccl-nccl may run: every TACCL-EF file of the
 // directories named by TACCL_ALGO_DIR (and MSCCL_ALGO_DIR), loaded with the

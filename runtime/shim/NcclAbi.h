@@ -1,4 +1,5 @@
-//===- runtime/shim/NcclAbi.h - NCCL's C interface, as the shim sees it -*- C++ -*-===//
+//===- runtime/shim/NcclAbi.h - NCCL's C interface, as the shim sees it -*- C++
+//-*-===//
 //
 // The types and values of NCCL's C API (2.28) that libtaccl-nccl exports and
 // forwards: result codes, data types, reduction operators, the unique id,

@@ -25,14 +25,15 @@ RealNccl load() {
   void *H = dlopen(R.Path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!H) {
     const char *E = dlerror();
-    R.Why = "cannot load the real NCCL '" + R.Path + "': " +
-            (E ? E : "unknown error") +
+    R.Why = "cannot load the real NCCL '" + R.Path +
+            "': " + (E ? E : "unknown error") +
             " (set TACCL_NCCL_LIBRARY to its path)";
     return R;
   }
   void *Own = dlsym(H, "ncclGetVersion");
   if (Own == reinterpret_cast<void *>(&::ncclGetVersion)) {
-    R.Why = "'" + R.Path + "' is libtaccl-nccl itself; set "
+    R.Why = "'" + R.Path +
+            "' is libtaccl-nccl itself; set "
             "TACCL_NCCL_LIBRARY to the real libnccl";
     return R;
   }

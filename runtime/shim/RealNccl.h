@@ -1,4 +1,5 @@
-//===- runtime/shim/RealNccl.h - The NCCL the shim forwards to ----*- C++ -*-===//
+//===- runtime/shim/RealNccl.h - The NCCL the shim forwards to ----*- C++
+//-*-===//
 //
 // The real libnccl, loaded with dlopen when the shim is first used: the
 // library named by TACCL_NCCL_LIBRARY, else "libnccl.so.2" as the dynamic

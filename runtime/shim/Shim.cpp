@@ -82,14 +82,13 @@ ShimState &state() {
                    "every call goes to NCCL\n",
                    Backend.c_str());
     if (St->Info)
-      std::fprintf(stderr,
-                   "TACCL INFO %zu algorithm(s) loaded, %zu not; backend %s; "
-                   "NCCL %s\n",
-                   St->Registry.algorithms().size(),
-                   St->Registry.failures().size(),
-                   St->Backend ? St->Backend->name() : "off",
-                   realNccl().Loaded ? realNccl().Path.c_str()
-                                     : realNccl().Why.c_str());
+      std::fprintf(
+          stderr,
+          "TACCL INFO %zu algorithm(s) loaded, %zu not; backend %s; "
+          "NCCL %s\n",
+          St->Registry.algorithms().size(), St->Registry.failures().size(),
+          St->Backend ? St->Backend->name() : "off",
+          realNccl().Loaded ? realNccl().Path.c_str() : realNccl().Why.c_str());
     return St;
   }();
   return *S;
@@ -111,7 +110,8 @@ ncclResult_t missing(const char *Name) {
 #include "NcclFunctions.def"
 
 /// Records communicators the real library made together.
-void follow(ncclComm_t *Comms, int N, std::uint64_t Clique) {
+void follow(ncclComm_t *Comms, int N, std::uint64_t Clique,
+            bool SharedProcess) {
   ShimState &S = state();
   std::lock_guard<std::mutex> Lock(S.M);
   for (int K = 0; K < N; ++K) {
@@ -119,6 +119,7 @@ void follow(ncclComm_t *Comms, int N, std::uint64_t Clique) {
     I.Comm = Comms[K];
     I.Clique = Clique;
     I.Rank = -1; // asked of the real library on first use
+    I.SharedProcess = SharedProcess;
     S.Comms[Comms[K]] = I;
   }
 }
@@ -208,7 +209,8 @@ ncclResult_t serve(CollKind Coll, const void *Send, void *Recv, size_t Count,
   Served = false;
   ShimState &S = state();
   CommInfo I;
-  if (!S.Backend || S.Registry.algorithms().empty() || !infoOf(Comm, I))
+  if (!S.Backend || S.Registry.algorithms().empty() || !infoOf(Comm, I) ||
+      !S.Backend->accepts(I))
     return ncclSuccess;
   ServedCall C;
   C.Shape.Coll = Coll;
@@ -299,7 +301,7 @@ TACCL_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *Comm, int NRanks,
   state();
   ncclResult_t R = forward_ncclCommInitRank(Comm, NRanks, Id, Rank);
   if (R == ncclSuccess)
-    follow(Comm, 1, cliqueOf(Id));
+    follow(Comm, 1, cliqueOf(Id), false);
   return R;
 }
 
@@ -310,7 +312,7 @@ TACCL_EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t *Comm, int NRanks,
   ncclResult_t R =
       forward_ncclCommInitRankConfig(Comm, NRanks, Id, Rank, Config);
   if (R == ncclSuccess || R == ncclInProgress)
-    follow(Comm, 1, cliqueOf(Id));
+    follow(Comm, 1, cliqueOf(Id), false);
   return R;
 }
 
@@ -324,14 +326,13 @@ TACCL_EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *Comms, int N,
       std::lock_guard<std::mutex> Lock(S.M);
       Clique = S.NextClique++;
     }
-    follow(Comms, N, Clique);
+    follow(Comms, N, Clique, N > 1);
   }
   return R;
 }
 
 TACCL_EXPORT ncclResult_t ncclCommSplit(ncclComm_t Comm, int Color, int Key,
-                                        ncclComm_t *New,
-                                        ncclConfig_t *Config) {
+                                        ncclComm_t *New, ncclConfig_t *Config) {
   // The new communicator is learnt on first use (its own clique).
   return forward_ncclCommSplit(Comm, Color, Key, New, Config);
 }
@@ -350,8 +351,8 @@ TACCL_EXPORT ncclResult_t ncclCommAbort(ncclComm_t Comm) {
                     Forward)                                                   \
   do {                                                                         \
     bool Served = false;                                                       \
-    ncclResult_t R = serve(Coll, Send, Recv, Count, Type, Op, Root, Comm,      \
-                           Stream, Served);                                    \
+    ncclResult_t R =                                                           \
+        serve(Coll, Send, Recv, Count, Type, Op, Root, Comm, Stream, Served);  \
     return Served ? R : Forward;                                               \
   } while (false)
 
@@ -367,9 +368,8 @@ TACCL_EXPORT ncclResult_t ncclAllReduce(const void *Send, void *Recv,
                                         size_t Count, ncclDataType_t Type,
                                         ncclRedOp_t Op, ncclComm_t Comm,
                                         cudaStream_t Stream) {
-  TACCL_SERVE(
-      CollKind::AllReduce, Send, Recv, Count, Type, Op, 0, Comm, Stream,
-      forward_ncclAllReduce(Send, Recv, Count, Type, Op, Comm, Stream));
+  TACCL_SERVE(CollKind::AllReduce, Send, Recv, Count, Type, Op, 0, Comm, Stream,
+              forward_ncclAllReduce(Send, Recv, Count, Type, Op, Comm, Stream));
 }
 
 TACCL_EXPORT ncclResult_t ncclReduceScatter(const void *Send, void *Recv,
@@ -386,22 +386,20 @@ TACCL_EXPORT ncclResult_t ncclBroadcast(const void *Send, void *Recv,
                                         int Root, ncclComm_t Comm,
                                         cudaStream_t Stream) {
   TACCL_SERVE(
-      CollKind::Broadcast, Send, Recv, Count, Type, ncclSum, Root, Comm,
-      Stream,
+      CollKind::Broadcast, Send, Recv, Count, Type, ncclSum, Root, Comm, Stream,
       forward_ncclBroadcast(Send, Recv, Count, Type, Root, Comm, Stream));
 }
 
 TACCL_EXPORT ncclResult_t ncclBcast(void *Buff, size_t Count,
                                     ncclDataType_t Type, int Root,
                                     ncclComm_t Comm, cudaStream_t Stream) {
-  TACCL_SERVE(CollKind::Broadcast, Buff, Buff, Count, Type, ncclSum, Root,
-              Comm, Stream,
-              forward_ncclBcast(Buff, Count, Type, Root, Comm, Stream));
+  TACCL_SERVE(CollKind::Broadcast, Buff, Buff, Count, Type, ncclSum, Root, Comm,
+              Stream, forward_ncclBcast(Buff, Count, Type, Root, Comm, Stream));
 }
 
-TACCL_EXPORT ncclResult_t ncclReduce(const void *Send, void *Recv,
-                                     size_t Count, ncclDataType_t Type,
-                                     ncclRedOp_t Op, int Root, ncclComm_t Comm,
+TACCL_EXPORT ncclResult_t ncclReduce(const void *Send, void *Recv, size_t Count,
+                                     ncclDataType_t Type, ncclRedOp_t Op,
+                                     int Root, ncclComm_t Comm,
                                      cudaStream_t Stream) {
   TACCL_SERVE(
       CollKind::Reduce, Send, Recv, Count, Type, Op, Root, Comm, Stream,
@@ -416,10 +414,9 @@ TACCL_EXPORT ncclResult_t ncclAlltoAll(const void *Send, void *Recv,
               forward_ncclAlltoAll(Send, Recv, Count, Type, Comm, Stream));
 }
 
-TACCL_EXPORT ncclResult_t ncclGather(const void *Send, void *Recv,
-                                     size_t Count, ncclDataType_t Type,
-                                     int Root, ncclComm_t Comm,
-                                     cudaStream_t Stream) {
+TACCL_EXPORT ncclResult_t ncclGather(const void *Send, void *Recv, size_t Count,
+                                     ncclDataType_t Type, int Root,
+                                     ncclComm_t Comm, cudaStream_t Stream) {
   TACCL_SERVE(CollKind::Gather, Send, Recv, Count, Type, ncclSum, Root, Comm,
               Stream,
               forward_ncclGather(Send, Recv, Count, Type, Root, Comm, Stream));
@@ -429,9 +426,9 @@ TACCL_EXPORT ncclResult_t ncclScatter(const void *Send, void *Recv,
                                       size_t Count, ncclDataType_t Type,
                                       int Root, ncclComm_t Comm,
                                       cudaStream_t Stream) {
-  TACCL_SERVE(
-      CollKind::Scatter, Send, Recv, Count, Type, ncclSum, Root, Comm, Stream,
-      forward_ncclScatter(Send, Recv, Count, Type, Root, Comm, Stream));
+  TACCL_SERVE(CollKind::Scatter, Send, Recv, Count, Type, ncclSum, Root, Comm,
+              Stream,
+              forward_ncclScatter(Send, Recv, Count, Type, Root, Comm, Stream));
 }
 
 } // extern "C"

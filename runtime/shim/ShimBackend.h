@@ -1,4 +1,5 @@
-//===- runtime/shim/ShimBackend.h - Where a served call runs ------*- C++ -*-===//
+//===- runtime/shim/ShimBackend.h - Where a served call runs ------*- C++
+//-*-===//
 //
 // libtaccl-nccl serves a collective by running a selected TACCL-EF algorithm
 // on a backend:
@@ -32,6 +33,8 @@ struct CommInfo {
   /// Communicators created together (one ncclCommInitAll, or one unique
   /// id) share a clique.
   std::uint64_t Clique = 0;
+  /// Several ranks of the clique are in this process (ncclCommInitAll).
+  bool SharedProcess = false;
 };
 
 /// One call the shim serves.
@@ -48,6 +51,11 @@ class ShimBackend {
 public:
   virtual ~ShimBackend() = default;
   virtual const char *name() const = 0;
+  /// Whether calls on \p C can run here (else they are forwarded).
+  virtual bool accepts(const CommInfo &C) const {
+    (void)C;
+    return true;
+  }
   /// Runs (or starts) rank \p C's part of \p Call; on failure an error code
   /// and the reason in \p Why.
   virtual ncclResult_t run(const CommInfo &C, const ServedCall &Call,

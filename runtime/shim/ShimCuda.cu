@@ -16,7 +16,8 @@
 // interpreter kernel over the caller's own buffers (DevView::OwnBuffers).
 // Nothing synchronises the host, so CUDA graph capture records the call as
 // it is. A device watchdog timeout is reported by the communicator's next
-// served call.
+// served call. Ranks driven by one thread (ncclCommInitAll) are declined:
+// the window registration is collective and would block.
 //
 //===----------------------------------------------------------------------===//
 #include "RealNccl.h"
@@ -88,6 +89,11 @@ class CudaBackend : public ShimBackend {
 public:
   const char *name() const override { return "cuda"; }
 
+  /// One rank per thread, as PyTorch runs: the window registration of a
+  /// communicator is collective and blocks, so ranks that one thread drives
+  /// (ncclCommInitAll) would wait for each other; their calls go to NCCL.
+  bool accepts(const CommInfo &C) const override { return !C.SharedProcess; }
+
   void forget(ncclComm_t Comm) override {
     std::lock_guard<std::mutex> Lock(M);
     States.erase(Comm);
@@ -111,9 +117,9 @@ public:
     O.InPlace = Call.Shape.InPlace;
     O.Root = Call.Shape.Root;
     O.Bytes = AlgoRegistry::callBytes(Call.Shape, sizeOf(O.Type));
-    const std::string Key = fmt::format("{}|{}|{}|{}|{}", Call.Algo->Path,
-                                        O.Bytes, int(O.Type), int(O.Op),
-                                        O.InPlace);
+    const std::string Key =
+        fmt::format("{}|{}|{}|{}|{}", Call.Algo->Path, O.Bytes, int(O.Type),
+                    int(O.Op), O.InPlace);
     auto It = S.Plans.find(Key);
     if (It == S.Plans.end()) {
       std::unique_ptr<Placed> P = place(S, Call.Algo->A, O, Why);
@@ -236,8 +242,8 @@ private:
     }
     P->Blocks = unsigned(Mine.size());
     P->Threads = tacclrt::cuda::withElementType(Pl.Type, [&](auto Elem) {
-      return tacclrt::cuda::residentBlockSize(tacclrt::cuda::interpret<decltype(Elem)>,
-                                     S.Device, P->Blocks, Why);
+      return tacclrt::cuda::residentBlockSize(
+          tacclrt::cuda::interpret<decltype(Elem)>, S.Device, P->Blocks, Why);
     });
     if (P->Threads == 0)
       return nullptr;

@@ -686,6 +686,30 @@ def profile(binary):
           "sketch; usage errors")
 
 
+def algo_dir(script, sketch):
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, TACCLC=TACCLC)
+        proc = subprocess.run(["bash", script, sketch, tmp],
+                              capture_output=True, text=True, timeout=600,
+                              env=env)
+        if proc.returncode != 0:
+            sys.exit(f"FAIL: algo-dir exited {proc.returncode}:\n"
+                     f"{proc.stdout}{proc.stderr}")
+        want = {"ring_small.xml": ("1000", "64000"),
+                "ring_large.xml": ("64000", "1000000000")}
+        if sorted(os.listdir(tmp)) != sorted(want):
+            sys.exit(f"FAIL: algo-dir wrote {os.listdir(tmp)}")
+        for name, (lo, hi) in want.items():
+            head = open(os.path.join(tmp, name)).readline()
+            if f'minBytes="{lo}"' not in head or f'maxBytes="{hi}"' not in head:
+                sys.exit(f"FAIL: {name} range: {head}")
+        bad = subprocess.run(["bash", script, sketch], capture_output=True,
+                             text=True, timeout=60, env=env)
+        if bad.returncode != 2:
+            sys.exit("FAIL: algo-dir without an output directory")
+    print("algo-dir: one verified file per size range")
+
+
 def gpu(*folders):
     files = sorted(os.path.join(f, n) for f in folders for n in os.listdir(f)
                    if n.endswith(".xml"))
@@ -750,6 +774,7 @@ def main():
      "gpu": lambda: gpu(*rest),
      "fmt": lambda: fmt(rest[0]),
      "profile": lambda: profile(rest[0]),
+     "algo-dir": lambda: algo_dir(rest[0], rest[1]),
      "slice-overlap": lambda: slice_overlap(rest[0])}[cmd]()
 
 

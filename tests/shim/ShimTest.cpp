@@ -107,8 +107,8 @@ int main(int Argc, char **Argv) {
         "ncclGetVersion reaches the fake");
   void *Fake = dlopen(Argv[1], RTLD_NOW | RTLD_NOLOAD);
   if (Fake)
-    FakeCalls = reinterpret_cast<int (*)(const char *)>(
-        dlsym(Fake, "fakeNcclCalls"));
+    FakeCalls =
+        reinterpret_cast<int (*)(const char *)>(dlsym(Fake, "fakeNcclCalls"));
   check(FakeCalls && calls("ncclGetVersion") == 1,
         "the fake counted one ncclGetVersion");
 
@@ -138,8 +138,8 @@ int main(int Argc, char **Argv) {
   });
   check(Fwd == 0, "a 1 KiB allgather is served, not forwarded");
   for (int R = 0; R < 4; ++R)
-    check(Gathered(Out[size_t(R)]), "served allgather data, rank " +
-                                        std::to_string(R));
+    check(Gathered(Out[size_t(R)]),
+          "served allgather data, rank " + std::to_string(R));
 
   // In place, 256 KiB: over the small copy's range, served by the full one.
   const size_t Big = 16384;
@@ -207,8 +207,8 @@ int main(int Argc, char **Argv) {
   std::string Said = slurp(Log);
   check(occurrences(Said, "d-broken.xml not loaded:") == 1,
         "the broken file is reported once:\n" + Said);
-  check(occurrences(Said, "served by " + (Dir / "a-allgather-small.xml")
-                                            .string()) == 4,
+  check(occurrences(Said, "served by " +
+                              (Dir / "a-allgather-small.xml").string()) == 4,
         "INFO names the small allgather for each rank:\n" + Said);
   check(occurrences(Said, "served by " + (Dir / "b-allgather.xml").string()) ==
             4,
