@@ -27,6 +27,7 @@
 #include "SketchParser.h"
 #include "antlr4-runtime.h"
 
+#include <algorithm>
 #include <map>
 
 using namespace tacclc;
@@ -217,7 +218,11 @@ private:
       add(N, piece("{", 1));
       return;
     }
-    Piece Pc = piece(T->getText(), spaceBefore(Prev, N));
+    unsigned Spaces = spaceBefore(Prev, N);
+    if (!Row.empty() && Row.back().Sticky && Spaces == 0 && Type != P::COMMA &&
+        Type != P::SEMI)
+      Spaces = 1; // after an inline block comment
+    Piece Pc = piece(T->getText(), Spaces);
     if (Type == P::COMMA) {
       Pc.BreakAfter = true;
       Pc.List = ListOf[N->parent];
@@ -237,8 +242,13 @@ private:
   bool keepSemi(TerminalNode *N) {
     if (!is<P::ClassLinkStmtContext>(N->parent))
       return false;
-    for (size_t I = N->getSymbol()->getTokenIndex() + 1; I < Tokens.size();
-         ++I) {
+    return keepSemiAt(N->getSymbol()->getTokenIndex());
+  }
+  /// Whether the `;` at token \p At is followed by a name (then a class
+  /// link list before it would take the name as its multiplier; the
+  /// layout keeps such a `;` wherever it stands, which is harmless).
+  bool keepSemiAt(size_t At) {
+    for (size_t I = At + 1; I < Tokens.size(); ++I) {
       Token *T = Tokens.get(I);
       if (T->getChannel() == Token::DEFAULT_CHANNEL)
         return T->getType() == P::IDENT;
@@ -332,21 +342,36 @@ private:
     NextToken = T->getTokenIndex() + 1;
   }
 
+  /// Whether the tokens from \p C to the end of its statement are only
+  /// `;` that the layout drops (so the statement has in fact ended).
+  bool onlyDroppedSemis(Token *C) {
+    for (size_t I = C->getTokenIndex() + 1; I < Tokens.size(); ++I) {
+      Token *T = Tokens.get(I);
+      if (T->getChannel() != Token::DEFAULT_CHANNEL)
+        continue;
+      return T->getType() == P::SEMI && !keepSemiAt(I);
+    }
+    return false;
+  }
+
   void comment(Token *C) {
     const bool Line = C->getType() == P::LINE_COMMENT;
-    Piece Pc = piece(C->getText(), Line ? 2 : 1);
+    std::string Text = C->getText();
+    Text.erase(std::remove(Text.begin(), Text.end(), '\r'), Text.end());
+    Piece Pc = piece(Text, Line ? 2 : 1);
     if (!Row.empty() && C->getLine() == LastLine) {
-      // After code on its line: it stays there.
+      // After code on its line: it stays there (no break before it).
       Pc.ForceBreakAfter = Line;
+      Pc.Sticky = true;
       Row.push_back(std::move(Pc));
-    } else if (!Row.empty() && !RowEnded) {
+    } else if (!Row.empty() && !RowEnded && !onlyDroppedSemis(C)) {
       // On a line of its own inside a statement.
       Pc.ForceBreakBefore = Pc.ForceBreakAfter = true;
       Row.push_back(std::move(Pc));
     } else {
       flush();
       blankLineBefore(C->getLine(), false);
-      Out += std::string(Depth * Opts.IndentWidth, ' ') + C->getText() + "\n";
+      Out += std::string(Depth * Opts.IndentWidth, ' ') + Pc.Text + "\n";
       AfterOpen = false;
     }
     LastLine = endLine(C);

@@ -28,7 +28,8 @@ unsigned runWidth(const std::vector<Piece> &Ps, size_t I) {
   for (size_t J = I; J < Ps.size(); ++J) {
     if (J > I && Ps[J].ForceBreakBefore)
       break;
-    W += Ps[J].SpacesBefore + columnsOf(Ps[J].Text);
+    if (!Ps[J].Sticky) // a comment may run past the limit
+      W += Ps[J].SpacesBefore + columnsOf(Ps[J].Text);
     if (Ps[J].BreakAfter || Ps[J].ForceBreakAfter)
       break;
   }
@@ -55,8 +56,9 @@ std::vector<std::string> tacclc::layoutLine(const std::vector<Piece> &Ps,
     const Piece &P = Ps[I];
     if (I > 0) {
       const Piece &Prev = Ps[I - 1];
-      bool Break = Prev.ForceBreakAfter || P.ForceBreakBefore ||
-                   (Prev.BreakAfter && Col + runWidth(Ps, I) > Limit);
+      bool Break =
+          Prev.ForceBreakAfter || P.ForceBreakBefore ||
+          (Prev.BreakAfter && !P.Sticky && Col + runWidth(Ps, I) > Limit);
       if (Break) {
         trimRight(Cur);
         Lines.push_back(Cur);

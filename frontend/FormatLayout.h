@@ -32,6 +32,8 @@ struct Piece {
   /// line of its own also starts one.
   bool ForceBreakAfter = false;
   bool ForceBreakBefore = false;
+  /// A comment that followed code on its line: never moved off it.
+  bool Sticky = false;
 };
 
 /// The lines (without newlines or trailing spaces) of \p Pieces laid out at

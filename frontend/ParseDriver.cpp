@@ -75,11 +75,16 @@ private:
 };
 constexpr unsigned MaxNesting = 256;
 
-/// Reports the first token nested more than MaxNesting levels deep.
+/// Tokens one expression may have: the parse tree of `a + b + ...` nests a
+/// level per operator, and the AST builder recurses through it.
+constexpr unsigned MaxExprTokens = 2 * MaxNesting;
+
+/// Reports the first token nested more than MaxNesting levels deep, or the
+/// first beyond MaxExprTokens of one expression.
 bool checkNesting(antlr4::CommonTokenStream &Tokens, const SourceMap &Map,
                   DiagnosticEngine &Diags) {
   using P = tacclc_antlr::SketchParser;
-  unsigned Depth = 0, Minus = 0;
+  unsigned Depth = 0, Minus = 0, ExprRun = 0;
   for (antlr4::Token *T : Tokens.getTokens()) {
     if (T->getChannel() != antlr4::Token::DEFAULT_CHANNEL)
       continue; // comments
@@ -95,11 +100,33 @@ bool checkNesting(antlr4::CommonTokenStream &Tokens, const SourceMap &Map,
       Depth -= Depth > 0;
       break;
     }
+    switch (T->getType()) {
+    case P::INT:
+    case P::IDENT:
+    case P::GPUS:
+    case P::PLUS:
+    case P::MINUS:
+    case P::STAR:
+    case P::SLASH:
+    case P::PERCENT:
+    case P::LPAREN:
+    case P::RPAREN:
+      ++ExprRun;
+      break;
+    default:
+      ExprRun = 0;
+    }
     Minus = T->getType() == P::MINUS ? Minus + 1 : 0;
     if (Depth + Minus > MaxNesting) {
       Diags.report(DiagId::NestingTooDeep,
                    Map.range(T->getStartIndex(), T->getStopIndex()),
                    MaxNesting);
+      return false;
+    }
+    if (ExprRun > MaxExprTokens) {
+      Diags.report(DiagId::ExpressionTooLong,
+                   Map.range(T->getStartIndex(), T->getStopIndex()),
+                   MaxExprTokens);
       return false;
     }
   }

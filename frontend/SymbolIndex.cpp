@@ -89,7 +89,9 @@ private:
   const llvm::SourceMgr &SM;
   SymbolIndex Ix;
   std::vector<llvm::StringMap<unsigned>> TopLevel;
-  std::map<unsigned, llvm::StringMap<unsigned>> Members;
+  /// Per machine: its classes and its switches (two name spaces, as in
+  /// Sema).
+  std::map<unsigned, llvm::StringMap<unsigned>> Classes, Switches;
   std::map<const Decl *, unsigned> IndexOf;
 
   unsigned add(SymbolDecl D) {
@@ -187,22 +189,24 @@ private:
     if (!Doc.empty())
       S.Detail += "\n\n" + Doc;
     std::string Name = S.Name;
+    const bool IsClass = S.Kind == SymbolDecl::Class;
     unsigned Index = add(std::move(S));
-    Members[Machine].try_emplace(Name, Index);
+    (IsClass ? Classes : Switches)[Machine].try_emplace(Name, Index);
   }
 
   /// Sema's lookup: `module.name`, else the module, else one import.
   int lookup(unsigned From, const QualifiedName &Q) {
     const SourceModule &Mod = Set.Modules[From];
     if (!Q.Module.empty()) {
-      std::vector<unsigned> Candidates = Mod.Imports;
-      Candidates.push_back(From);
-      for (unsigned C : Candidates)
-        if (Set.Modules[C].Name == Q.Module) {
-          auto It = TopLevel[C].find(Q.Name);
-          return It == TopLevel[C].end() ? -1 : int(It->second);
-        }
-      return -1;
+      // As Sema: the module itself, then its imports, the last match wins.
+      int Target = Set.Modules[From].Name == Q.Module ? int(From) : -1;
+      for (unsigned Imp : Mod.Imports)
+        if (Set.Modules[Imp].Name == Q.Module)
+          Target = int(Imp);
+      if (Target < 0)
+        return -1;
+      auto It = TopLevel[unsigned(Target)].find(Q.Name);
+      return It == TopLevel[unsigned(Target)].end() ? -1 : int(It->second);
     }
     if (auto It = TopLevel[From].find(Q.Name); It != TopLevel[From].end())
       return int(It->second);
@@ -216,11 +220,12 @@ private:
     return Hit;
   }
 
-  void member(int Machine, const std::string &Name, llvm::SMRange Range) {
+  void member(std::map<unsigned, llvm::StringMap<unsigned>> &Table, int Machine,
+              const std::string &Name, llvm::SMRange Range) {
     if (Machine < 0)
       return;
-    auto M = Members.find(unsigned(Machine));
-    if (M == Members.end())
+    auto M = Table.find(unsigned(Machine));
+    if (M == Table.end())
       return;
     auto It = M->second.find(Name);
     if (It != M->second.end())
@@ -271,11 +276,11 @@ private:
 
   void referInMachine(int Machine, const Node &N) {
     if (const auto *L = llvm::dyn_cast<ClassLinkStmt>(&N))
-      member(Machine, L->Class, L->ClassRange);
+      member(Classes, Machine, L->Class, L->ClassRange);
     else if (const auto *Nc = llvm::dyn_cast<NicStmt>(&N))
-      member(Machine, Nc->Class, Nc->ClassRange);
+      member(Classes, Machine, Nc->Class, Nc->ClassRange);
     else if (const auto *Sw = llvm::dyn_cast<SwitchStmt>(&N))
-      member(Machine, Sw->Class, Sw->ClassRange);
+      member(Classes, Machine, Sw->Class, Sw->ClassRange);
     else if (const auto *F = llvm::dyn_cast<ForStmt>(&N))
       for (const auto &B : F->Body)
         referInMachine(Machine, *B);
@@ -284,9 +289,9 @@ private:
   void referInSketch(int Machine, const Node &N) {
     if (const auto *L = llvm::dyn_cast<LinksItem>(&N))
       for (const LinksItem::Name &C : L->Classes)
-        member(Machine, C.Text, C.Range);
+        member(Classes, Machine, C.Text, C.Range);
     else if (const auto *P = llvm::dyn_cast<PolicyItem>(&N))
-      member(Machine, P->Switch, P->SwitchRange);
+      member(Switches, Machine, P->Switch, P->SwitchRange);
     else if (const auto *F = llvm::dyn_cast<ForStmt>(&N))
       for (const auto &B : F->Body)
         referInSketch(Machine, *B);

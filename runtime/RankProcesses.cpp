@@ -87,8 +87,11 @@ runRankProcesses(unsigned N, const std::function<int(unsigned)> &Body,
       if (Done[R])
         continue;
       int Status = 0;
-      if (waitpid(Pids[R], &Status, WNOHANG) != Pids[R])
+      pid_t Got = waitpid(Pids[R], &Status, WNOHANG);
+      if (Got == 0 || (Got < 0 && errno == EINTR))
         continue;
+      if (Got < 0) // not our child any more (reaped elsewhere): a failure
+        Status = 1 << 8;
       Done[R] = true;
       --Left;
       Endings[R] = endingOf(Status, Killed[R]);

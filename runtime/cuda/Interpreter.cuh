@@ -240,7 +240,8 @@ template <typename T> __global__ void interpret(DevView V) {
         if (Ok && Send && Sent >= V.FifoSlots)
           Ok = waitAtLeast(V, &SendCounts[1], Sent + 1 - V.FifoSlots, WaitRoom,
                            Block, I, It);
-        __threadfence();
+        // Acquire at system scope: the message may come from another GPU.
+        __threadfence_system();
         Abort = !Ok;
       }
       __syncthreads();

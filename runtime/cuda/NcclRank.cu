@@ -205,6 +205,9 @@ private:
                                        NCCL_WIN_COLL_SYMMETRIC),
                 "ncclCommWindowRegister"))
       return false;
+    if (!Win)
+      return fail("NCCL registered no symmetric window (is NCCL_CUMEM_ENABLE "
+                  "off?)");
     // The rank's buffers.
     for (const auto &St : J.Initial->Storages) {
       char *P = static_cast<char *>(Dm.zeroed(St.size()));

@@ -17,14 +17,27 @@
 
 #ifdef TACCL_USE_REAL_NCCL_H
 #include <nccl.h>
-#else
+#endif
+
+extern "C" {
+// NCCL's device API (nccl_device/core.h) in the host functions the shim
+// forwards: handles passed by pointer, and a team returned by value.
+struct ncclDevComm;
+struct ncclDevCommRequirements;
+struct TacclNcclTeam {
+  int nRanks, rank, stride;
+};
+}
+
+#ifndef TACCL_USE_REAL_NCCL_H
 extern "C" {
 
 typedef struct ncclComm *ncclComm_t;
 typedef struct ncclWindow_vidmem *ncclWindow_t;
 typedef struct CUstream_st *cudaStream_t;
-/// Passed by pointer only (its layout is NCCL's).
+/// Passed by pointer only (their layouts are NCCL's).
 typedef struct ncclConfig_v22800 ncclConfig_t;
+typedef struct ncclSimInfo_v22200 ncclSimInfo_t;
 
 typedef struct {
   char internal[128];

@@ -44,6 +44,8 @@ RealNccl load() {
       dlsym(H, "ncclGetErrorString"));
   R.ncclGetLastError = reinterpret_cast<decltype(R.ncclGetLastError)>(
       dlsym(H, "ncclGetLastError"));
+  R.ncclTeamLsa =
+      reinterpret_cast<decltype(R.ncclTeamLsa)>(dlsym(H, "ncclTeamLsa"));
   R.Loaded = true;
   return R;
 }

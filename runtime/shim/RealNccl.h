@@ -24,6 +24,8 @@ struct RealNccl {
 #include "NcclFunctions.def"
   const char *(*ncclGetErrorString)(ncclResult_t) = nullptr;
   const char *(*ncclGetLastError)(ncclComm_t) = nullptr;
+  /// ncclTeamLsa: the ranks reachable by loads and stores (2.28+).
+  TacclNcclTeam (*ncclTeamLsa)(ncclComm_t) = nullptr;
   /// Where it was loaded from, or why it was not.
   std::string Path, Why;
   bool Loaded = false;

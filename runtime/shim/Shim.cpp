@@ -6,6 +6,9 @@
 // which communicators were made together); the collectives are served by a
 // TACCL-EF algorithm when one matches the call (AlgoRegistry) and a backend
 // runs (ShimBackend), else forwarded; everything else is forwarded as it is.
+// Calls made inside ncclGroupStart/ncclGroupEnd are forwarded: NCCL defers
+// grouped work to the group's end, and a served call must not run ahead of
+// its barrier.
 // On first use the shim loads the algorithm directories (TACCL_ALGO_DIR,
 // then MSCCL_ALGO_DIR; colon-separated lists) and reports every file that
 // does not load, once, with the reason. TACCL_DEBUG=INFO logs what served
@@ -124,6 +127,11 @@ void follow(ncclComm_t *Comms, int N, std::uint64_t Clique,
   }
 }
 
+/// Open ncclGroupStart calls of this thread. Inside a group NCCL defers its
+/// own work (the barrier of a served call among it) to ncclGroupEnd, so
+/// calls made inside one are forwarded.
+thread_local int GroupDepth = 0;
+
 std::uint64_t cliqueOf(const ncclUniqueId &Id) {
   std::uint64_t H = 1469598103934665603ull; // FNV-1a
   for (char C : Id.internal)
@@ -209,8 +217,8 @@ ncclResult_t serve(CollKind Coll, const void *Send, void *Recv, size_t Count,
   Served = false;
   ShimState &S = state();
   CommInfo I;
-  if (!S.Backend || S.Registry.algorithms().empty() || !infoOf(Comm, I) ||
-      !S.Backend->accepts(I))
+  if (GroupDepth > 0 || !S.Backend || S.Registry.algorithms().empty() ||
+      !infoOf(Comm, I) || !S.Backend->accepts(I))
     return ncclSuccess;
   ServedCall C;
   C.Shape.Coll = Coll;
@@ -221,11 +229,14 @@ ncclResult_t serve(CollKind Coll, const void *Send, void *Recv, size_t Count,
   C.Shape.Root = Root;
   if (!C.Shape.Type)
     return ncclSuccess;
-  const size_t Block = Count * sizeOf(*C.Shape.Type) * size_t(I.Rank);
+  // NCCL's in-place layouts: an allgather's input is the rank's block of
+  // its output and a reducescatter's output the rank's block of its input;
+  // for gather and scatter the block is the root's (nccl.h).
+  const bool Rooted = Coll == CollKind::Gather || Coll == CollKind::Scatter;
+  const size_t Block =
+      Count * sizeOf(*C.Shape.Type) * size_t(Rooted ? Root : I.Rank);
   const char *SendC = static_cast<const char *>(Send);
   const char *RecvC = static_cast<const char *>(Recv);
-  // NCCL's in-place layouts: a gathering call's input is the rank's block
-  // of its output, a scattering call's output the rank's block of its input.
   const bool Gathers = Coll == CollKind::AllGather || Coll == CollKind::Gather;
   const bool Scatters =
       Coll == CollKind::ReduceScatter || Coll == CollKind::Scatter;
@@ -238,10 +249,15 @@ ncclResult_t serve(CollKind Coll, const void *Send, void *Recv, size_t Count,
   C.Send = Send;
   C.Recv = Recv;
   C.Stream = Stream;
+  C.All = &S.Registry.algorithms();
   Served = true;
   std::string Why;
   auto T0 = std::chrono::steady_clock::now();
   ncclResult_t R = S.Backend->run(I, C, Why);
+  if (R == ncclInProgress && Why == "decline") {
+    Served = false; // the backend cannot take it now (capturing a new plan)
+    return ncclSuccess;
+  }
   const double Us = std::chrono::duration<double, std::micro>(
                         std::chrono::steady_clock::now() - T0)
                         .count();
@@ -263,10 +279,10 @@ ncclResult_t serve(CollKind Coll, const void *Send, void *Recv, size_t Count,
   return R;
 }
 
-void forget(ncclComm_t Comm) {
+void forget(ncclComm_t Comm, bool Aborting) {
   ShimState &S = state();
   if (S.Backend)
-    S.Backend->forget(Comm);
+    S.Backend->forget(Comm, Aborting);
   std::lock_guard<std::mutex> Lock(S.M);
   S.Comms.erase(Comm);
 }
@@ -338,13 +354,26 @@ TACCL_EXPORT ncclResult_t ncclCommSplit(ncclComm_t Comm, int Color, int Key,
 }
 
 TACCL_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t Comm) {
-  forget(Comm);
+  forget(Comm, false);
   return forward_ncclCommDestroy(Comm);
 }
 
 TACCL_EXPORT ncclResult_t ncclCommAbort(ncclComm_t Comm) {
-  forget(Comm);
+  forget(Comm, true);
   return forward_ncclCommAbort(Comm);
+}
+
+TACCL_EXPORT ncclResult_t ncclGroupStart() {
+  ncclResult_t R = forward_ncclGroupStart();
+  if (R == ncclSuccess)
+    ++GroupDepth;
+  return R;
+}
+
+TACCL_EXPORT ncclResult_t ncclGroupEnd() {
+  if (GroupDepth > 0)
+    --GroupDepth;
+  return forward_ncclGroupEnd();
 }
 
 #define TACCL_SERVE(Coll, Send, Recv, Count, Type, Op, Root, Comm, Stream,     \

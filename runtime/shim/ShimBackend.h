@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tacclrt::shim {
 
@@ -44,6 +45,8 @@ struct ServedCall {
   const void *Send = nullptr;
   void *Recv = nullptr;
   cudaStream_t Stream = nullptr;
+  /// Every loaded algorithm (a backend may size its resources for all).
+  const std::vector<LoadedAlgo> *All = nullptr;
 };
 
 /// Runs served calls.
@@ -57,11 +60,16 @@ public:
     return true;
   }
   /// Runs (or starts) rank \p C's part of \p Call; on failure an error code
-  /// and the reason in \p Why.
+  /// and the reason in \p Why. ncclInProgress with Why "decline" hands the
+  /// call back to be forwarded (every rank decides alike).
   virtual ncclResult_t run(const CommInfo &C, const ServedCall &Call,
                            std::string &Why) = 0;
-  /// Releases what the backend holds for \p Comm (before it is destroyed).
-  virtual void forget(ncclComm_t Comm) { (void)Comm; }
+  /// Releases what the backend holds for \p Comm (before it is destroyed;
+  /// \p Aborting: its peers may be gone, so nothing collective may run).
+  virtual void forget(ncclComm_t Comm, bool Aborting) {
+    (void)Comm;
+    (void)Aborting;
+  }
 };
 
 /// The CPU executor backend.

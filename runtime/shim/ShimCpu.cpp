@@ -24,6 +24,10 @@ class CpuBackend : public ShimBackend {
 public:
   const char *name() const override { return "cpu"; }
 
+  /// Only communicators whose ranks all live in this process (made by one
+  /// ncclCommInitAll): the call runs when the last of them has made it.
+  bool accepts(const CommInfo &C) const override { return C.SharedProcess; }
+
   ncclResult_t run(const CommInfo &C, const ServedCall &Call,
                    std::string &Why) override {
     std::lock_guard<std::mutex> Lock(M);
@@ -34,7 +38,10 @@ public:
       P.In.assign(size_t(C.NRanks), nullptr);
       P.Out.assign(size_t(C.NRanks), nullptr);
     } else if (P.Algo != Call.Algo || P.Shape.Count != Call.Shape.Count ||
-               P.Shape.Coll != Call.Shape.Coll) {
+               P.Shape.Coll != Call.Shape.Coll ||
+               P.Shape.Type != Call.Shape.Type || P.Shape.Op != Call.Shape.Op ||
+               P.Shape.InPlace != Call.Shape.InPlace ||
+               P.Shape.Root != Call.Shape.Root) {
       Why = "the ranks of a communicator made different calls";
       P = Pending();
       return ncclInvalidUsage;

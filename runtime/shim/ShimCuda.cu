@@ -2,22 +2,27 @@
 //
 // The cuda backend (ShimBackend.h). Per communicator, on its GPU:
 //   - an NCCL symmetric window of the real communicator (ncclMemAlloc +
-//     ncclCommWindowRegister, collective, made at the first served call and
-//     made again larger when a plan needs more; every rank makes the same
-//     calls, so every rank gets there together) holding the connection
-//     counts and then the FIFO slots; a one-thread kernel turns it into each
-//     peer's address (ncclGetPeerPointer);
-//   - block flags, a scratch buffer, a barrier word, and the error word in
-//     mapped host memory;
-//   - the flat plans (planForDevice) of the calls it served, by algorithm
-//     and call, with their device copies and block size.
-// A call then enqueues on the caller's stream only: clear the counts and
-// flags, a one-word allreduce of the real NCCL as the barrier, and the
-// interpreter kernel over the caller's own buffers (DevView::OwnBuffers).
-// Nothing synchronises the host, so CUDA graph capture records the call as
-// it is. A device watchdog timeout is reported by the communicator's next
-// served call. Ranks driven by one thread (ncclCommInitAll) are declined:
-// the window registration is collective and would block.
+//     ncclCommWindowRegister, collective), made once at the first served
+//     call, large enough for every loaded algorithm of the communicator's
+//     size, so it never has to grow (a captured graph keeps its addresses);
+//     it holds the connection counts, then the FIFO slots; a one-thread
+//     kernel on a private stream turns it into each peer's address
+//     (ncclGetPeerPointer). Only communicators whose ranks all reach each
+//     other by loads and stores (ncclTeamLsa) are accepted;
+//   - a barrier word, the error word in mapped host memory, a scratch
+//     buffer, and per plan (algorithm and call) its flat form on the
+//     device with block flags of its own.
+// A call then enqueues on the caller's stream only: wait for the
+// communicator's previous served call (an event; not while capturing),
+// clear the counts and the plan's flags, a one-word allreduce of the real
+// NCCL as the barrier, the interpreter kernel over the caller's own buffers
+// (DevView::OwnBuffers), and the event. Setting up a plan allocates, so a
+// call whose plan is new is forwarded while its stream is being captured
+// (every rank decides the same way); warm it up once before capturing. A
+// device watchdog timeout is reported by the communicator's next served
+// call, which still takes part in the barrier. Ranks driven by one thread
+// (ncclCommInitAll) are declined: the window registration is collective and
+// would block that thread.
 //
 //===----------------------------------------------------------------------===//
 #include "RealNccl.h"
@@ -25,6 +30,7 @@
 
 #include "cuda/CudaSupport.h"
 #include "cuda/Interpreter.cuh"
+#include "tacclrt/Collective.h"
 #include "tacclrt/DevicePlan.h"
 
 #include <nccl_device.h>
@@ -52,10 +58,22 @@ __global__ void resolveShimPeers(ncclWindow_t Win, int NRanks,
 
 std::uint64_t align4k(std::uint64_t X) { return (X + 4095) / 4096 * 4096; }
 
-/// One plan on the device.
+/// Restores the calling thread's current device when it goes.
+struct DeviceGuard {
+  int Saved = 0;
+  explicit DeviceGuard(int Device) {
+    cudaGetDevice(&Saved);
+    cudaSetDevice(Device);
+  }
+  ~DeviceGuard() { cudaSetDevice(Saved); }
+};
+
+/// One plan on the device, with block flags of its own.
 struct Placed {
   DevicePlan Plan;
   DevView View{};
+  unsigned long long *Flags = nullptr;
+  std::uint64_t FlagBytes = 0;
   unsigned Threads = 0, Blocks = 0;
 };
 
@@ -63,70 +81,95 @@ struct Placed {
 struct CommState {
   int Device = 0, Rank = 0, NRanks = 1;
   ncclComm_t Comm = nullptr;
+  bool Aborting = false;
   tacclrt::cuda::DeviceMemory Dm;
   void *WinBase = nullptr;
   ncclWindow_t Win = nullptr;
   std::uint64_t CountBytes = 0, FifoBytes = 0;
   char **Fifo = nullptr;
   unsigned long long **Counts = nullptr;
-  unsigned long long *Flags = nullptr;
-  std::uint64_t FlagCap = 0;
   char *Scratch = nullptr;
   std::uint64_t ScratchCap = 0;
   int *Barrier = nullptr, *Error = nullptr, *DevError = nullptr;
+  cudaEvent_t Last = nullptr; ///< After the latest served kernel.
   std::map<std::string, std::unique_ptr<Placed>> Plans;
 
   ~CommState() {
+    DeviceGuard G(Device);
+    if (Last) {
+      cudaEventSynchronize(Last); // kernels may still use the memory
+      cudaEventDestroy(Last);
+    }
     const RealNccl &R = realNccl();
-    if (Win && R.ncclCommWindowDeregister)
+    if (Win && !Aborting && R.ncclCommWindowDeregister)
       R.ncclCommWindowDeregister(Comm, Win);
-    if (WinBase && R.ncclMemFree)
+    if (WinBase && !Aborting && R.ncclMemFree)
       R.ncclMemFree(WinBase);
   }
 };
+
+/// The call's run options.
+RunOptions optionsOf(const CallShape &C) {
+  RunOptions O;
+  O.Type = *C.Type;
+  O.Op = C.Op.value_or(ReduceOp::Sum);
+  O.InPlace = C.InPlace;
+  O.Root = C.Root;
+  O.Bytes = AlgoRegistry::callBytes(C, sizeOf(O.Type));
+  return O;
+}
 
 class CudaBackend : public ShimBackend {
 public:
   const char *name() const override { return "cuda"; }
 
-  /// One rank per thread, as PyTorch runs: the window registration of a
-  /// communicator is collective and blocks, so ranks that one thread drives
-  /// (ncclCommInitAll) would wait for each other; their calls go to NCCL.
-  bool accepts(const CommInfo &C) const override { return !C.SharedProcess; }
+  bool accepts(const CommInfo &C) const override {
+    if (C.SharedProcess)
+      return false;
+    const RealNccl &R = realNccl();
+    // Peers by loads and stores only (one NVLink domain).
+    return R.ncclTeamLsa && R.ncclTeamLsa(C.Comm).nRanks == C.NRanks;
+  }
 
-  void forget(ncclComm_t Comm) override {
+  void forget(ncclComm_t Comm, bool Aborting) override {
     std::lock_guard<std::mutex> Lock(M);
-    States.erase(Comm);
+    auto It = States.find(Comm);
+    if (It == States.end())
+      return;
+    It->second->Aborting = Aborting;
+    States.erase(It);
   }
 
   ncclResult_t run(const CommInfo &C, const ServedCall &Call,
                    std::string &Why) override {
     std::lock_guard<std::mutex> Lock(M);
-    cudaSetDevice(C.Device);
+    DeviceGuard G(C.Device);
     CommState &S = state(C);
-    if (S.Error && S.Error[0] != tacclrt::cuda::NoError) {
-      Why = fmt::format("an earlier served call hung on the GPU (waiting for "
-                        "{})",
-                        tacclrt::cuda::waitName(S.Error[4]));
-      S.Error[0] = tacclrt::cuda::NoError;
-      return ncclInternalError;
-    }
-    RunOptions O;
-    O.Type = *Call.Shape.Type;
-    O.Op = Call.Shape.Op.value_or(ReduceOp::Sum);
-    O.InPlace = Call.Shape.InPlace;
-    O.Root = Call.Shape.Root;
-    O.Bytes = AlgoRegistry::callBytes(Call.Shape, sizeOf(O.Type));
+    const RunOptions O = optionsOf(Call.Shape);
     const std::string Key =
-        fmt::format("{}|{}|{}|{}|{}", Call.Algo->Path, O.Bytes, int(O.Type),
-                    int(O.Op), O.InPlace);
+        fmt::format("{}|{}|{}|{}|{}|{}", Call.Algo->Path, O.Bytes, int(O.Type),
+                    int(O.Op), O.InPlace, O.Root);
+    cudaStreamCaptureStatus Capturing = cudaStreamCaptureStatusNone;
+    cudaStreamIsCapturing(Call.Stream, &Capturing);
+    const bool Captured = Capturing != cudaStreamCaptureStatusNone;
     auto It = S.Plans.find(Key);
     if (It == S.Plans.end()) {
+      if (Captured) {
+        Why = "decline";
+        return ncclInProgress; // the caller forwards it
+      }
+      if (!S.Win && !makeWindow(S, C, *Call.All, Why))
+        return ncclInternalError;
       std::unique_ptr<Placed> P = place(S, Call.Algo->A, O, Why);
       if (!P)
         return ncclInvalidUsage;
       It = S.Plans.emplace(Key, std::move(P)).first;
     }
+    // A hang of an earlier call: reported now, after this call's part of
+    // the barrier is enqueued like every rank's.
+    const bool Hung = S.Error[0] != tacclrt::cuda::NoError;
+    const int WaitedFor = S.Error[4];
+    S.Error[0] = tacclrt::cuda::NoError;
     Placed &P = *It->second;
     DevView V = P.View;
     V.OwnBuffers = true;
@@ -135,8 +178,10 @@ public:
     V.OwnScratch = S.Scratch;
     cudaStream_t St = Call.Stream;
     const RealNccl &R = realNccl();
+    if (!Captured && S.Last)
+      cudaStreamWaitEvent(St, S.Last, 0);
     if (cudaMemsetAsync(S.WinBase, 0, S.CountBytes, St) != cudaSuccess ||
-        cudaMemsetAsync(S.Flags, 0, S.FlagCap, St) != cudaSuccess ||
+        cudaMemsetAsync(P.Flags, 0, P.FlagBytes, St) != cudaSuccess ||
         !R.ncclAllReduce ||
         R.ncclAllReduce(S.Barrier, S.Barrier, 1, ncclInt32, ncclSum, S.Comm,
                         St) != ncclSuccess) {
@@ -144,13 +189,21 @@ public:
       return ncclUnhandledCudaError;
     }
     tacclrt::cuda::withElementType(O.Type, [&](auto Elem) {
-      using T = decltype(Elem);
-      tacclrt::cuda::interpret<T><<<P.Blocks, P.Threads, 0, St>>>(V);
+      tacclrt::cuda::interpret<decltype(Elem)>
+          <<<P.Blocks, P.Threads, 0, St>>>(V);
       return 0;
     });
     if (cudaError_t E = cudaGetLastError(); E != cudaSuccess) {
       Why = "launching the interpreter: " + tacclrt::cuda::cudaWhy(E);
       return ncclUnhandledCudaError;
+    }
+    if (!Captured)
+      cudaEventRecord(S.Last, St);
+    if (Hung) {
+      Why = fmt::format("an earlier served call hung on the GPU (waiting "
+                        "for {})",
+                        tacclrt::cuda::waitName(WaitedFor));
+      return ncclInternalError;
     }
     return ncclSuccess;
   }
@@ -171,8 +224,73 @@ private:
     return *S;
   }
 
-  /// Flattens a call's plan, makes sure the window, flags and scratch are
-  /// large enough, and copies the plan to the GPU.
+  /// The window, once: sized for every algorithm of this many ranks at
+  /// its largest call (FIFO slots grow with the slice, up to the protocol's
+  /// slice); plus the barrier, error word and event.
+  bool makeWindow(CommState &S, const CommInfo &C,
+                  const std::vector<LoadedAlgo> &All, std::string &Why) {
+    std::uint64_t Counts = 16, Fifo = 16;
+    for (const LoadedAlgo &L : All) {
+      if (L.A.NGpus != C.NRanks)
+        continue;
+      RunOptions O;
+      O.Type = DataType::Float64;
+      O.InPlace = !L.A.OutOfPlace;
+      const std::uint64_t Unit =
+          std::uint64_t(std::max(L.A.NChunksPerLoop, 1)) *
+          std::uint64_t(C.NRanks) * 8;
+      O.Bytes =
+          std::max<std::uint64_t>(Unit, (std::uint64_t(1) << 30) / Unit * Unit);
+      Report Ignored;
+      if (std::optional<DevicePlan> D = planForDevice(L.A, O, Ignored)) {
+        Counts = std::max<std::uint64_t>(Counts, 2 * D->Conns.size() * 8);
+        for (const DevRank &Rk : D->Ranks)
+          Fifo = std::max(Fifo, Rk.FifoBytes);
+      }
+    }
+    S.CountBytes = align4k(Counts);
+    S.FifoBytes = align4k(Fifo);
+    const std::uint64_t Bytes = S.CountBytes + S.FifoBytes;
+    const RealNccl &R = realNccl();
+    cudaStream_t Private = nullptr;
+    bool Ok = R.ncclMemAlloc && R.ncclCommWindowRegister &&
+              R.ncclMemAlloc(&S.WinBase, Bytes) == ncclSuccess &&
+              cudaMemset(S.WinBase, 0, Bytes) == cudaSuccess &&
+              R.ncclCommWindowRegister(S.Comm, S.WinBase, Bytes, &S.Win,
+                                       /*NCCL_WIN_COLL_SYMMETRIC*/ 1) ==
+                  ncclSuccess &&
+              S.Win != nullptr;
+    if (!Ok) {
+      Why = "cannot register an NCCL symmetric window of " +
+            std::to_string(Bytes) + " B (NCCL 2.28 or later, cuMem)";
+      return false;
+    }
+    S.Fifo = static_cast<char **>(
+        S.Dm.zeroed(std::size_t(S.NRanks) * sizeof(char *)));
+    S.Counts = static_cast<unsigned long long **>(
+        S.Dm.zeroed(std::size_t(S.NRanks) * sizeof(void *)));
+    S.Barrier = static_cast<int *>(S.Dm.zeroed(sizeof(int)));
+    S.Error = static_cast<int *>(S.Dm.mapped(5 * sizeof(int)));
+    if (!S.Fifo || !S.Counts || !S.Barrier || !S.Error ||
+        cudaHostGetDevicePointer(reinterpret_cast<void **>(&S.DevError),
+                                 S.Error, 0) != cudaSuccess ||
+        cudaEventCreateWithFlags(&S.Last, cudaEventDisableTiming) !=
+            cudaSuccess ||
+        cudaStreamCreateWithFlags(&Private, cudaStreamNonBlocking) !=
+            cudaSuccess) {
+      Why = "out of GPU memory";
+      return false;
+    }
+    resolveShimPeers<<<1, 32, 0, Private>>>(S.Win, S.NRanks, S.CountBytes,
+                                            S.Fifo, S.Counts);
+    Ok = cudaStreamSynchronize(Private) == cudaSuccess;
+    cudaStreamDestroy(Private);
+    if (!Ok)
+      Why = "resolving the peers' window addresses failed";
+    return Ok;
+  }
+
+  /// Flattens a call's plan and copies it to the GPU with its own flags.
   std::unique_ptr<Placed> place(CommState &S, const Algo &A,
                                 const RunOptions &O, std::string &Why) {
     auto P = std::make_unique<Placed>();
@@ -189,34 +307,23 @@ private:
     std::uint64_t MaxFifo = 0;
     for (const DevRank &Rk : Pl.Ranks)
       MaxFifo = std::max(MaxFifo, Rk.FifoBytes);
-    const std::uint64_t Counts =
-        align4k(std::max<std::uint64_t>(2 * Pl.Conns.size() * 8, 16));
-    if (!growWindow(S, Counts, align4k(std::max<std::uint64_t>(MaxFifo, 16)),
-                    Why))
+    if (2 * Pl.Conns.size() * 8 > S.CountBytes || MaxFifo > S.FifoBytes) {
+      Why = "the call needs a larger window than was sized";
       return nullptr;
-    const std::uint64_t FlagBytes = Pl.Blocks.size() * 8;
-    if (FlagBytes > S.FlagCap) {
-      S.Flags = static_cast<unsigned long long *>(S.Dm.zeroed(FlagBytes));
-      S.FlagCap = FlagBytes;
     }
+    P->FlagBytes = std::max<std::uint64_t>(Pl.Blocks.size() * 8, 8);
+    P->Flags = static_cast<unsigned long long *>(S.Dm.zeroed(P->FlagBytes));
     const std::uint64_t ScratchBytes = Me.ScratchElems * Pl.TypeSize;
     if (ScratchBytes > S.ScratchCap) {
+      // Kernels queued earlier may still use the old scratch: it stays.
       S.Scratch = static_cast<char *>(S.Dm.zeroed(ScratchBytes));
       S.ScratchCap = ScratchBytes;
-    }
-    if (!S.Barrier)
-      S.Barrier = static_cast<int *>(S.Dm.zeroed(sizeof(int)));
-    if (!S.Error) {
-      S.Error = static_cast<int *>(S.Dm.mapped(5 * sizeof(int)));
-      if (S.Error)
-        cudaHostGetDevicePointer(reinterpret_cast<void **>(&S.DevError),
-                                 S.Error, 0);
     }
     std::vector<std::uint32_t> Mine;
     for (std::uint32_t B = 0; B < Me.NumBlocks; ++B)
       Mine.push_back(Me.FirstBlock + B);
     std::vector<unsigned long long *> FlagPtrs(Pl.Ranks.size(), nullptr);
-    FlagPtrs[std::size_t(S.Rank)] = S.Flags;
+    FlagPtrs[std::size_t(S.Rank)] = P->Flags;
     DevView &V = P->View;
     V.Blocks = S.Dm.copy(Pl.Blocks.data(), Pl.Blocks.size());
     V.Ops = S.Dm.copy(Pl.Ops.data(), Pl.Ops.size());
@@ -234,9 +341,8 @@ private:
     V.FifoSlots = Pl.FifoSlots;
     V.Op = tacclrt::cuda::opCode(Pl.Op);
     V.TimeoutNs = 60ull * 1000000000ull;
-    if (!S.Flags || !S.Barrier || !S.DevError || !V.Blocks || !V.Ops ||
-        !V.Deps || !V.Conns || !V.BlockList || !V.Flags ||
-        (ScratchBytes && !S.Scratch)) {
+    if (!P->Flags || !V.Blocks || !V.Ops || !V.Deps || !V.Conns ||
+        !V.BlockList || !V.Flags || (ScratchBytes && !S.Scratch)) {
       Why = "out of GPU memory for the plan";
       return nullptr;
     }
@@ -248,55 +354,6 @@ private:
     if (P->Threads == 0)
       return nullptr;
     return P;
-  }
-
-  /// Makes the window hold \p Counts bytes of counts and \p Fifo bytes of
-  /// FIFO slots (collective: every rank gets here at the same call).
-  bool growWindow(CommState &S, std::uint64_t Counts, std::uint64_t Fifo,
-                  std::string &Why) {
-    if (S.Win && Counts <= S.CountBytes && Fifo <= S.FifoBytes)
-      return true;
-    const RealNccl &R = realNccl();
-    if (!R.ncclMemAlloc || !R.ncclCommWindowRegister) {
-      Why = "the real NCCL has no symmetric windows (2.28 or later needed)";
-      return false;
-    }
-    if (S.Win) {
-      cudaDeviceSynchronize(); // the old window may still be in use
-      R.ncclCommWindowDeregister(S.Comm, S.Win);
-      R.ncclMemFree(S.WinBase);
-      S.Win = nullptr;
-      S.WinBase = nullptr;
-    }
-    S.CountBytes = std::max(Counts, S.CountBytes);
-    S.FifoBytes = std::max(Fifo, S.FifoBytes);
-    const std::uint64_t Bytes = S.CountBytes + S.FifoBytes;
-    if (R.ncclMemAlloc(&S.WinBase, Bytes) != ncclSuccess ||
-        cudaMemset(S.WinBase, 0, Bytes) != cudaSuccess ||
-        R.ncclCommWindowRegister(S.Comm, S.WinBase, Bytes, &S.Win,
-                                 /*NCCL_WIN_COLL_SYMMETRIC*/ 1) !=
-            ncclSuccess) {
-      Why = "cannot register an NCCL symmetric window of " +
-            std::to_string(Bytes) + " B";
-      return false;
-    }
-    if (!S.Fifo) {
-      S.Fifo = static_cast<char **>(
-          S.Dm.zeroed(std::size_t(S.NRanks) * sizeof(char *)));
-      S.Counts = static_cast<unsigned long long **>(
-          S.Dm.zeroed(std::size_t(S.NRanks) * sizeof(void *)));
-    }
-    if (!S.Fifo || !S.Counts) {
-      Why = "out of GPU memory";
-      return false;
-    }
-    resolveShimPeers<<<1, 32>>>(S.Win, S.NRanks, S.CountBytes, S.Fifo,
-                                S.Counts);
-    if (cudaDeviceSynchronize() != cudaSuccess) {
-      Why = "resolving the peers' window addresses failed";
-      return false;
-    }
-    return true;
   }
 };
 

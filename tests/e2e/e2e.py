@@ -676,6 +676,7 @@ def profile(binary):
             sys.exit(f"FAIL: the measured machine in a sketch:\n{ir}")
     go("--simulate", "ndv2(nodes: 2)", "--remove-link", "0+1", expect=2)
     go("--simulate", "ndv2(nodes: 2)", "--name", "1st", expect=2)
+    go("--simulate", "ndv2(nodes: 2)", "--name", "link", expect=2)
     go("--simulate", "nosuch(nodes: 2)", expect=1)
     proc = subprocess.run([binary], capture_output=True, text=True,
                           timeout=300)

@@ -212,6 +212,24 @@ def main():
                 "broken.sketch:3:1" not in diags[0]["message"]):
             fail(f"a problem in an imported file: {diags}")
 
+        # Every sketch is analysed on its own: errors in two sketches are
+        # both reported.
+        two = ("machine m{gpus per node=2 class c{alpha=1 us;beta=2 us/MB}"
+               "link c 0<->1}\n"
+               "sketch a on m{collective allgathr}\n"
+               "sketch b on m{collective allgather chunks 0}\n")
+        c.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": 6},
+            "contentChanges": [{"text": two}]})
+        lines = sorted(d["range"]["start"]["line"]
+                       for d in c.diagnostics(uri))
+        if lines != [1, 2]:
+            fail(f"errors of two sketches: lines {lines}")
+
+    # Missing parameters are refused, not fatal.
+    e = c.request("textDocument/hover", {})
+    if e.get("error", {}).get("code") != -32602:
+        fail(f"a hover without a document: {e}")
     # Protocol errors do not stop the server.
     c.raw(b"{not json")
     e = c.wait(lambda m: "error" in m)
@@ -225,8 +243,17 @@ def main():
     c.notify("exit", None)
     if c.proc.wait(timeout=30) != 0:
         fail(f"exit status {c.proc.returncode}")
+    # A request before initialize is refused.
+    d = Client(tacclc)
+    e = d.request("textDocument/documentSymbol",
+                  {"textDocument": {"uri": "file:///x.sketch"}})
+    if e.get("error", {}).get("code") != -32002:
+        fail(f"a request before initialize: {e}")
+    d.notify("exit", None)
+    if d.proc.wait(timeout=30) != 1:
+        fail("exit without shutdown must end with status 1")
     print("lsp: diagnostics, hover, definition, symbols, formatting, "
-          "UTF-16 positions, protocol errors, shutdown")
+          "UTF-16 positions, protocol errors, lifecycle, shutdown")
 
 
 if __name__ == "__main__":

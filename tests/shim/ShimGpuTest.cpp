@@ -158,7 +158,7 @@ int main(int Argc, char **Argv) {
         close(IdPipe[0]);
         close(IdPipe[1]);
       },
-      30, 300, Why);
+      90, 600, Why);
   std::fflush(stderr);
   dup2(Saved, 2);
   std::ifstream In(Log);

@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <thread>
@@ -27,6 +29,18 @@ namespace {
 
 constexpr double MaxBytes = 16 << 20;
 constexpr unsigned MaxInFlight = 4;
+
+/// A measurement that cannot go on: said, and the process ends (the other
+/// nodes' processes then fail in NCCL too).
+[[noreturn]] void fail(const std::string &Why) {
+  std::fprintf(stderr, "taccl-profile: error: %s\n", Why.c_str());
+  std::exit(1);
+}
+
+void ncclCheck(ncclResult_t R, const char *What) {
+  if (R != ncclSuccess)
+    fail(std::string(What) + ": " + ncclGetErrorString(R));
+}
 
 /// NCCL's unique id: made by node 0 (and written to the file with several
 /// nodes), read by the others.
@@ -121,6 +135,9 @@ public:
             ncclGetErrorString(R != ncclSuccess ? R : End);
       return false;
     }
+    // Every node has joined: the id must not serve a later run.
+    if (O.Nodes > 1 && O.Node == 0)
+      std::remove(O.IdFile.c_str());
     cudaDeviceProp Prop{};
     cudaGetDeviceProperties(&Prop, 0);
     Gpu = Prop.name;
@@ -169,24 +186,31 @@ private:
   /// This process's part of \p N messages of \p Bytes per pair, one group.
   void enqueue(const std::vector<std::pair<unsigned, unsigned>> &Pairs,
                double Bytes, unsigned N) {
-    const size_t Count = size_t(std::min(Bytes, MaxBytes));
-    ncclGroupStart();
+    if (Bytes > MaxBytes || N > MaxInFlight)
+      fail(fmt::format("a probe of {} x {} B exceeds the buffers ({} x {} B)",
+                       N, Bytes, MaxInFlight, MaxBytes));
+    const size_t Count = size_t(Bytes);
+    ncclCheck(ncclGroupStart(), "ncclGroupStart");
     for (auto [A, B] : Pairs)
-      for (unsigned K = 0; K < std::min(N, MaxInFlight); ++K) {
+      for (unsigned K = 0; K < N; ++K) {
         const size_t Off = K * size_t(MaxBytes);
         if (local(A))
-          ncclSend(static_cast<char *>(Send[A % G]) + Off, Count, ncclInt8,
-                   int(B), Comms[A % G], Streams[A % G]);
+          ncclCheck(ncclSend(static_cast<char *>(Send[A % G]) + Off, Count,
+                             ncclInt8, int(B), Comms[A % G], Streams[A % G]),
+                    "ncclSend");
         if (local(B))
-          ncclRecv(static_cast<char *>(Recv[B % G]) + Off, Count, ncclInt8,
-                   int(A), Comms[B % G], Streams[B % G]);
+          ncclCheck(ncclRecv(static_cast<char *>(Recv[B % G]) + Off, Count,
+                             ncclInt8, int(A), Comms[B % G], Streams[B % G]),
+                    "ncclRecv");
       }
-    ncclGroupEnd();
+    ncclCheck(ncclGroupEnd(), "ncclGroupEnd");
   }
   void sync() {
     for (unsigned D = 0; D < G; ++D) {
       cudaSetDevice(int(D));
-      cudaStreamSynchronize(Streams[D]);
+      if (cudaError_t E = cudaStreamSynchronize(Streams[D]); E != cudaSuccess)
+        fail(std::string("a probe failed on GPU ") + std::to_string(D) + ": " +
+             cudaGetErrorString(E));
     }
   }
   /// The largest of every process's \p Seconds (all ranks take part).
@@ -197,11 +221,12 @@ private:
       cudaSetDevice(int(D));
       cudaMemcpy(Agree[D], &Seconds, sizeof(double), cudaMemcpyHostToDevice);
     }
-    ncclGroupStart();
+    ncclCheck(ncclGroupStart(), "ncclGroupStart");
     for (unsigned D = 0; D < G; ++D)
-      ncclAllReduce(Agree[D], Agree[D], 1, ncclFloat64, ncclMax, Comms[D],
-                    Streams[D]);
-    ncclGroupEnd();
+      ncclCheck(ncclAllReduce(Agree[D], Agree[D], 1, ncclFloat64, ncclMax,
+                              Comms[D], Streams[D]),
+                "ncclAllReduce");
+    ncclCheck(ncclGroupEnd(), "ncclGroupEnd");
     sync();
     double Out = Seconds;
     cudaSetDevice(0);
@@ -213,6 +238,7 @@ private:
     Run();
     double Best = 1e30;
     for (int K = 0; K < 3; ++K) {
+      agree(0); // the nodes start each timed run together
       auto T0 = std::chrono::steady_clock::now();
       Run();
       Best = std::min(Best, std::chrono::duration<double>(

@@ -29,10 +29,19 @@ AlphaBeta tacclc::profile::fitAlphaBeta(const std::vector<Sample> &Samples) {
   }
   AlphaBeta R;
   const double Det = Sxx * Syy - Sxy * Sxy;
-  if (!(std::abs(Det) > 1e-300 * std::max(1.0, Sxx * Syy)))
+  // Rows that do not tell alpha from beta (one size, one kind) are refused.
+  if (!(Det > 1e-9 * Sxx * Syy) || Sxx <= 0 || Syy <= 0)
     return R;
-  R.AlphaUs = std::max(0.0, (Sx * Syy - Sy * Sxy) / Det);
-  R.BetaUsPerB = std::max(0.0, (Sy * Sxx - Sx * Sxy) / Det);
+  R.AlphaUs = (Sx * Syy - Sy * Sxy) / Det;
+  R.BetaUsPerB = (Sy * Sxx - Sx * Sxy) / Det;
+  // A negative parameter is fixed at 0 and the other refitted alone.
+  if (R.AlphaUs < 0) {
+    R.AlphaUs = 0;
+    R.BetaUsPerB = Sy / Syy;
+  } else if (R.BetaUsPerB < 0) {
+    R.BetaUsPerB = 0;
+    R.AlphaUs = Sx / Sxx;
+  }
   double Sum = 0;
   unsigned Count = 0;
   for (const Sample &S : Samples) {

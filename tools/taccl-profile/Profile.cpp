@@ -21,7 +21,9 @@ namespace {
 
 using Pair = std::pair<unsigned, unsigned>;
 
-constexpr double ProbeBytes = 4 << 20; // bandwidth-bound for interference
+// Bandwidth-bound for interference, even on the fastest fabrics (16 MiB
+// take about 35 us at 450 GB/s, well above launch overheads).
+constexpr double ProbeBytes = 16 << 20;
 
 PairFit measure(Prober &P, unsigned A, unsigned B, const ProfileOptions &O) {
   PairFit F;
@@ -94,9 +96,18 @@ MachineModel tacclc::profile::profileMachine(Prober &P,
     for (unsigned A = 0; A < G; ++A)
       M.Inter.push_back(measure(P, A, G + A, O));
 
-  // 2. Classes by bandwidth.
-  std::vector<size_t> Order(M.Intra.size());
-  std::iota(Order.begin(), Order.end(), 0);
+  // 2. Classes by bandwidth (pairs whose timings fit no alpha-beta line
+  // are left out, and said so).
+  std::vector<size_t> Order;
+  for (size_t I = 0; I < M.Intra.size(); ++I) {
+    const PairFit &F = M.Intra[I];
+    if (F.Fit.Ok && F.Fit.BetaUsPerB > 0)
+      Order.push_back(I);
+    else
+      M.Notes.push_back(fmt::format("GPU {} to GPU {}: the timings fit no "
+                                    "alpha and beta; left out.",
+                                    F.A, F.B));
+  }
   std::stable_sort(Order.begin(), Order.end(), [&](size_t X, size_t Y) {
     return M.Intra[X].Fit.BetaUsPerB < M.Intra[Y].Fit.BetaUsPerB;
   });
@@ -136,7 +147,15 @@ MachineModel tacclc::profile::profileMachine(Prober &P,
     auto SameSource = [](Pair X, Pair Y) {
       return X.first == Y.first && X.second != Y.second;
     };
-    if (mostlyInterfere(P, couples(Pairs, Disjoint), O.Interference)) {
+    // Without two pairs that share no GPU, a pair and its reverse: a link
+    // carries both directions at once, a shared path does not.
+    auto Reverse = [](Pair X, Pair Y) {
+      return X.first == Y.second && X.second == Y.first;
+    };
+    auto Shared = couples(Pairs, Disjoint);
+    if (Shared.empty())
+      Shared = couples(Pairs, Reverse);
+    if (mostlyInterfere(P, Shared, O.Interference)) {
       C.Kind = MeasuredClass::SharedPath;
       C.Name = fmt::format("path{}", NumPaths++);
     } else if (Ms.size() == Gpus.size() * (Gpus.size() - 1) &&
@@ -176,10 +195,8 @@ MachineModel tacclc::profile::profileMachine(Prober &P,
     Net.Kind = MeasuredClass::Network;
     Net.Name = "net";
     std::vector<double> Betas;
-    Net.AlphaUs = M.Inter[0].Fit.AlphaUs;
     for (PairFit &F : M.Inter) {
       Betas.push_back(F.Fit.BetaUsPerB);
-      Net.AlphaUs = std::min(Net.AlphaUs, F.Fit.AlphaUs);
       Net.WorstResidual = std::max(Net.WorstResidual, F.Fit.Residual);
       F.Class = int(M.Classes.size());
     }
@@ -201,6 +218,11 @@ MachineModel tacclc::profile::profileMachine(Prober &P,
         Near = Nic.front();
       M.NicNear.push_back(Near);
     }
+    // The class's latency: the GPU next to each NIC (their median).
+    std::vector<double> NearAlphas;
+    for (unsigned Near : M.NicNear)
+      NearAlphas.push_back(M.Inter[Near].Fit.AlphaUs);
+    M.Classes[size_t(M.NetClass)].AlphaUs = median(NearAlphas);
   }
 
   // 4. Renumbering: an automorphism putting the GPU next to the NIC at 0.
@@ -209,7 +231,8 @@ MachineModel tacclc::profile::profileMachine(Prober &P,
   if (M.Nics.size() == 1 && M.NicNear[0] != 0) {
     std::vector<std::vector<int>> Color(G, std::vector<int>(G, -1));
     for (const PairFit &F : M.Intra)
-      if (M.Classes[size_t(F.Class)].Kind != MeasuredClass::SharedPath)
+      if (F.Class >= 0 &&
+          M.Classes[size_t(F.Class)].Kind != MeasuredClass::SharedPath)
         Color[F.A][F.B] = F.Class;
     std::vector<int> Map(G, -1);
     std::vector<bool> Used(G, false);

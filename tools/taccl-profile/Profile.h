@@ -85,7 +85,8 @@ struct MachineModel {
 /// Measures \p P and infers its description.
 MachineModel profileMachine(Prober &P, const ProfileOptions &O);
 
-/// The description as a `.sketch` machine (canonical layout).
+/// The description as a `.sketch` machine (canonical layout); empty, with
+/// the parse errors on stderr, if the text written does not parse (a bug).
 std::string writeSketch(const MachineModel &M);
 
 /// The raw measurements and fits as JSON.

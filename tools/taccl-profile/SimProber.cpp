@@ -25,7 +25,8 @@ SimProber::SimProber(ir::Topology Topo, SimOptions Opts, std::string TheName)
     : T(std::move(Topo)), O(std::move(Opts)), Name(std::move(TheName)),
       Rng(O.Seed) {
   G = T.getGpusPerNode();
-  Nodes = std::min(T.getNumNodes(), 2u);
+  // The network path exists only through NICs.
+  Nodes = T.nics().empty() ? 1 : std::min(T.getNumNodes(), 2u);
   NicOf.assign(G, -1);
   for (size_t K = 0; K < T.nics().size(); ++K)
     for (ir::RankId R : T.nics()[K].Ranks)

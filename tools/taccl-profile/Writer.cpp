@@ -164,7 +164,12 @@ std::string tacclc::profile::writeSketch(const MachineModel &M) {
       llvm::SMLoc());
   DiagnosticEngine Diags(SM);
   std::optional<std::string> Formatted = formatSketch(SM, Id, Diags);
-  return Formatted ? *Formatted : S;
+  if (!Formatted) {
+    // A bug: what was written does not parse. Say so rather than write it.
+    Diags.flush(llvm::errs());
+    return "";
+  }
+  return *Formatted;
 }
 
 std::string tacclc::profile::writeJson(const MachineModel &M) {

@@ -132,7 +132,7 @@ int main(int Argc, char **Argv) {
     NameOk = NameOk && (std::isalnum(uint8_t(C)) || C == '_');
   if (!NameOk) {
     errs() << "taccl-profile: error: --name must be a name of the sketch "
-              "language (letters, digits, '_'), not '"
+              "language (letters, digits, '_'; not a keyword), not '"
            << Name << "'\n";
     return 2;
   }
@@ -197,7 +197,13 @@ int main(int Argc, char **Argv) {
   MachineModel M = profileMachine(*P, O);
   if (Simulate.empty() && Node != 0)
     return 0; // node 0 writes
-  if (!write(Output, writeSketch(M)))
+  std::string Text = writeSketch(M);
+  if (Text.empty()) {
+    errs() << "taccl-profile: internal error: the description written does "
+              "not parse (please report this)\n";
+    return 2;
+  }
+  if (!write(Output, Text))
     return 1;
   if (!JsonOut.empty() && !write(JsonOut, writeJson(M)))
     return 1;

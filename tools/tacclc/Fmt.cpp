@@ -10,6 +10,7 @@
 // bug. `-` reads standard input.
 //
 //===----------------------------------------------------------------------===//
+#include "tools/tacclc/Fmt.h"
 #include "tools/tacclc/Commands.h"
 #include "tools/tacclc/Output.h"
 
@@ -50,6 +51,35 @@ std::optional<std::string> shapeOf(const std::string &Text,
   return Out;
 }
 
+} // namespace
+
+std::optional<std::string> tacclc::formatChecked(const std::string &Text,
+                                                 const std::string &Name,
+                                                 DiagnosticEngine &Diags,
+                                                 FormatOutcome &Outcome) {
+  llvm::SourceMgr &SM = Diags.getSourceMgr();
+  unsigned Id = SM.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(Text, Name), llvm::SMLoc());
+  std::optional<std::string> Formatted = formatSketch(SM, Id, Diags);
+  if (!Formatted) {
+    Outcome = FormatOutcome::SyntaxError;
+    return std::nullopt;
+  }
+  llvm::SourceMgr SM2;
+  unsigned Id2 = SM2.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(*Formatted, Name), llvm::SMLoc());
+  DiagnosticEngine Diags2(SM2);
+  std::optional<std::string> Again = formatSketch(SM2, Id2, Diags2);
+  if (Again != Formatted || shapeOf(Text, Name) != shapeOf(*Formatted, Name)) {
+    Outcome = FormatOutcome::Unsafe;
+    return std::nullopt;
+  }
+  Outcome = FormatOutcome::Formatted;
+  return Formatted;
+}
+
+namespace {
+
 /// The line where \p A and \p B first differ (1-based).
 unsigned firstDifference(llvm::StringRef A, llvm::StringRef B) {
   unsigned Line = 1;
@@ -69,26 +99,18 @@ int formatOne(const std::string &Path, const FmtOptions &Opts) {
   const std::string Original = (*Buf)->getBuffer().str();
   const std::string Name = Path == "-" ? "<stdin>" : Path;
   llvm::SourceMgr SM;
-  unsigned Id = SM.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(Original, Name), llvm::SMLoc());
   DiagnosticEngine Diags(SM);
-  std::optional<std::string> Formatted = formatSketch(SM, Id, Diags);
-  if (!Formatted) {
+  FormatOutcome Outcome;
+  std::optional<std::string> Formatted =
+      formatChecked(Original, Name, Diags, Outcome);
+  if (Outcome == FormatOutcome::SyntaxError) {
     Diags.flush(llvm::errs());
     return ExitUserError;
   }
-  // The formatter must keep the meaning and reach a fixed point.
-  llvm::SourceMgr SM2;
-  unsigned Id2 = SM2.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(*Formatted, Name), llvm::SMLoc());
-  DiagnosticEngine Diags2(SM2);
-  std::optional<std::string> Again = formatSketch(SM2, Id2, Diags2);
-  if (shapeOf(Original, Name) != shapeOf(*Formatted, Name) ||
-      Again != Formatted) {
-    llvm::errs() << "tacclc: internal error: formatting '" << Name << "' would "
-                 << (Again != Formatted ? "not be stable"
-                                        : "change its meaning")
-                 << "; it was left as it is (please report this)\n";
+  if (Outcome == FormatOutcome::Unsafe) {
+    llvm::errs() << "tacclc: internal error: formatting '" << Name
+                 << "' would change its meaning or not be stable; it was "
+                    "left as it is (please report this)\n";
     return ExitInternal;
   }
   if (Opts.Check) {

@@ -10,7 +10,9 @@
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/LspDocument.h"
 
-#include "frontend/Format.h"
+#include "tools/tacclc/Fmt.h"
+
+#include "llvm/Support/FileSystem.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -40,7 +42,9 @@ bool sameDiagnostic(const Diagnostic &A, const Diagnostic &B) {
 
 } // namespace
 
-std::string tacclc::pathToUri(llvm::StringRef Path) {
+std::string tacclc::pathToUri(llvm::StringRef Relative) {
+  llvm::SmallString<256> Path(Relative);
+  llvm::sys::fs::make_absolute(Path); // file://inc/x would name a host
   std::string Out = "file://";
   for (unsigned char C : Path) {
     if (std::isalnum(C) || llvm::StringRef("/-._~").contains(char(C)))
@@ -78,8 +82,15 @@ LspDocument::LspDocument(std::string TheUri, std::string TheText,
       llvm::SMLoc());
   DiagnosticEngine D(*SM);
   Modules = loadModules(*SM, Main, FO, D);
+  // Sema stops at the first error it meets, so each machine description and
+  // each sketch is analysed with an engine of its own.
+  std::vector<std::unique_ptr<DiagnosticEngine>> Engines;
+  auto Fresh = [&]() -> DiagnosticEngine & {
+    Engines.push_back(std::make_unique<DiagnosticEngine>(*SM));
+    return *Engines.back();
+  };
   if (Modules) {
-    for (const std::string &Line : describeMachines(*Modules, D)) {
+    for (const std::string &Line : describeMachines(*Modules, Fresh())) {
       llvm::StringRef Rest(Line);
       if (Rest.consume_front("machine ") || Rest.consume_front("topology "))
         MachineLine.try_emplace(
@@ -87,7 +98,8 @@ LspDocument::LspDocument(std::string TheUri, std::string TheText,
             Line);
     }
     for (const SketchSummary &S : listSketches(*Modules))
-      if (std::optional<ir::Sketch> Ir = analyzeSketch(*Modules, S.Name, D)) {
+      if (std::optional<ir::Sketch> Ir =
+              analyzeSketch(*Modules, S.Name, Fresh())) {
         const ir::Topology &T = Ir->Topo;
         SketchMachine[S.Name] =
             fmt::format("{}: {} ranks ({} node(s) x {} GPUs), {} links", S.On,
@@ -104,13 +116,17 @@ LspDocument::LspDocument(std::string TheUri, std::string TheText,
       Index = buildSymbolIndex(Alone, *SM);
     }
   }
-  for (const Diagnostic &X : D.pending()) {
-    bool Seen = false;
-    for (const Diagnostic &Y : Diags)
-      Seen = Seen || sameDiagnostic(X, Y);
-    if (!Seen)
-      Diags.push_back(X);
-  }
+  std::vector<const DiagnosticEngine *> All{&D};
+  for (const auto &E : Engines)
+    All.push_back(E.get());
+  for (const DiagnosticEngine *E : All)
+    for (const Diagnostic &X : E->pending()) {
+      bool Seen = false;
+      for (const Diagnostic &Y : Diags)
+        Seen = Seen || sameDiagnostic(X, Y);
+      if (!Seen)
+        Diags.push_back(X);
+    }
 }
 
 llvm::SMLoc LspDocument::locAt(int64_t Line, int64_t Char) const {
@@ -233,9 +249,7 @@ Value LspDocument::hover(int64_t Line, int64_t Char) const {
 
 Value LspDocument::definition(int64_t Line, int64_t Char) const {
   llvm::SMLoc L = locAt(Line, Char);
-  if (!Modules)
-    return nullptr;
-  if (int M = Index.importAt(L); M >= 0)
+  if (int M = Index.importAt(L); Modules && M >= 0)
     return Object{
         {"uri", pathToUri(Modules->Modules[unsigned(M)].Path)},
         {"range", Object{{"start", Object{{"line", 0}, {"character", 0}}},
@@ -291,10 +305,10 @@ Array LspDocument::symbols() const {
 
 std::optional<Array> LspDocument::formatting() const {
   llvm::SourceMgr Fresh;
-  unsigned Id = Fresh.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(Text, "format"), llvm::SMLoc());
   DiagnosticEngine Quiet(Fresh);
-  std::optional<std::string> Formatted = formatSketch(Fresh, Id, Quiet);
+  FormatOutcome Outcome;
+  std::optional<std::string> Formatted =
+      formatChecked(Text, "format", Quiet, Outcome);
   if (!Formatted)
     return std::nullopt;
   Array Edits;

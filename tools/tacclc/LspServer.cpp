@@ -30,7 +30,7 @@ namespace {
 // JSON-RPC and LSP error codes.
 constexpr int ParseError = -32700, InvalidRequest = -32600,
               MethodNotFound = -32601, InvalidParams = -32602,
-              RequestFailed = -32803;
+              ServerNotInitialized = -32002, RequestFailed = -32803;
 
 class Server {
 public:
@@ -66,7 +66,7 @@ public:
 private:
   LspTransport &T;
   FrontendOptions FO;
-  bool ShutDown = false;
+  bool Initialized = false, ShutDown = false;
   /// The open documents, analysed, by URI.
   std::map<std::string, std::unique_ptr<LspDocument>> Docs;
 
@@ -95,15 +95,44 @@ private:
     const std::string Method = M.getString("method")->str();
     const Value *IdP = M.get("id");
     const Value Id = IdP ? *IdP : Value(nullptr);
+    if (IdP && !IdP->getAsInteger() && !IdP->getAsString())
+      return error(nullptr, InvalidRequest,
+                   "an id must be a number or a "
+                   "string");
     const Object *P = M.getObject("params");
     const Object *TD = P ? P->getObject("textDocument") : nullptr;
     std::string Uri = TD && TD->getString("uri") ? TD->getString("uri")->str()
                                                  : std::string();
-    if (Method == "initialize")
+    if (Method == "initialize") {
+      Initialized = true;
       return reply(Id, capabilities());
+    }
+    if (!Initialized) {
+      if (IdP)
+        error(Id, ServerNotInitialized, "initialize first");
+      return;
+    }
+    if (ShutDown) {
+      if (IdP)
+        error(Id, InvalidRequest, "the server is shutting down");
+      return;
+    }
     if (Method == "shutdown") {
       ShutDown = true;
       return reply(Id, nullptr);
+    }
+    static const char *const DocumentMethods[] = {
+        "textDocument/didOpen",    "textDocument/didChange",
+        "textDocument/didClose",   "textDocument/hover",
+        "textDocument/definition", "textDocument/documentSymbol",
+        "textDocument/formatting"};
+    bool AboutDocument = false;
+    for (const char *D : DocumentMethods)
+      AboutDocument = AboutDocument || Method == D;
+    if (AboutDocument && Uri.empty()) {
+      if (IdP)
+        error(Id, InvalidParams, "params.textDocument.uri is needed");
+      return;
     }
     if (Method == "textDocument/didOpen") {
       if (TD && TD->getString("text"))
@@ -142,7 +171,7 @@ private:
         return error(Id, RequestFailed,
                      "the document has syntax errors; it was not formatted");
       }
-      const Object *Pos = P->getObject("position");
+      const Object *Pos = P ? P->getObject("position") : nullptr;
       llvm::Optional<int64_t> Line, Char;
       if (Pos) {
         Line = Pos->getInteger("line");

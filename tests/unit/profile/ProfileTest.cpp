@@ -146,6 +146,17 @@ TEST_CASE("alpha and beta from exact timings") {
   CHECK(F.BetaUsPerB == doctest::Approx(0.01).epsilon(1e-9));
   CHECK(F.Residual < 1e-9);
   CHECK(!fitAlphaBeta({S[0]}).Ok);
+  // One size of sequential sends cannot tell alpha from beta.
+  CHECK(!fitAlphaBeta({S[0], S[2]}).Ok);
+  // Negative alpha (timings below the line through 0) is fixed at 0.
+  std::vector<Sample> Low;
+  for (double Bytes : {1e3, 1e6})
+    Low.push_back({false, 1, Bytes, (0.01 * Bytes - 3) * 1e-6});
+  AlphaBeta L = fitAlphaBeta(Low);
+  REQUIRE(L.Ok);
+  CHECK(L.AlphaUs == 0);
+  CHECK(L.BetaUsPerB > 0.007);
+  CHECK(L.BetaUsPerB < 0.0105);
 }
 
 TEST_CASE("NDv2: two NVLink classes, the PCIe path left out, one NIC") {
@@ -205,6 +216,21 @@ TEST_CASE("the GPU next to the only NIC is renumbered 0 by an automorphism") {
   // An automorphism: the written ring is the simulated one.
   compare(R, instantiate(std::string(Ring.Path) + ":ring(nodes: 2)"));
   CHECK(Text.find("GPUs renumbered") != std::string::npos);
+}
+
+TEST_CASE("a pair without a link next to a switch: a shared path") {
+  // DGX-A100 with GPUs 0 and 1 joined only through the host: the pair has
+  // no other pair of its class to be tested against, only its reverse.
+  SimOptions O;
+  O.RemoveLinks = {{0, 1}};
+  MachineModel M;
+  auto [Text, R] = recover("a100(nodes: 2)", O, &M);
+  auto Links = intraLinks(R);
+  CHECK(!Links.count({0, 1}));
+  CHECK(!Links.count({1, 0}));
+  CHECK(Links.size() == 8 * 7 - 2);
+  CHECK(Text.find("a shared path, not links (2 measured pairs)") !=
+        std::string::npos);
 }
 
 TEST_CASE("the same seed writes the same file") {
