@@ -711,6 +711,53 @@ def algo_dir(script, sketch):
     print("algo-dir: one verified file per size range")
 
 
+def fmt_fuzz(stdlib):
+    """Comments and separators inserted at random token boundaries of every
+    stdlib file (seeded): `tacclc fmt` must never fail its own checks (exit
+    2), and what it prints must be a fixed point."""
+    import random
+    rng = random.Random(20261203)
+    files = sorted(os.path.join(d, n) for d, _, ns in os.walk(stdlib)
+                   for n in ns if n.endswith(".sketch"))
+    inserts = ["// c\n", " /* c */ ", "\n/* two\n lines */\n", " ; ",
+               "\n\n\n", "\t", "//\n"]
+    runs = formatted = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in files:
+            text = open(path).read()
+            # Token boundaries outside comments and strings.
+            spots, in_line, in_str = [], False, False
+            for i, ch in enumerate(text):
+                if in_line:
+                    in_line = ch != "\n"
+                    continue
+                if ch == '"':
+                    in_str = not in_str
+                elif not in_str and text.startswith("//", i):
+                    in_line = True
+                elif not in_str and ch in " \n":
+                    spots.append(i)
+            for _ in range(12):
+                chosen = sorted(rng.sample(spots, min(4, len(spots))),
+                                reverse=True)
+                mutated = text
+                for at in chosen:
+                    mutated = mutated[:at] + rng.choice(inserts) + mutated[at:]
+                src = os.path.join(tmp, "m.sketch")
+                open(src, "w").write(mutated)
+                proc = run("fmt", src)
+                runs += 1
+                if proc.returncode == 2 or proc.returncode not in (0, 1):
+                    sys.exit(f"FAIL: fmt exited {proc.returncode} on a "
+                             f"variant of {path}:\n{mutated}\n{proc.stderr}")
+                if proc.returncode == 0:
+                    formatted += 1
+                    open(src, "w").write(proc.stdout)
+                    run("fmt", "--check", src, expect=0)
+    print(f"fmt-fuzz: {runs} variants, {formatted} formatted, every result a "
+          "fixed point, no failed self-check")
+
+
 def gpu(*folders):
     files = sorted(os.path.join(f, n) for f in folders for n in os.listdir(f)
                    if n.endswith(".xml"))
@@ -774,6 +821,7 @@ def main():
      "bench": lambda: bench(rest[0], rest[1]),
      "gpu": lambda: gpu(*rest),
      "fmt": lambda: fmt(rest[0]),
+     "fmt-fuzz": lambda: fmt_fuzz(rest[0]),
      "profile": lambda: profile(rest[0]),
      "algo-dir": lambda: algo_dir(rest[0], rest[1]),
      "slice-overlap": lambda: slice_overlap(rest[0])}[cmd]()
