@@ -19,6 +19,7 @@
 #include "NcclAbi.h"
 #include "RealNccl.h"
 #include "ShimBackend.h"
+#include "ShimInternal.h"
 
 #include "tacclrt/Collective.h"
 
@@ -104,14 +105,6 @@ ncclResult_t missing(const char *Name) {
   return R.Loaded ? ncclInvalidUsage : ncclSystemError;
 }
 
-// forward_NAME: the real library's NAME.
-#define NCCL_FN(Name, Params, Args)                                            \
-  ncclResult_t forward_##Name Params {                                         \
-    const RealNccl &R = realNccl();                                            \
-    return R.Name ? R.Name Args : missing(#Name);                              \
-  }
-#include "NcclFunctions.def"
-
 /// Records communicators the real library made together.
 void follow(ncclComm_t *Comms, int N, std::uint64_t Clique,
             bool SharedProcess) {
@@ -126,11 +119,6 @@ void follow(ncclComm_t *Comms, int N, std::uint64_t Clique,
     S.Comms[Comms[K]] = I;
   }
 }
-
-/// Open ncclGroupStart calls of this thread. Inside a group NCCL defers its
-/// own work (the barrier of a served call among it) to ncclGroupEnd, so
-/// calls made inside one are forwarded.
-thread_local int GroupDepth = 0;
 
 std::uint64_t cliqueOf(const ncclUniqueId &Id) {
   std::uint64_t H = 1469598103934665603ull; // FNV-1a
@@ -209,18 +197,16 @@ std::optional<ReduceOp> opOf(ncclRedOp_t Op) {
   }
 }
 
-/// Serves a collective when an algorithm matches; \p Served says whether
-/// it did (else the caller forwards).
-ncclResult_t serve(CollKind Coll, const void *Send, void *Recv, size_t Count,
-                   ncclDataType_t Type, ncclRedOp_t Op, int Root,
-                   ncclComm_t Comm, cudaStream_t Stream, bool &Served) {
-  Served = false;
+} // namespace
+
+bool tacclrt::shim::matchCall(CollKind Coll, const void *Send, void *Recv,
+                              size_t Count, ncclDataType_t Type, ncclRedOp_t Op,
+                              int Root, ncclComm_t Comm, cudaStream_t Stream,
+                              CommInfo &I, ServedCall &C) {
   ShimState &S = state();
-  CommInfo I;
-  if (GroupDepth > 0 || !S.Backend || S.Registry.algorithms().empty() ||
-      !infoOf(Comm, I) || !S.Backend->accepts(I))
-    return ncclSuccess;
-  ServedCall C;
+  if (!S.Backend || S.Registry.algorithms().empty() || !infoOf(Comm, I) ||
+      !S.Backend->accepts(I))
+    return false;
   C.Shape.Coll = Coll;
   C.Shape.NRanks = unsigned(I.NRanks);
   C.Shape.Count = Count;
@@ -228,7 +214,7 @@ ncclResult_t serve(CollKind Coll, const void *Send, void *Recv, size_t Count,
   C.Shape.Op = isReduction(Coll) ? opOf(Op) : std::optional<ReduceOp>();
   C.Shape.Root = Root;
   if (!C.Shape.Type)
-    return ncclSuccess;
+    return false;
   // NCCL's in-place layouts: an allgather's input is the rank's block of
   // its output and a reducescatter's output the rank's block of its input;
   // for gather and scatter the block is the root's (nccl.h).
@@ -245,11 +231,17 @@ ncclResult_t serve(CollKind Coll, const void *Send, void *Recv, size_t Count,
                                : SendC == RecvC;
   C.Algo = S.Registry.select(C.Shape);
   if (!C.Algo)
-    return ncclSuccess;
+    return false;
   C.Send = Send;
   C.Recv = Recv;
   C.Stream = Stream;
   C.All = &S.Registry.algorithms();
+  return true;
+}
+
+ncclResult_t tacclrt::shim::runMatched(const CommInfo &I, const ServedCall &C,
+                                       bool &Served) {
+  ShimState &S = state();
   Served = true;
   std::string Why;
   auto T0 = std::chrono::steady_clock::now();
@@ -261,6 +253,7 @@ ncclResult_t serve(CollKind Coll, const void *Send, void *Recv, size_t Count,
   const double Us = std::chrono::duration<double, std::micro>(
                         std::chrono::steady_clock::now() - T0)
                         .count();
+  const CollKind Coll = C.Shape.Coll;
   const std::uint64_t Bytes =
       AlgoRegistry::callBytes(C.Shape, sizeOf(*C.Shape.Type));
   if (R != ncclSuccess)
@@ -279,6 +272,22 @@ ncclResult_t serve(CollKind Coll, const void *Send, void *Recv, size_t Count,
   return R;
 }
 
+namespace {
+
+/// Serves a collective when an algorithm matches; \p Served says whether
+/// it did (else the caller forwards). Inside a group nothing is served.
+ncclResult_t serve(CollKind Coll, const void *Send, void *Recv, size_t Count,
+                   ncclDataType_t Type, ncclRedOp_t Op, int Root,
+                   ncclComm_t Comm, cudaStream_t Stream, bool &Served) {
+  Served = false;
+  CommInfo I;
+  ServedCall C;
+  if (groupDepth() > 0 ||
+      !matchCall(Coll, Send, Recv, Count, Type, Op, Root, Comm, Stream, I, C))
+    return ncclSuccess;
+  return runMatched(I, C, Served);
+}
+
 void forget(ncclComm_t Comm, bool Aborting) {
   ShimState &S = state();
   if (S.Backend)
@@ -288,6 +297,19 @@ void forget(ncclComm_t Comm, bool Aborting) {
 }
 
 } // namespace
+
+// forward_NAME: the real library's NAME.
+#define NCCL_FN(Name, Params, Args)                                            \
+  ncclResult_t tacclrt::shim::forward_##Name Params {                          \
+    const RealNccl &R = realNccl();                                            \
+    return R.Name ? R.Name Args : missing(#Name);                              \
+  }
+#include "NcclFunctions.def"
+
+int &tacclrt::shim::groupDepth() {
+  thread_local int Depth = 0;
+  return Depth;
+}
 
 extern "C" {
 
@@ -361,19 +383,6 @@ TACCL_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t Comm) {
 TACCL_EXPORT ncclResult_t ncclCommAbort(ncclComm_t Comm) {
   forget(Comm, true);
   return forward_ncclCommAbort(Comm);
-}
-
-TACCL_EXPORT ncclResult_t ncclGroupStart() {
-  ncclResult_t R = forward_ncclGroupStart();
-  if (R == ncclSuccess)
-    ++GroupDepth;
-  return R;
-}
-
-TACCL_EXPORT ncclResult_t ncclGroupEnd() {
-  if (GroupDepth > 0)
-    --GroupDepth;
-  return forward_ncclGroupEnd();
 }
 
 #define TACCL_SERVE(Coll, Send, Recv, Count, Type, Op, Root, Comm, Stream,     \

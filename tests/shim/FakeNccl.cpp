@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "NcclAbi.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -36,6 +37,10 @@ struct Clique {
   int NRanks = 1;
   std::vector<Call> Pending;
   int Arrived = 0;
+  /// Point-to-point messages waiting for their other side, by (src, dst).
+  std::map<std::pair<int, int>, std::vector<std::pair<const void *, size_t>>>
+      Sends;
+  std::map<std::pair<int, int>, std::vector<std::pair<void *, size_t>>> Recvs;
 };
 
 namespace {
@@ -224,6 +229,57 @@ ncclResult_t ncclBroadcast(const void *S, void *R, size_t Count,
 ncclResult_t ncclAlltoAll(const void *S, void *R, size_t Count,
                           ncclDataType_t T, ncclComm_t Comm, cudaStream_t) {
   return collective({"ncclAlltoAll", S, R, Count, T, ncclSum, 0}, Comm);
+}
+
+static size_t bytesOf(ncclDataType_t T) {
+  switch (T) {
+  case ncclInt8:
+  case ncclUint8:
+  case ncclFloat8e4m3:
+  case ncclFloat8e5m2:
+    return 1;
+  case ncclFloat16:
+  case ncclBfloat16:
+    return 2;
+  case ncclInt32:
+  case ncclUint32:
+  case ncclFloat32:
+    return 4;
+  default:
+    return 8;
+  }
+}
+
+/// Delivers what can be delivered between \p Src and \p Dst.
+static void match(Clique &C, int Src, int Dst) {
+  auto &S = C.Sends[{Src, Dst}];
+  auto &R = C.Recvs[{Src, Dst}];
+  while (!S.empty() && !R.empty()) {
+    std::memcpy(R.front().first, S.front().first,
+                std::min(S.front().second, R.front().second));
+    S.erase(S.begin());
+    R.erase(R.begin());
+  }
+}
+
+ncclResult_t ncclSend(const void *Buf, size_t Count, ncclDataType_t T, int Peer,
+                      ncclComm_t Comm, cudaStream_t) {
+  count("ncclSend");
+  std::lock_guard<std::mutex> Lock(M);
+  Clique &C = *Comm->Group;
+  C.Sends[{Comm->Rank, Peer}].push_back({Buf, Count * bytesOf(T)});
+  match(C, Comm->Rank, Peer);
+  return ncclSuccess;
+}
+
+ncclResult_t ncclRecv(void *Buf, size_t Count, ncclDataType_t T, int Peer,
+                      ncclComm_t Comm, cudaStream_t) {
+  count("ncclRecv");
+  std::lock_guard<std::mutex> Lock(M);
+  Clique &C = *Comm->Group;
+  C.Recvs[{Peer, Comm->Rank}].push_back({Buf, Count * bytesOf(T)});
+  match(C, Peer, Comm->Rank);
+  return ncclSuccess;
 }
 
 const char *ncclGetErrorString(ncclResult_t R) {

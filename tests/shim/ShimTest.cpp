@@ -1,6 +1,7 @@
 //===- tests/shim/ShimTest.cpp - libtaccl-nccl against a fake NCCL --------===//
 //
-// shim-test FAKE_NCCL.so ALLGATHER.xml ALLREDUCE.xml: a program that uses
+// shim-test FAKE_NCCL.so ALLGATHER.xml ALLREDUCE.xml ALLTOALL.xml: a program
+// that uses
 // NCCL's API as an application does, linked to libtaccl-nccl, with the
 // fake library as the real NCCL (TACCL_NCCL_LIBRARY), the CPU backend, and
 // an algorithm directory holding the two files, a copy of the allgather
@@ -12,6 +13,9 @@
 //   - calls no algorithm matches (a size out of every range, avg, a type the
 //     interpreter lacks, a rank count no file has) go to the fake, and are
 //     right too;
+//   - a group of sends and receives that is an alltoall (PyTorch's
+//     all_to_all) is served by the alltoall file, and other groups (a ring
+//     shift) and calls outside groups reach the fake;
 //   - the broken file is reported once, with its reason, and TACCL_DEBUG=INFO
 //     names the file that served each call.
 // Exit status 0 when every check passes; each failure is printed.
@@ -75,9 +79,9 @@ int allRanks(std::vector<ncclComm_t> &Comms, const char *FakeName,
 } // namespace
 
 int main(int Argc, char **Argv) {
-  if (Argc != 4) {
+  if (Argc != 5) {
     std::fprintf(stderr, "usage: shim-test FAKE_NCCL.so ALLGATHER.xml "
-                         "ALLREDUCE.xml\n");
+                         "ALLREDUCE.xml ALLTOALL.xml\n");
     return 2;
   }
   namespace fs = std::filesystem;
@@ -86,6 +90,7 @@ int main(int Argc, char **Argv) {
   fs::create_directories(Dir);
   fs::copy_file(Argv[2], Dir / "b-allgather.xml");
   fs::copy_file(Argv[3], Dir / "c-allreduce.xml");
+  fs::copy_file(Argv[4], Dir / "e-alltoall.xml");
   std::string Small = slurp(Argv[2]);
   size_t At = Small.find("maxBytes=\"0\"");
   check(At != std::string::npos, "the allgather file has maxBytes=\"0\"");
@@ -187,6 +192,48 @@ int main(int Argc, char **Argv) {
                 nullptr);
   check(calls("ncclAllGather") == Before + 1, "fp8 allgather is forwarded");
 
+  // A group of sends and receives that is an alltoall: served.
+  std::vector<std::vector<float>> Src(4, std::vector<float>(4 * Count)),
+      Dst(4, std::vector<float>(4 * Count, -1));
+  for (int R = 0; R < 4; ++R)
+    for (size_t E = 0; E < 4 * Count; ++E)
+      Src[size_t(R)][E] = float(R * 10000 + int(E));
+  int SendsBefore = calls("ncclSend");
+  check(ncclGroupStart() == ncclSuccess, "ncclGroupStart");
+  for (int R = 0; R < 4; ++R)
+    for (int P = 0; P < 4; ++P) {
+      ncclSend(Src[size_t(R)].data() + size_t(P) * Count, Count, ncclFloat32, P,
+               Comms[size_t(R)], nullptr);
+      ncclRecv(Dst[size_t(R)].data() + size_t(P) * Count, Count, ncclFloat32, P,
+               Comms[size_t(R)], nullptr);
+    }
+  check(ncclGroupEnd() == ncclSuccess, "ncclGroupEnd of the alltoall");
+  check(calls("ncclSend") == SendsBefore, "a grouped alltoall is served");
+  Ok = true;
+  for (int R = 0; R < 4; ++R)
+    for (int P = 0; P < 4; ++P)
+      for (size_t E = 0; E < Count; ++E)
+        Ok = Ok && Dst[size_t(R)][size_t(P) * Count + E] ==
+                       Src[size_t(P)][size_t(R) * Count + E];
+  check(Ok, "grouped alltoall data");
+  // A ring shift in a group, and a send outside one: forwarded.
+  for (auto &D : Dst)
+    std::fill(D.begin(), D.end(), -1.0f);
+  check(ncclGroupStart() == ncclSuccess, "ncclGroupStart");
+  for (int R = 0; R < 4; ++R) {
+    ncclSend(Src[size_t(R)].data(), Count, ncclFloat32, (R + 1) % 4,
+             Comms[size_t(R)], nullptr);
+    ncclRecv(Dst[size_t(R)].data(), Count, ncclFloat32, (R + 3) % 4,
+             Comms[size_t(R)], nullptr);
+  }
+  check(ncclGroupEnd() == ncclSuccess, "ncclGroupEnd of the shift");
+  check(calls("ncclSend") == SendsBefore + 4, "a ring shift is forwarded");
+  check(Dst[1][5] == Src[0][5] && Dst[0][7] == Src[3][7], "ring shift data");
+  ncclSend(Src[2].data(), Count, ncclFloat32, 3, Comms[2], nullptr);
+  ncclRecv(Dst[3].data(), Count, ncclFloat32, 2, Comms[3], nullptr);
+  check(calls("ncclSend") == SendsBefore + 5 && Dst[3][9] == Src[2][9],
+        "a send outside a group is forwarded");
+
   // Two ranks: no file has two, so the call is forwarded.
   std::vector<ncclComm_t> Pair(2);
   check(ncclCommInitAll(Pair.data(), 2, nullptr) == ncclSuccess,
@@ -213,6 +260,9 @@ int main(int Argc, char **Argv) {
   check(occurrences(Said, "served by " + (Dir / "b-allgather.xml").string()) ==
             4,
         "INFO names the full allgather for each rank:\n" + Said);
+  check(occurrences(Said, "served by " + (Dir / "e-alltoall.xml").string()) ==
+            4,
+        "INFO names the alltoall for each rank:\n" + Said);
   fs::remove_all(Dir);
   if (Failures == 0)
     std::printf("shim: forwarded and served calls right, the broken file "

@@ -1,0 +1,37 @@
+//===- runtime/shim/ShimInternal.h - Shared by the shim's files ---*- C++
+//-*-===//
+//
+// What Shim.cpp (communicators and collectives) and ShimGroups.cpp (groups
+// and point-to-point calls) share: the forwarders to the real NCCL, the
+// match of a call against the algorithms, running a matched call, and the
+// calling thread's group depth.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLRT_SHIM_SHIMINTERNAL_H
+#define TACCLRT_SHIM_SHIMINTERNAL_H
+
+#include "NcclAbi.h"
+#include "ShimBackend.h"
+
+namespace tacclrt::shim {
+
+// forward_NAME: NAME of the real library (or an error when it lacks it).
+#define NCCL_FN(Name, Params, Args) ncclResult_t forward_##Name Params;
+#include "NcclFunctions.def"
+
+/// Whether an algorithm serves the call and the backend takes its
+/// communicator; then \p I and \p C describe it.
+bool matchCall(CollKind Coll, const void *Send, void *Recv, size_t Count,
+               ncclDataType_t Type, ncclRedOp_t Op, int Root, ncclComm_t Comm,
+               cudaStream_t Stream, CommInfo &I, ServedCall &C);
+
+/// Runs a matched call on the backend and logs it; \p Served is false when
+/// the backend handed it back (then the caller forwards it).
+ncclResult_t runMatched(const CommInfo &I, const ServedCall &C, bool &Served);
+
+/// Open ncclGroupStart calls of this thread.
+int &groupDepth();
+
+} // namespace tacclrt::shim
+
+#endif // TACCLRT_SHIM_SHIMINTERNAL_H
