@@ -385,9 +385,16 @@ TACCL_EXPORT ncclResult_t ncclCommAbort(ncclComm_t Comm) {
   return forward_ncclCommAbort(Comm);
 }
 
+// Inside a group the call is held (ShimGroups.cpp decides at the group's
+// end); outside, it is served when an algorithm matches, else forwarded.
 #define TACCL_SERVE(Coll, Send, Recv, Count, Type, Op, Root, Comm, Stream,     \
                     Forward)                                                   \
   do {                                                                         \
+    if (groupDepth() > 0) {                                                    \
+      holdCollective({Coll, Send, Recv, Count, Type, Op, Root, Comm, Stream,   \
+                      [=] { return Forward; }});                               \
+      return ncclSuccess;                                                      \
+    }                                                                          \
     bool Served = false;                                                       \
     ncclResult_t R =                                                           \
         serve(Coll, Send, Recv, Count, Type, Op, Root, Comm, Stream, Served);  \

@@ -1,14 +1,18 @@
 //===- runtime/shim/ShimGroups.cpp - Groups and point-to-point calls ------===//
 //
-// ncclGroupStart/End, ncclSend and ncclRecv of libtaccl-nccl. Collectives
-// inside a group are forwarded (NCCL defers grouped work to the group's end,
-// and a served call must not run ahead of its barrier). Sends and receives
-// inside a group are held back until the outermost ncclGroupEnd; there, for
-// each communicator whose calls form an alltoall (GroupedAlltoall.h) that
-// an algorithm serves, the calls are left out of NCCL's group and the
-// alltoall is served once the group has ended; every other call is passed
-// to NCCL inside the group, in its original order. Outside a group, sends
-// and receives go straight to NCCL.
+// ncclGroupStart/End, ncclSend and ncclRecv of libtaccl-nccl. Calls made
+// inside a group (collectives and sends and receives) are held back until
+// the outermost ncclGroupEnd; there each communicator's calls are looked at
+// as a whole:
+//   - a single collective that an algorithm serves (as PyTorch wraps even
+//     single collectives in a group), or
+//   - sends and receives that form an alltoall (GroupedAlltoall.h) that an
+//     algorithm serves
+// are left out of NCCL's group and served once the group has ended (a
+// served call must not run inside a group: NCCL would defer its barrier to
+// the group's end). Every other call is passed to NCCL inside the group, in
+// its original order. Outside a group, sends and receives go straight to
+// NCCL.
 //
 //===----------------------------------------------------------------------===//
 #include "GroupedAlltoall.h"
@@ -17,6 +21,7 @@
 #include "tacclrt/CpuExecutor.h"
 
 #include <map>
+#include <optional>
 #include <vector>
 
 using namespace tacclrt;
@@ -24,7 +29,14 @@ using namespace tacclrt::shim;
 
 namespace {
 
-thread_local std::vector<P2PCall> Held;
+/// A call held in a group: a send or receive, or a collective.
+struct Held {
+  ncclComm_t Comm = nullptr;
+  std::optional<P2PCall> P2P;
+  std::optional<HeldCollective> Coll;
+};
+
+thread_local std::vector<Held> HeldCalls;
 
 std::size_t typeSize(ncclDataType_t T) {
   switch (T) {
@@ -45,14 +57,40 @@ std::size_t typeSize(ncclDataType_t T) {
   }
 }
 
-ncclResult_t pass(const P2PCall &C) {
+ncclResult_t pass(const Held &H) {
+  if (H.Coll)
+    return H.Coll->Forward();
+  const P2PCall &C = *H.P2P;
   return C.IsSend ? forward_ncclSend(C.Buf, C.Count, C.Type, C.Peer, C.Comm,
                                      C.Stream)
                   : forward_ncclRecv(const_cast<void *>(C.Buf), C.Count, C.Type,
                                      C.Peer, C.Comm, C.Stream);
 }
 
-/// A communicator's calls that make a served alltoall.
+/// Whether a communicator's held calls make one call the shim serves.
+bool matchHeld(ncclComm_t Comm, const std::vector<Held> &Hs, CommInfo &I,
+               ServedCall &Call) {
+  if (Hs.size() == 1 && Hs[0].Coll) {
+    const HeldCollective &C = *Hs[0].Coll;
+    return matchCall(C.Coll, C.Send, C.Recv, C.Count, C.Type, C.Op, C.Root,
+                     C.Comm, C.Stream, I, Call);
+  }
+  std::vector<P2PCall> Ps;
+  for (const Held &H : Hs) {
+    if (!H.P2P)
+      return false;
+    Ps.push_back(*H.P2P);
+  }
+  int Ranks = 0;
+  if (Ps.empty() || forward_ncclCommCount(Comm, &Ranks) != ncclSuccess)
+    return false;
+  std::optional<AlltoallCall> A =
+      asAlltoall(Ps, Ranks, typeSize(Ps.front().Type));
+  return A && matchCall(CollKind::AllToAll, A->Send, A->Recv, A->Count, A->Type,
+                        ncclSum, 0, Comm, A->Stream, I, Call);
+}
+
+/// A communicator's held calls that make one served call.
 struct Planned {
   ncclComm_t Comm = nullptr;
   CommInfo Info;
@@ -60,6 +98,13 @@ struct Planned {
 };
 
 } // namespace
+
+void tacclrt::shim::holdCollective(HeldCollective C) {
+  Held H;
+  H.Comm = C.Comm;
+  H.Coll = std::move(C);
+  HeldCalls.push_back(std::move(H));
+}
 
 extern "C" {
 
@@ -75,7 +120,10 @@ ncclSend(const void *Buf, size_t Count, ncclDataType_t Type, int Peer,
          ncclComm_t Comm, cudaStream_t Stream) {
   if (groupDepth() == 0)
     return forward_ncclSend(Buf, Count, Type, Peer, Comm, Stream);
-  Held.push_back({true, Buf, Count, Type, Peer, Comm, Stream});
+  Held H;
+  H.Comm = Comm;
+  H.P2P = P2PCall{true, Buf, Count, Type, Peer, Comm, Stream};
+  HeldCalls.push_back(std::move(H));
   return ncclSuccess;
 }
 
@@ -84,7 +132,10 @@ ncclRecv(void *Buf, size_t Count, ncclDataType_t Type, int Peer,
          ncclComm_t Comm, cudaStream_t Stream) {
   if (groupDepth() == 0)
     return forward_ncclRecv(Buf, Count, Type, Peer, Comm, Stream);
-  Held.push_back({false, Buf, Count, Type, Peer, Comm, Stream});
+  Held H;
+  H.Comm = Comm;
+  H.P2P = P2PCall{false, Buf, Count, Type, Peer, Comm, Stream};
+  HeldCalls.push_back(std::move(H));
   return ncclSuccess;
 }
 
@@ -94,37 +145,30 @@ __attribute__((visibility("default"))) ncclResult_t ncclGroupEnd() {
     return forward_ncclGroupEnd();
   }
   groupDepth() = 0;
-  std::vector<P2PCall> Calls;
-  Calls.swap(Held);
+  std::vector<Held> Calls;
+  Calls.swap(HeldCalls);
   // Per communicator, in order of first appearance.
   std::vector<ncclComm_t> Order;
-  std::map<ncclComm_t, std::vector<P2PCall>> ByComm;
-  for (const P2PCall &C : Calls) {
-    if (!ByComm.count(C.Comm))
-      Order.push_back(C.Comm);
-    ByComm[C.Comm].push_back(C);
+  std::map<ncclComm_t, std::vector<Held>> ByComm;
+  for (const Held &H : Calls) {
+    if (!ByComm.count(H.Comm))
+      Order.push_back(H.Comm);
+    ByComm[H.Comm].push_back(H);
   }
   std::vector<Planned> Serve;
   std::map<ncclComm_t, bool> Taken;
   for (ncclComm_t Comm : Order) {
-    const std::vector<P2PCall> &Cs = ByComm[Comm];
-    int Ranks = 0;
-    if (!Cs.empty() && forward_ncclCommCount(Comm, &Ranks) == ncclSuccess)
-      if (std::optional<AlltoallCall> A =
-              asAlltoall(Cs, Ranks, typeSize(Cs.front().Type))) {
-        Planned P;
-        P.Comm = Comm;
-        if (matchCall(CollKind::AllToAll, A->Send, A->Recv, A->Count, A->Type,
-                      ncclSum, 0, Comm, A->Stream, P.Info, P.Call)) {
-          Serve.push_back(P);
-          Taken[Comm] = true;
-        }
-      }
+    Planned P;
+    P.Comm = Comm;
+    if (matchHeld(Comm, ByComm[Comm], P.Info, P.Call)) {
+      Serve.push_back(P);
+      Taken[Comm] = true;
+    }
   }
   ncclResult_t R = ncclSuccess;
-  for (const P2PCall &C : Calls)
-    if (!Taken[C.Comm] && R == ncclSuccess)
-      R = pass(C);
+  for (const Held &H : Calls)
+    if (!Taken[H.Comm] && R == ncclSuccess)
+      R = pass(H);
   ncclResult_t End = forward_ncclGroupEnd();
   if (R == ncclSuccess)
     R = End;
@@ -134,9 +178,9 @@ __attribute__((visibility("default"))) ncclResult_t ncclGroupEnd() {
     if (!Served) {
       // Handed back: the calls go to NCCL after all, as a group of their own.
       forward_ncclGroupStart();
-      for (const P2PCall &C : ByComm[P.Comm])
+      for (const Held &H : ByComm[P.Comm])
         if (S == ncclSuccess)
-          S = pass(C);
+          S = pass(H);
       ncclResult_t E = forward_ncclGroupEnd();
       if (S == ncclSuccess)
         S = E;

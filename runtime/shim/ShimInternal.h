@@ -13,6 +13,8 @@
 #include "NcclAbi.h"
 #include "ShimBackend.h"
 
+#include <functional>
+
 namespace tacclrt::shim {
 
 // forward_NAME: NAME of the real library (or an error when it lacks it).
@@ -31,6 +33,24 @@ ncclResult_t runMatched(const CommInfo &I, const ServedCall &C, bool &Served);
 
 /// Open ncclGroupStart calls of this thread.
 int &groupDepth();
+
+/// A collective called inside a group, held until the group's end.
+struct HeldCollective {
+  CollKind Coll;
+  const void *Send;
+  void *Recv;
+  size_t Count;
+  ncclDataType_t Type;
+  ncclRedOp_t Op;
+  int Root;
+  ncclComm_t Comm;
+  cudaStream_t Stream;
+  /// Passes the call to the real NCCL.
+  std::function<ncclResult_t()> Forward;
+};
+
+/// Holds \p C until the outermost ncclGroupEnd of this thread.
+void holdCollective(HeldCollective C);
 
 } // namespace tacclrt::shim
 

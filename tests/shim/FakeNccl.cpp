@@ -33,10 +33,16 @@ struct Call {
   int Root = 0;
 };
 
-struct Clique {
-  int NRanks = 1;
+/// One collective's calls, waiting for every rank.
+struct Gathering {
   std::vector<Call> Pending;
   int Arrived = 0;
+};
+
+struct Clique {
+  int NRanks = 1;
+  /// By collective: several may be in flight (inside a group).
+  std::map<std::string, Gathering> ByName;
   /// Point-to-point messages waiting for their other side, by (src, dst).
   std::map<std::pair<int, int>, std::vector<std::pair<const void *, size_t>>>
       Sends;
@@ -68,8 +74,8 @@ template <typename T> T combine(ncclRedOp_t Op, T A, T B) {
   }
 }
 
-template <typename T> void execute(Clique &C) {
-  const int N = C.NRanks;
+template <typename T> void execute(Clique &Cl, Gathering &C) {
+  const int N = Cl.NRanks;
   const Call &First = C.Pending[0];
   const size_t Cnt = First.Count;
   std::vector<std::vector<T>> In(static_cast<size_t>(N));
@@ -113,16 +119,17 @@ ncclResult_t collective(Call K, ncclComm_t Comm) {
   if (!Comm || (K.Type != ncclFloat32 && K.Type != ncclInt32))
     return ncclInvalidArgument;
   std::lock_guard<std::mutex> Lock(M);
-  Clique &C = *Comm->Group;
+  Clique &Cl = *Comm->Group;
+  Gathering &C = Cl.ByName[K.Name];
   if (C.Arrived == 0)
-    C.Pending.assign(size_t(C.NRanks), Call());
+    C.Pending.assign(size_t(Cl.NRanks), Call());
   C.Pending[size_t(Comm->Rank)] = K;
-  if (++C.Arrived < C.NRanks)
+  if (++C.Arrived < Cl.NRanks)
     return ncclSuccess;
   if (K.Type == ncclFloat32)
-    execute<float>(C);
+    execute<float>(Cl, C);
   else
-    execute<int>(C);
+    execute<int>(Cl, C);
   C.Arrived = 0;
   return ncclSuccess;
 }
