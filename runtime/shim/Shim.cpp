@@ -106,8 +106,8 @@ ncclResult_t missing(const char *Name) {
 }
 
 /// Records communicators the real library made together.
-void follow(ncclComm_t *Comms, int N, std::uint64_t Clique,
-            bool SharedProcess) {
+void follow(ncclComm_t *Comms, int N, std::uint64_t Clique, bool SharedProcess,
+            bool NonBlocking = false) {
   ShimState &S = state();
   std::lock_guard<std::mutex> Lock(S.M);
   for (int K = 0; K < N; ++K) {
@@ -115,9 +115,26 @@ void follow(ncclComm_t *Comms, int N, std::uint64_t Clique,
     I.Comm = Comms[K];
     I.Clique = Clique;
     I.Rank = -1; // asked of the real library on first use
-    I.SharedProcess = SharedProcess;
+    // Made inside a group: one thread drives several ranks.
+    I.SharedProcess = SharedProcess || groupDepth() > 0;
+    I.NonBlocking = NonBlocking;
     S.Comms[Comms[K]] = I;
   }
+}
+
+/// Whether \p Config asks for a non-blocking communicator. The fields read
+/// are the first of every ncclConfig_t version: size, magic, version,
+/// blocking (unset: blocking).
+bool nonBlocking(const ncclConfig_t *Config) {
+  struct Prefix {
+    size_t Size;
+    unsigned Magic, Version;
+    int Blocking;
+  };
+  if (!Config)
+    return false;
+  const auto *P = reinterpret_cast<const Prefix *>(Config);
+  return P->Magic == 0xcafebeef && P->Blocking == 0;
 }
 
 std::uint64_t cliqueOf(const ncclUniqueId &Id) {
@@ -204,7 +221,7 @@ bool tacclrt::shim::matchCall(CollKind Coll, const void *Send, void *Recv,
                               int Root, ncclComm_t Comm, cudaStream_t Stream,
                               CommInfo &I, ServedCall &C) {
   ShimState &S = state();
-  if (!S.Backend || S.Registry.algorithms().empty() || !infoOf(Comm, I) ||
+  if (!shimServes() || !infoOf(Comm, I) || I.NonBlocking ||
       !S.Backend->accepts(I))
     return false;
   C.Shape.Coll = Coll;
@@ -306,6 +323,19 @@ void forget(ncclComm_t Comm, bool Aborting) {
   }
 #include "NcclFunctions.def"
 
+bool tacclrt::shim::shimServes() {
+  ShimState &S = state();
+  return S.Backend && !S.Registry.algorithms().empty();
+}
+
+bool tacclrt::shim::groupedAlltoallEnabled() {
+  static const bool On = [] {
+    const char *E = std::getenv("TACCL_GROUPED_ALLTOALL");
+    return E && std::strcmp(E, "1") == 0;
+  }();
+  return On;
+}
+
 int &tacclrt::shim::groupDepth() {
   thread_local int Depth = 0;
   return Depth;
@@ -350,7 +380,7 @@ TACCL_EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t *Comm, int NRanks,
   ncclResult_t R =
       forward_ncclCommInitRankConfig(Comm, NRanks, Id, Rank, Config);
   if (R == ncclSuccess || R == ncclInProgress)
-    follow(Comm, 1, cliqueOf(Id), false);
+    follow(Comm, 1, cliqueOf(Id), false, nonBlocking(Config));
   return R;
 }
 
@@ -372,7 +402,17 @@ TACCL_EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *Comms, int N,
 TACCL_EXPORT ncclResult_t ncclCommSplit(ncclComm_t Comm, int Color, int Key,
                                         ncclComm_t *New, ncclConfig_t *Config) {
   // The new communicator is learnt on first use (its own clique).
-  return forward_ncclCommSplit(Comm, Color, Key, New, Config);
+  ncclResult_t R = forward_ncclCommSplit(Comm, Color, Key, New, Config);
+  if ((R == ncclSuccess || R == ncclInProgress) && New && *New) {
+    ShimState &S = state();
+    std::uint64_t Clique;
+    {
+      std::lock_guard<std::mutex> Lock(S.M);
+      Clique = S.NextClique++;
+    }
+    follow(New, 1, Clique, false, nonBlocking(Config));
+  }
+  return R;
 }
 
 TACCL_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t Comm) {

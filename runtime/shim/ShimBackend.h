@@ -34,8 +34,12 @@ struct CommInfo {
   /// Communicators created together (one ncclCommInitAll, or one unique
   /// id) share a clique.
   std::uint64_t Clique = 0;
-  /// Several ranks of the clique are in this process (ncclCommInitAll).
+  /// Several ranks of the clique are in this process (ncclCommInitAll, or
+  /// communicators created inside one group).
   bool SharedProcess = false;
+  /// Created with a non-blocking configuration: declined by every backend
+  /// (its calls may return ncclInProgress).
+  bool NonBlocking = false;
 };
 
 /// One call the shim serves.

@@ -1,18 +1,18 @@
 //===- runtime/shim/ShimGroups.cpp - Groups and point-to-point calls ------===//
 //
-// ncclGroupStart/End, ncclSend and ncclRecv of libtaccl-nccl. Calls made
-// inside a group (collectives and sends and receives) are held back until
-// the outermost ncclGroupEnd; there each communicator's calls are looked at
-// as a whole:
-//   - a single collective that an algorithm serves (as PyTorch wraps even
+// ncclGroupStart/End, ncclGroupSimulateEnd, ncclSend and ncclRecv of
+// libtaccl-nccl. Calls made inside a group (collectives and sends and
+// receives) are held back until the outermost ncclGroupEnd. When all of
+// them are on one communicator and they are
+//   - a single collective that an algorithm serves (PyTorch may wrap even
 //     single collectives in a group), or
-//   - sends and receives that form an alltoall (GroupedAlltoall.h) that an
-//     algorithm serves
-// are left out of NCCL's group and served once the group has ended (a
+//   - with TACCL_GROUPED_ALLTOALL=1, sends and receives that form an
+//     alltoall (GroupedAlltoall.h) that an algorithm serves,
+// they are left out of NCCL's group and served once the group has ended (a
 // served call must not run inside a group: NCCL would defer its barrier to
-// the group's end). Every other call is passed to NCCL inside the group, in
-// its original order. Outside a group, sends and receives go straight to
-// NCCL.
+// the group's end). Everything else is passed to NCCL inside the group, in
+// its original order; if NCCL then fails the group, nothing is served.
+// Outside a group, sends and receives go straight to NCCL.
 //
 //===----------------------------------------------------------------------===//
 #include "GroupedAlltoall.h"
@@ -70,11 +70,15 @@ ncclResult_t pass(const Held &H) {
 /// Whether a communicator's held calls make one call the shim serves.
 bool matchHeld(ncclComm_t Comm, const std::vector<Held> &Hs, CommInfo &I,
                ServedCall &Call) {
+  if (!shimServes())
+    return false;
   if (Hs.size() == 1 && Hs[0].Coll) {
     const HeldCollective &C = *Hs[0].Coll;
     return matchCall(C.Coll, C.Send, C.Recv, C.Count, C.Type, C.Op, C.Root,
                      C.Comm, C.Stream, I, Call);
   }
+  if (!groupedAlltoallEnabled())
+    return false;
   std::vector<P2PCall> Ps;
   for (const Held &H : Hs) {
     if (!H.P2P)
@@ -157,7 +161,11 @@ __attribute__((visibility("default"))) ncclResult_t ncclGroupEnd() {
   }
   std::vector<Planned> Serve;
   std::map<ncclComm_t, bool> Taken;
-  for (ncclComm_t Comm : Order) {
+  // A group over several communicators is NCCL's to fuse: serving some of
+  // them one by one could order their barriers differently on different
+  // ranks.
+  for (ncclComm_t Comm :
+       Order.size() == 1 ? Order : std::vector<ncclComm_t>()) {
     Planned P;
     P.Comm = Comm;
     if (matchHeld(Comm, ByComm[Comm], P.Info, P.Call)) {
@@ -165,19 +173,27 @@ __attribute__((visibility("default"))) ncclResult_t ncclGroupEnd() {
       Taken[Comm] = true;
     }
   }
+  auto Ok = [](ncclResult_t X) {
+    return X == ncclSuccess || X == ncclInProgress;
+  };
   ncclResult_t R = ncclSuccess;
   for (const Held &H : Calls)
-    if (!Taken[H.Comm] && R == ncclSuccess)
-      R = pass(H);
+    if (!Taken[H.Comm] && Ok(R)) {
+      ncclResult_t X = pass(H);
+      if (!Ok(X) || R == ncclSuccess)
+        R = X;
+    }
   ncclResult_t End = forward_ncclGroupEnd();
-  if (R == ncclSuccess)
+  if (Ok(R) && (!Ok(End) || R == ncclSuccess))
     R = End;
+  if (!Ok(R))
+    return R; // NCCL aborted the group: nothing more runs
   for (const Planned &P : Serve) {
     bool Served = false;
     ncclResult_t S = runMatched(P.Info, P.Call, Served);
     if (!Served) {
       // Handed back: the calls go to NCCL after all, as a group of their own.
-      forward_ncclGroupStart();
+      S = forward_ncclGroupStart();
       for (const Held &H : ByComm[P.Comm])
         if (S == ncclSuccess)
           S = pass(H);
@@ -189,6 +205,20 @@ __attribute__((visibility("default"))) ncclResult_t ncclGroupEnd() {
       R = S;
   }
   return R;
+}
+
+__attribute__((visibility("default"))) ncclResult_t
+ncclGroupSimulateEnd(ncclSimInfo_t *Info) {
+  // Simulation ends the group: what was held goes to NCCL as it is.
+  if (groupDepth() > 0)
+    --groupDepth();
+  if (groupDepth() == 0) {
+    std::vector<Held> Calls;
+    Calls.swap(HeldCalls);
+    for (const Held &H : Calls)
+      pass(H);
+  }
+  return forward_ncclGroupSimulateEnd(Info);
 }
 
 } // extern "C"

@@ -34,6 +34,15 @@ ncclResult_t runMatched(const CommInfo &I, const ServedCall &C, bool &Served);
 /// Open ncclGroupStart calls of this thread.
 int &groupDepth();
 
+/// Whether the shim can serve anything (a backend and algorithms).
+bool shimServes();
+
+/// Whether a group of sends and receives may be served as an alltoall
+/// (TACCL_GROUPED_ALLTOALL=1). Off by default: each rank sees only its own
+/// calls, and an uneven all_to_all can look even on one rank and not on
+/// another, which would hang the job.
+bool groupedAlltoallEnabled();
+
 /// A collective called inside a group, held until the group's end.
 struct HeldCollective {
   CollKind Coll;
