@@ -93,6 +93,8 @@ private:
   /// Sema).
   std::map<unsigned, llvm::StringMap<unsigned>> Classes, Switches;
   std::map<const Decl *, unsigned> IndexOf;
+  /// The top-level declaration behind each index (null for members).
+  std::vector<const Decl *> NodeOf;
 
   unsigned add(SymbolDecl D) {
     Ix.Decls.push_back(std::move(D));
@@ -152,6 +154,8 @@ private:
       S.Detail = S.Detail + "\n\n" + Doc;
     unsigned Index = add(std::move(S));
     IndexOf[&D] = Index;
+    NodeOf.resize(Ix.Decls.size(), nullptr);
+    NodeOf[Index] = &D;
     TopLevel[M].try_emplace(D.Name, Index);
     if (llvm::isa<MachineDecl>(&D))
       for (const auto &St : D.Items)
@@ -246,10 +250,9 @@ private:
         return -1;
       if (Cur->Target)
         return Ix.Decls[unsigned(D)].Kind == SymbolDecl::Machine ? D : -1;
-      Cur = nullptr;
-      for (const auto &[Decl, I] : IndexOf)
-        if (I == unsigned(D))
-          Cur = llvm::dyn_cast<SketchDecl>(Decl);
+      Cur = unsigned(D) < NodeOf.size()
+                ? llvm::dyn_cast_or_null<SketchDecl>(NodeOf[unsigned(D)])
+                : nullptr;
       CurModule = Ix.Decls[unsigned(D)].Module;
     }
     return -1;

@@ -72,16 +72,15 @@ RunResult runOnCpu(const Algo &A, const RunOptions &O,
                    std::string_view FileName) {
   RunResult R;
   IssueSink Sink(R.Issues, FileName);
-  std::optional<Program> P = buildProgram(A, Sink);
-  CallSetup S;
-  std::vector<CpuRankMemory> Mem;
-  if (!P || !prepareCall(A, O, Sink, R.Issues, FileName, S) ||
-      !allocateHostBuffers(A, S, Mem, Sink)) {
+  PreparedRun Run;
+  if (!prepareRun(A, O, Sink, R.Issues, FileName, Run)) {
     R.Summary = "not run: " + firstError(R.Issues);
     return R;
   }
+  const CallSetup &S = Run.S;
+  std::vector<CpuRankMemory> &Mem = Run.Mem;
   std::size_t NThreads = 0;
-  bool Completed = runThreads(A, *P, S, Mem, O, Sink, R, NThreads);
+  bool Completed = runThreads(A, *Run.P, S, Mem, O, Sink, R, NThreads);
   if (Completed)
     verifyOutputs(A, S, Mem, Sink, R);
   R.Ok = Completed && !R.Issues.hasErrors() && R.WrongElements == 0;
@@ -108,9 +107,6 @@ RunResult executeOnCpu(const Algo &A, const RunOptions &O,
                        std::string_view FileName) {
   RunResult R;
   IssueSink Sink(R.Issues, FileName);
-  std::optional<Program> P = buildProgram(A, Sink);
-  CallSetup S;
-  std::vector<CpuRankMemory> Mem;
   if (Inputs.size() != std::size_t(A.NGpus) ||
       Outputs.size() != std::size_t(A.NGpus)) {
     Sink.error(Where(), fmt::format("{} ranks' buffers for a plan of {} ranks",
@@ -118,11 +114,13 @@ RunResult executeOnCpu(const Algo &A, const RunOptions &O,
     R.Summary = "not run: " + firstError(R.Issues);
     return R;
   }
-  if (!P || !prepareCall(A, O, Sink, R.Issues, FileName, S) ||
-      !allocateHostBuffers(A, S, Mem, Sink)) {
+  PreparedRun Run;
+  if (!prepareRun(A, O, Sink, R.Issues, FileName, Run)) {
     R.Summary = "not run: " + firstError(R.Issues);
     return R;
   }
+  const CallSetup &S = Run.S;
+  std::vector<CpuRankMemory> &Mem = Run.Mem;
   const std::size_t Size = S.Cfg.Ty->Size;
   auto Bytes = [&](std::size_t Rank, int View) -> std::byte * {
     const CpuView &V = Mem[Rank].Views[View];
@@ -133,8 +131,8 @@ RunResult executeOnCpu(const Algo &A, const RunOptions &O,
     if (S.L.InputCount)
       std::memcpy(Bytes(Rank, 0), Inputs[Rank], S.L.InputCount * Size);
   std::size_t NThreads = 0;
-  R.Ok =
-      runThreads(A, *P, S, Mem, O, Sink, R, NThreads) && !R.Issues.hasErrors();
+  R.Ok = runThreads(A, *Run.P, S, Mem, O, Sink, R, NThreads) &&
+         !R.Issues.hasErrors();
   if (R.Ok)
     for (std::size_t Rank = 0; Rank < Mem.size(); ++Rank)
       if (S.L.OutputCount)

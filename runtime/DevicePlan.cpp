@@ -20,6 +20,7 @@
 #include "tacclrt/DevicePlan.h"
 
 #include "CallSetup.h"
+#include "HostBuffers.h"
 #include "IssueSink.h"
 #include "Program.h"
 
@@ -76,6 +77,13 @@ std::optional<DevicePlan> planForDevice(const Algo &A, const RunOptions &O,
   CallSetup S;
   if (!P || !prepareCall(A, O, Sink, Out, FileName, S))
     return std::nullopt;
+  return planPrepared(A, O, *P, S, Sink);
+}
+
+std::optional<DevicePlan> planPrepared(const Algo &A, const RunOptions &O,
+                                       const Program &Prog, const CallSetup &S,
+                                       IssueSink &Sink) {
+  const Program *P = &Prog;
   DevicePlan D;
   D.Coll = A.Coll;
   D.Type = O.Type;

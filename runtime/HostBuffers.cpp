@@ -183,3 +183,11 @@ std::string tacclrt::firstError(const Report &R) {
       return I.Message;
   return "unknown error";
 }
+
+bool tacclrt::prepareRun(const Algo &A, const RunOptions &O, IssueSink &Sink,
+                         Report &Out, std::string_view FileName,
+                         PreparedRun &Run) {
+  Run.P = buildProgram(A, Sink);
+  return Run.P && prepareCall(A, O, Sink, Out, FileName, Run.S) &&
+         allocateHostBuffers(A, Run.S, Run.Mem, Sink);
+}

@@ -10,7 +10,11 @@
 
 #include "CallSetup.h"
 #include "CpuWorker.h"
+#include "Program.h"
+#include "tacclrt/DevicePlan.h"
+
 #include "IssueSink.h"
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -34,6 +38,25 @@ void verifyOutputs(const Algo &A, const CallSetup &S,
 /// The message of the first error in \p R ("unknown error" if none), for
 /// one-line summaries.
 std::string firstError(const Report &R);
+
+/// What every executor starts from: the program, the call, and every rank's
+/// host buffers filled with the inputs.
+struct PreparedRun {
+  std::optional<Program> P;
+  CallSetup S;
+  std::vector<CpuRankMemory> Mem;
+};
+
+/// Builds \p Run for call \p O of \p A; false after errors (in \p Out,
+/// through \p Sink).
+bool prepareRun(const Algo &A, const RunOptions &O, IssueSink &Sink,
+                Report &Out, std::string_view FileName, PreparedRun &Run);
+
+/// planForDevice() for a program and call already prepared (warnings were
+/// reported then; errors go to \p Sink).
+std::optional<DevicePlan> planPrepared(const Algo &A, const RunOptions &O,
+                                       const Program &P, const CallSetup &S,
+                                       IssueSink &Sink);
 
 } // namespace tacclrt
 

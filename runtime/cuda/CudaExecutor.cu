@@ -118,21 +118,16 @@ RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode Mode,
                    ")");
     return NotRun();
   }
-  std::optional<Program> P = buildProgram(A, Sink);
-  CallSetup S;
-  std::vector<CpuRankMemory> Mem;
-  if (!P || !prepareCall(A, O, Sink, R.Issues, FileName, S) ||
-      !allocateHostBuffers(A, S, Mem, Sink))
+  PreparedRun Run;
+  if (!prepareRun(A, O, Sink, R.Issues, FileName, Run))
     return NotRun();
-  // 2. The flat plan (its warnings were reported by prepareCall already).
-  Report PlanIssues;
-  std::optional<DevicePlan> D = planForDevice(A, O, PlanIssues, FileName);
-  if (!D) {
-    for (const Issue &I : PlanIssues)
-      if (I.Sev == Issue::Error)
-        R.Issues.add(I);
+  const std::optional<Program> &P = Run.P;
+  CallSetup &S = Run.S;
+  std::vector<CpuRankMemory> &Mem = Run.Mem;
+  // The flat plan.
+  std::optional<DevicePlan> D = planPrepared(A, O, *P, S, Sink);
+  if (!D)
     return NotRun();
-  }
   const std::size_t NRanks = D->Ranks.size();
   const int Used = Mode == CudaMode::VirtualRanks
                        ? 1

@@ -57,20 +57,16 @@ RepeatedRun runOnNcclRanks(const Algo &A, const RunOptions &O,
     return Out;
   };
   // 1. The call, the host buffers, the flat plan.
-  std::optional<Program> P = buildProgram(A, Sink);
-  CallSetup S;
-  std::vector<CpuRankMemory> Mem;
-  if (!P || !prepareCall(A, O, Sink, R.Issues, FileName, S) ||
-      !allocateHostBuffers(A, S, Mem, Sink))
+  PreparedRun Run;
+  if (!prepareRun(A, O, Sink, R.Issues, FileName, Run))
     return NotRun();
-  Report PlanIssues;
-  std::optional<DevicePlan> D = planForDevice(A, O, PlanIssues, FileName);
-  if (!D) {
-    for (const Issue &I : PlanIssues)
-      if (I.Sev == Issue::Error)
-        R.Issues.add(I);
+  const std::optional<Program> &P = Run.P;
+  CallSetup &S = Run.S;
+  std::vector<CpuRankMemory> &Mem = Run.Mem;
+  // The flat plan.
+  std::optional<DevicePlan> D = planPrepared(A, O, *P, S, Sink);
+  if (!D)
     return NotRun();
-  }
   if (Rep.Iters == 0) {
     Sink.error(Where(), "at least one timed run is needed");
     return NotRun();

@@ -29,6 +29,7 @@
 #include "cuda/CudaSupport.h"
 #include "cuda/Interpreter.cuh"
 #include "cuda/NcclCollectives.h"
+#include "cuda/PeerWindow.cuh"
 
 #include <nccl.h>
 #include <nccl_device.h>
@@ -41,17 +42,6 @@
 namespace tacclrt::cuda {
 
 namespace {
-
-/// Each peer's counts (window offset 0) and FIFO memory (FifoOffset).
-__global__ void resolvePeers(ncclWindow_t Win, int NRanks,
-                             std::uint64_t FifoOffset, char **Fifo,
-                             unsigned long long **Counts) {
-  for (int P = int(threadIdx.x); P < NRanks; P += int(blockDim.x)) {
-    Counts[P] =
-        static_cast<unsigned long long *>(ncclGetPeerPointer(Win, 0, P));
-    Fifo[P] = static_cast<char *>(ncclGetPeerPointer(Win, FifoOffset, P));
-  }
-}
 
 constexpr std::uint64_t WindowAlign = 4096;
 
@@ -265,7 +255,7 @@ private:
     V.Op = opCode(D.Op);
     V.TimeoutNs = static_cast<unsigned long long>(
         (J.Opts->WatchdogSeconds > 0 ? J.Opts->WatchdogSeconds : 3600.0) * 1e9);
-    resolvePeers<<<1, 32>>>(Win, J.NRanks, CountBytes, Fifo, Counts);
+    resolvePeerWindow<<<1, 32>>>(Win, J.NRanks, CountBytes, Fifo, Counts);
     return cudaOk(cudaGetLastError(), "resolving peer pointers") &&
            cudaOk(cudaDeviceSynchronize(), "resolving peer pointers") &&
            cudaOk(cudaStreamCreateWithFlags(&Stream, cudaStreamNonBlocking),

@@ -172,33 +172,6 @@ bool infoOf(ncclComm_t Comm, CommInfo &Out) {
   return true;
 }
 
-std::optional<DataType> typeOf(ncclDataType_t T) {
-  switch (T) {
-  case ncclInt8:
-    return DataType::Int8;
-  case ncclUint8:
-    return DataType::UInt8;
-  case ncclInt32:
-    return DataType::Int32;
-  case ncclUint32:
-    return DataType::UInt32;
-  case ncclInt64:
-    return DataType::Int64;
-  case ncclUint64:
-    return DataType::UInt64;
-  case ncclFloat16:
-    return DataType::Float16;
-  case ncclFloat32:
-    return DataType::Float32;
-  case ncclFloat64:
-    return DataType::Float64;
-  case ncclBfloat16:
-    return DataType::BFloat16;
-  default:
-    return std::nullopt;
-  }
-}
-
 std::optional<ReduceOp> opOf(ncclRedOp_t Op) {
   switch (Op) {
   case ncclSum:
@@ -253,20 +226,14 @@ bool tacclrt::shim::matchCall(CollKind Coll, const void *Send, void *Recv,
   C.Recv = Recv;
   C.Stream = Stream;
   C.All = &S.Registry.algorithms();
-  return true;
+  return S.Backend->ready(I, C);
 }
 
-ncclResult_t tacclrt::shim::runMatched(const CommInfo &I, const ServedCall &C,
-                                       bool &Served) {
+ncclResult_t tacclrt::shim::runMatched(const CommInfo &I, const ServedCall &C) {
   ShimState &S = state();
-  Served = true;
   std::string Why;
   auto T0 = std::chrono::steady_clock::now();
   ncclResult_t R = S.Backend->run(I, C, Why);
-  if (R == ncclInProgress && Why == "decline") {
-    Served = false; // the backend cannot take it now (capturing a new plan)
-    return ncclSuccess;
-  }
   const double Us = std::chrono::duration<double, std::micro>(
                         std::chrono::steady_clock::now() - T0)
                         .count();
@@ -292,17 +259,15 @@ ncclResult_t tacclrt::shim::runMatched(const CommInfo &I, const ServedCall &C,
 namespace {
 
 /// Serves a collective when an algorithm matches; \p Served says whether
-/// it did (else the caller forwards). Inside a group nothing is served.
+/// it did (else the caller forwards).
 ncclResult_t serve(CollKind Coll, const void *Send, void *Recv, size_t Count,
                    ncclDataType_t Type, ncclRedOp_t Op, int Root,
                    ncclComm_t Comm, cudaStream_t Stream, bool &Served) {
-  Served = false;
   CommInfo I;
   ServedCall C;
-  if (groupDepth() > 0 ||
-      !matchCall(Coll, Send, Recv, Count, Type, Op, Root, Comm, Stream, I, C))
-    return ncclSuccess;
-  return runMatched(I, C, Served);
+  Served =
+      matchCall(Coll, Send, Recv, Count, Type, Op, Root, Comm, Stream, I, C);
+  return Served ? runMatched(I, C) : ncclSuccess;
 }
 
 void forget(ncclComm_t Comm, bool Aborting) {
@@ -334,6 +299,33 @@ bool tacclrt::shim::groupedAlltoallEnabled() {
     return E && std::strcmp(E, "1") == 0;
   }();
   return On;
+}
+
+std::optional<DataType> tacclrt::shim::typeOf(ncclDataType_t T) {
+  switch (T) {
+  case ncclInt8:
+    return DataType::Int8;
+  case ncclUint8:
+    return DataType::UInt8;
+  case ncclInt32:
+    return DataType::Int32;
+  case ncclUint32:
+    return DataType::UInt32;
+  case ncclInt64:
+    return DataType::Int64;
+  case ncclUint64:
+    return DataType::UInt64;
+  case ncclFloat16:
+    return DataType::Float16;
+  case ncclFloat32:
+    return DataType::Float32;
+  case ncclFloat64:
+    return DataType::Float64;
+  case ncclBfloat16:
+    return DataType::BFloat16;
+  default:
+    return std::nullopt;
+  }
 }
 
 int &tacclrt::shim::groupDepth() {

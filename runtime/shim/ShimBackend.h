@@ -63,9 +63,15 @@ public:
     (void)C;
     return true;
   }
+  /// Whether \p Call can run now (else it is forwarded; every rank must
+  /// decide alike).
+  virtual bool ready(const CommInfo &C, const ServedCall &Call) {
+    (void)C;
+    (void)Call;
+    return true;
+  }
   /// Runs (or starts) rank \p C's part of \p Call; on failure an error code
-  /// and the reason in \p Why. ncclInProgress with Why "decline" hands the
-  /// call back to be forwarded (every rank decides alike).
+  /// and the reason in \p Why.
   virtual ncclResult_t run(const CommInfo &C, const ServedCall &Call,
                            std::string &Why) = 0;
   /// Releases what the backend holds for \p Comm (before it is destroyed;

@@ -30,10 +30,9 @@
 
 #include "cuda/CudaSupport.h"
 #include "cuda/Interpreter.cuh"
+#include "cuda/PeerWindow.cuh"
 #include "tacclrt/Collective.h"
 #include "tacclrt/DevicePlan.h"
-
-#include <nccl_device.h>
 
 #include <fmt/format.h>
 
@@ -45,16 +44,6 @@ using namespace tacclrt::shim;
 using tacclrt::cuda::DevView;
 
 namespace {
-
-__global__ void resolveShimPeers(ncclWindow_t Win, int NRanks,
-                                 std::uint64_t FifoOffset, char **Fifo,
-                                 unsigned long long **Counts) {
-  for (int P = int(threadIdx.x); P < NRanks; P += int(blockDim.x)) {
-    Counts[P] =
-        static_cast<unsigned long long *>(ncclGetPeerPointer(Win, 0, P));
-    Fifo[P] = static_cast<char *>(ncclGetPeerPointer(Win, FifoOffset, P));
-  }
-}
 
 std::uint64_t align4k(std::uint64_t X) { return (X + 4095) / 4096 * 4096; }
 
@@ -108,6 +97,12 @@ struct CommState {
   }
 };
 
+bool capturing(cudaStream_t St) {
+  cudaStreamCaptureStatus Status = cudaStreamCaptureStatusNone;
+  cudaStreamIsCapturing(St, &Status);
+  return Status != cudaStreamCaptureStatusNone;
+}
+
 /// The call's run options.
 RunOptions optionsOf(const CallShape &C) {
   RunOptions O;
@@ -117,6 +112,13 @@ RunOptions optionsOf(const CallShape &C) {
   O.Root = C.Root;
   O.Bytes = AlgoRegistry::callBytes(C, sizeOf(O.Type));
   return O;
+}
+
+/// What tells one call's flat plan from another's.
+std::string planKey(const ServedCall &Call) {
+  const RunOptions O = optionsOf(Call.Shape);
+  return fmt::format("{}|{}|{}|{}|{}|{}", Call.Algo->Path, O.Bytes, int(O.Type),
+                     int(O.Op), O.InPlace, O.Root);
 }
 
 class CudaBackend : public ShimBackend {
@@ -140,30 +142,31 @@ public:
     States.erase(It);
   }
 
+  /// Setting up a plan allocates, which a stream being captured must not
+  /// see: a call whose plan is new waits for an uncaptured call.
+  bool ready(const CommInfo &C, const ServedCall &Call) override {
+    std::lock_guard<std::mutex> Lock(M);
+    if (!capturing(Call.Stream))
+      return true;
+    auto S = States.find(C.Comm);
+    return S != States.end() && S->second->Plans.count(planKey(Call));
+  }
+
   ncclResult_t run(const CommInfo &C, const ServedCall &Call,
                    std::string &Why) override {
     std::lock_guard<std::mutex> Lock(M);
     DeviceGuard G(C.Device);
     CommState &S = state(C);
     const RunOptions O = optionsOf(Call.Shape);
-    const std::string Key =
-        fmt::format("{}|{}|{}|{}|{}|{}", Call.Algo->Path, O.Bytes, int(O.Type),
-                    int(O.Op), O.InPlace, O.Root);
-    cudaStreamCaptureStatus Capturing = cudaStreamCaptureStatusNone;
-    cudaStreamIsCapturing(Call.Stream, &Capturing);
-    const bool Captured = Capturing != cudaStreamCaptureStatusNone;
-    auto It = S.Plans.find(Key);
+    const bool Captured = capturing(Call.Stream);
+    auto It = S.Plans.find(planKey(Call));
     if (It == S.Plans.end()) {
-      if (Captured) {
-        Why = "decline";
-        return ncclInProgress; // the caller forwards it
-      }
       if (!S.Win && !makeWindow(S, C, *Call.All, Why))
         return ncclInternalError;
       std::unique_ptr<Placed> P = place(S, Call.Algo->A, O, Why);
       if (!P)
         return ncclInvalidUsage;
-      It = S.Plans.emplace(Key, std::move(P)).first;
+      It = S.Plans.emplace(planKey(Call), std::move(P)).first;
     }
     // A hang of an earlier call: reported now, after this call's part of
     // the barrier is enqueued like every rank's.
@@ -281,8 +284,8 @@ private:
       Why = "out of GPU memory";
       return false;
     }
-    resolveShimPeers<<<1, 32, 0, Private>>>(S.Win, S.NRanks, S.CountBytes,
-                                            S.Fifo, S.Counts);
+    tacclrt::cuda::resolvePeerWindow<<<1, 32, 0, Private>>>(
+        S.Win, S.NRanks, S.CountBytes, S.Fifo, S.Counts);
     Ok = cudaStreamSynchronize(Private) == cudaSuccess;
     cudaStreamDestroy(Private);
     if (!Ok)

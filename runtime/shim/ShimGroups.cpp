@@ -38,23 +38,17 @@ struct Held {
 
 thread_local std::vector<Held> HeldCalls;
 
-std::size_t typeSize(ncclDataType_t T) {
-  switch (T) {
-  case ncclInt8:
-  case ncclUint8:
-  case ncclFloat8e4m3:
-  case ncclFloat8e5m2:
-    return 1;
-  case ncclFloat16:
-  case ncclBfloat16:
-    return 2;
-  case ncclInt32:
-  case ncclUint32:
-  case ncclFloat32:
-    return 4;
-  default:
-    return 8;
-  }
+ncclResult_t pass(const Held &H);
+
+/// Holds a send or receive made inside a group; passes it on outside one.
+ncclResult_t holdOrPass(const P2PCall &C) {
+  Held H;
+  H.Comm = C.Comm;
+  H.P2P = C;
+  if (groupDepth() == 0)
+    return pass(H);
+  HeldCalls.push_back(std::move(H));
+  return ncclSuccess;
 }
 
 ncclResult_t pass(const Held &H) {
@@ -88,8 +82,9 @@ bool matchHeld(ncclComm_t Comm, const std::vector<Held> &Hs, CommInfo &I,
   int Ranks = 0;
   if (Ps.empty() || forward_ncclCommCount(Comm, &Ranks) != ncclSuccess)
     return false;
+  std::optional<DataType> T = typeOf(Ps.front().Type);
   std::optional<AlltoallCall> A =
-      asAlltoall(Ps, Ranks, typeSize(Ps.front().Type));
+      T ? asAlltoall(Ps, Ranks, sizeOf(*T)) : std::nullopt;
   return A && matchCall(CollKind::AllToAll, A->Send, A->Recv, A->Count, A->Type,
                         ncclSum, 0, Comm, A->Stream, I, Call);
 }
@@ -122,25 +117,13 @@ __attribute__((visibility("default"))) ncclResult_t ncclGroupStart() {
 __attribute__((visibility("default"))) ncclResult_t
 ncclSend(const void *Buf, size_t Count, ncclDataType_t Type, int Peer,
          ncclComm_t Comm, cudaStream_t Stream) {
-  if (groupDepth() == 0)
-    return forward_ncclSend(Buf, Count, Type, Peer, Comm, Stream);
-  Held H;
-  H.Comm = Comm;
-  H.P2P = P2PCall{true, Buf, Count, Type, Peer, Comm, Stream};
-  HeldCalls.push_back(std::move(H));
-  return ncclSuccess;
+  return holdOrPass({true, Buf, Count, Type, Peer, Comm, Stream});
 }
 
 __attribute__((visibility("default"))) ncclResult_t
 ncclRecv(void *Buf, size_t Count, ncclDataType_t Type, int Peer,
          ncclComm_t Comm, cudaStream_t Stream) {
-  if (groupDepth() == 0)
-    return forward_ncclRecv(Buf, Count, Type, Peer, Comm, Stream);
-  Held H;
-  H.Comm = Comm;
-  H.P2P = P2PCall{false, Buf, Count, Type, Peer, Comm, Stream};
-  HeldCalls.push_back(std::move(H));
-  return ncclSuccess;
+  return holdOrPass({false, Buf, Count, Type, Peer, Comm, Stream});
 }
 
 __attribute__((visibility("default"))) ncclResult_t ncclGroupEnd() {
@@ -189,18 +172,7 @@ __attribute__((visibility("default"))) ncclResult_t ncclGroupEnd() {
   if (!Ok(R))
     return R; // NCCL aborted the group: nothing more runs
   for (const Planned &P : Serve) {
-    bool Served = false;
-    ncclResult_t S = runMatched(P.Info, P.Call, Served);
-    if (!Served) {
-      // Handed back: the calls go to NCCL after all, as a group of their own.
-      S = forward_ncclGroupStart();
-      for (const Held &H : ByComm[P.Comm])
-        if (S == ncclSuccess)
-          S = pass(H);
-      ncclResult_t E = forward_ncclGroupEnd();
-      if (S == ncclSuccess)
-        S = E;
-    }
+    ncclResult_t S = runMatched(P.Info, P.Call);
     if (R == ncclSuccess)
       R = S;
   }

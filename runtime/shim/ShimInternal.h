@@ -14,6 +14,7 @@
 #include "ShimBackend.h"
 
 #include <functional>
+#include <optional>
 
 namespace tacclrt::shim {
 
@@ -21,15 +22,17 @@ namespace tacclrt::shim {
 #define NCCL_FN(Name, Params, Args) ncclResult_t forward_##Name Params;
 #include "NcclFunctions.def"
 
-/// Whether an algorithm serves the call and the backend takes its
-/// communicator; then \p I and \p C describe it.
+/// Whether an algorithm serves the call and the backend takes it now;
+/// then \p I and \p C describe it.
 bool matchCall(CollKind Coll, const void *Send, void *Recv, size_t Count,
                ncclDataType_t Type, ncclRedOp_t Op, int Root, ncclComm_t Comm,
                cudaStream_t Stream, CommInfo &I, ServedCall &C);
 
-/// Runs a matched call on the backend and logs it; \p Served is false when
-/// the backend handed it back (then the caller forwards it).
-ncclResult_t runMatched(const CommInfo &I, const ServedCall &C, bool &Served);
+/// Runs a matched call on the backend and logs it.
+ncclResult_t runMatched(const CommInfo &I, const ServedCall &C);
+
+/// The runtime's element type for \p T, when the interpreter has it.
+std::optional<DataType> typeOf(ncclDataType_t T);
 
 /// Open ncclGroupStart calls of this thread.
 int &groupDepth();

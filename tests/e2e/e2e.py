@@ -45,6 +45,17 @@ TACCLC = None
 NAMES = re.compile(r"rank \d+ tb \d+ step \d+")
 
 
+def run_tool(binary, *args, expect):
+    """Runs another of the project's tools; fails unless it exits `expect`."""
+    proc = subprocess.run([binary, *args], capture_output=True, text=True,
+                          timeout=300)
+    if proc.returncode != expect:
+        sys.exit(f"FAIL: {os.path.basename(binary)} {' '.join(args)} exited "
+                 f"{proc.returncode}, expected {expect}\n"
+                 f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
+    return proc
+
+
 def run(*args, expect=None):
     proc = subprocess.run([TACCLC, *args], capture_output=True, text=True,
                           timeout=120)
@@ -452,13 +463,7 @@ def bounds():
 
 def bench(binary, xml):
     def go(*args, expect):
-        proc = subprocess.run([binary, *args], capture_output=True, text=True,
-                              timeout=300)
-        if proc.returncode != expect:
-            sys.exit(f"FAIL: taccl-bench {' '.join(args)} exited "
-                     f"{proc.returncode}, expected {expect}\n"
-                     f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
-        return proc
+        return run_tool(binary, *args, expect=expect)
 
     import json
     for dtype in ("int8", "uint8", "int32", "uint32", "int64", "uint64",
@@ -650,13 +655,8 @@ def profile(binary):
     import json
 
     def go(*args, expect):
-        proc = subprocess.run([binary, *args], capture_output=True, text=True,
-                              timeout=300)
-        if proc.returncode != expect:
-            sys.exit(f"FAIL: taccl-profile {' '.join(args)} exited "
-                     f"{proc.returncode}, expected {expect}\n"
-                     f"{proc.stdout}{proc.stderr}")
-        return proc
+        return run_tool(binary, *args, expect=expect)
+
     with tempfile.TemporaryDirectory() as tmp:
         out, raw = os.path.join(tmp, "meas.sketch"), os.path.join(tmp, "m.json")
         go("--simulate", "ndv2(nodes: 2)", "--name", "ndv2_measured",

@@ -21,14 +21,15 @@
 #include "Profile.h"
 #include "SimProber.h"
 
+#include "frontend/Frontend.h"
 #include "tools/tacclc/Machine.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cctype>
 #include <chrono>
 #include <ctime>
 #include <fmt/format.h>
@@ -118,6 +119,21 @@ bool write(const std::string &Path, const std::string &Text) {
   return true;
 }
 
+/// Whether \p Name can name a machine: the language's parser decides
+/// (letters, digits and '_', not a keyword).
+bool isMachineName(const std::string &Name) {
+  if (Name.empty() || Name.find_first_not_of(
+                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                          "0123456789_") != std::string::npos)
+    return false;
+  llvm::SourceMgr SM;
+  unsigned Id = SM.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy("machine " + Name + " {}", "name"),
+      llvm::SMLoc());
+  DiagnosticEngine Quiet(SM);
+  return parseSketch(SM, Id, Quiet) != nullptr;
+}
+
 } // namespace
 
 int main(int Argc, char **Argv) {
@@ -126,11 +142,7 @@ int main(int Argc, char **Argv) {
       Argc, Argv,
       "taccl-profile: measure a machine's GPUs and write its .sketch "
       "description (alpha and beta per link class, switches, NICs)\n");
-  bool NameOk =
-      !Name.empty() && (std::isalpha(uint8_t(Name[0])) || Name[0] == '_');
-  for (char C : Name)
-    NameOk = NameOk && (std::isalnum(uint8_t(C)) || C == '_');
-  if (!NameOk) {
+  if (!isMachineName(Name)) {
     errs() << "taccl-profile: error: --name must be a name of the sketch "
               "language (letters, digits, '_'; not a keyword), not '"
            << Name << "'\n";
