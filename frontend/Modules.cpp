@@ -9,10 +9,14 @@
 //      load once; a file still being loaded means an import cycle, reported
 //      at the import with the whole chain;
 //   3. each module is named by its file stem (non-identifier characters
-//      become '_'), which is the qualifier in `module.name`.
+//      become '_'), which is the qualifier in `module.name`;
+//   4. every file is read with readSourceFile's size limit, imports may nest
+//      at most MaxImportDepth files deep (the loader recurses once per
+//      level), and all files together may hold at most MaxTotalInputBytes.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Frontend.h"
+#include "support/InputFile.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -21,6 +25,7 @@
 
 #include <cctype>
 #include <map>
+#include <set>
 
 using namespace tacclc;
 
@@ -34,6 +39,12 @@ std::string moduleName(llvm::StringRef Path) {
     Name.insert(0, "_");
   return Name;
 }
+
+/// How deeply imports may nest (the main file is level 1).
+constexpr unsigned MaxImportDepth = 64;
+
+/// How many bytes all the files of one compile may hold together.
+constexpr uint64_t MaxTotalInputBytes = uint64_t(16) << 20;
 
 class Loader {
 public:
@@ -54,6 +65,8 @@ private:
   ModuleSet Set;
   std::map<std::string, unsigned> ByKey; // real path -> module
   std::vector<std::string> Stack;        // paths being loaded
+  std::set<std::string> OnStack;         // the same, to search
+  uint64_t TotalBytes = 0;
   bool Ok = true;
 };
 } // namespace
@@ -85,6 +98,7 @@ std::optional<unsigned> Loader::load(unsigned BufferId,
   ByKey[Key] = Index;
   Set.Modules.push_back({std::move(Ast), moduleName(Path), Path.str(), {}});
   Stack.push_back(Key);
+  OnStack.insert(Key);
   for (const auto &Imp : Set.Modules[Index].Ast->Imports) {
     std::string Rel = Imp->Path;
     if (llvm::sys::path::extension(Rel).empty())
@@ -115,10 +129,7 @@ std::optional<unsigned> Loader::load(unsigned BufferId,
         llvm::sys::fs::real_path(Found, Real) ? Found : Real.str().str();
     auto Done = ByKey.find(ImpKey);
     if (Done != ByKey.end()) {
-      bool Loading = false;
-      for (const std::string &S : Stack)
-        Loading |= S == ImpKey;
-      if (Loading) {
+      if (OnStack.count(ImpKey)) {
         std::string Chain;
         bool In = false;
         for (const std::string &S : Stack) {
@@ -134,19 +145,32 @@ std::optional<unsigned> Loader::load(unsigned BufferId,
       Set.Modules[Index].Imports.push_back(Done->second);
       continue;
     }
-    auto Buf = llvm::MemoryBuffer::getFile(Found);
+    if (Stack.size() >= MaxImportDepth) {
+      Diags.report(DiagId::ImportTooDeep, Imp->PathRange, MaxImportDepth);
+      Ok = false;
+      break;
+    }
+    std::string Why;
+    auto Buf = readSourceFile(Found, Why);
     if (!Buf) {
-      Diags.report(DiagId::CannotOpenFile, Imp->PathRange, Found,
-                   Buf.getError().message());
+      Diags.report(DiagId::CannotOpenFile, Imp->PathRange, Found, Why);
       Ok = false;
       continue;
     }
-    unsigned Id = SM.AddNewSourceBuffer(std::move(*Buf), Imp->getLoc());
+    TotalBytes += Buf->getBufferSize();
+    if (TotalBytes > MaxTotalInputBytes) {
+      Diags.report(DiagId::InputTooLarge, Imp->PathRange,
+                   describeBytes(MaxTotalInputBytes));
+      Ok = false;
+      break;
+    }
+    unsigned Id = SM.AddNewSourceBuffer(std::move(Buf), Imp->getLoc());
     if (auto Sub = load(Id, ImpKey))
       Set.Modules[Index].Imports.push_back(*Sub);
     else
       Ok = false;
   }
+  OnStack.erase(Key);
   Stack.pop_back();
   return Index;
 }
@@ -157,6 +181,7 @@ std::optional<ModuleSet> Loader::run(unsigned MainBuffer) {
   llvm::SmallString<256> Real;
   std::string Key =
       llvm::sys::fs::real_path(Path, Real) ? Path : Real.str().str();
+  TotalBytes = SM.getMemoryBuffer(MainBuffer)->getBufferSize();
   if (!load(MainBuffer, Key) || !Ok)
     return std::nullopt;
   return std::move(Set);

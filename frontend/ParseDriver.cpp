@@ -16,6 +16,8 @@
 #include "SketchParser.h"
 #include "antlr4-runtime.h"
 
+#include <optional>
+
 using namespace tacclc;
 
 namespace {
@@ -74,6 +76,51 @@ private:
   unsigned Count = 0;
 };
 constexpr unsigned MaxNesting = 256;
+
+/// Tokens one file may have (comments included). The parse tree costs a few
+/// hundred bytes per token, so this bounds the parser's memory near 300 MB;
+/// real sketches have a few thousand.
+constexpr size_t MaxTokens = 1000000;
+
+/// The lexer, cut off after MaxTokens tokens: from then on it returns end of
+/// file and says so, so that no file can make the token buffer grow without
+/// bound.
+class CappedTokenSource : public antlr4::TokenSource {
+public:
+  explicit CappedTokenSource(antlr4::Lexer &Lex) : Lex(Lex) {}
+
+  std::unique_ptr<antlr4::Token> nextToken() override {
+    if (Count < MaxTokens) {
+      ++Count;
+      return Lex.nextToken();
+    }
+    if (!CutAt)
+      CutAt = Lex.getInputStream()->index();
+    auto Eof = std::make_unique<antlr4::CommonToken>(antlr4::Token::EOF);
+    Eof->setStartIndex(*CutAt);
+    Eof->setStopIndex(*CutAt);
+    return Eof;
+  }
+  size_t getLine() const override { return Lex.getLine(); }
+  size_t getCharPositionInLine() override {
+    return Lex.getCharPositionInLine();
+  }
+  antlr4::CharStream *getInputStream() override {
+    return Lex.getInputStream();
+  }
+  std::string getSourceName() override { return Lex.getSourceName(); }
+  antlr4::TokenFactory<antlr4::CommonToken> *getTokenFactory() override {
+    return Lex.getTokenFactory();
+  }
+
+  /// Where the file was cut off (a code-point index), if it was.
+  std::optional<size_t> cutAt() const { return CutAt; }
+
+private:
+  antlr4::Lexer &Lex;
+  size_t Count = 0;
+  std::optional<size_t> CutAt;
+};
 
 /// Tokens one expression may have: the parse tree of `a + b + ...` nests a
 /// level per operator, and the AST builder recurses through it.
@@ -147,12 +194,19 @@ bool tacclc::withParseTree(
     tacclc_antlr::SketchLexer Lexer(&Input);
     Lexer.removeErrorListeners();
     Lexer.addErrorListener(&Listener);
-    antlr4::CommonTokenStream Tokens(&Lexer);
+    CappedTokenSource Source(Lexer);
+    antlr4::CommonTokenStream Tokens(&Source);
+    Tokens.fill();
+    if (auto At = Source.cutAt()) {
+      Diags.report(DiagId::TooManyTokens,
+                   llvm::SMRange(Map.loc(*At), Map.loc(*At)), MaxTokens);
+      return false;
+    }
     // The parser recurses once per nesting level (parentheses, brackets,
     // braces, prefix minus); refuse inputs nested deeply enough to exhaust
-    // the stack before parsing them.
-    Tokens.fill();
-    if (Listener.count() == 0 && !checkNesting(Tokens, Map, Diags))
+    // the stack before parsing them, whether or not the lexer already
+    // reported errors (the parser runs after lexer errors too).
+    if (!checkNesting(Tokens, Map, Diags))
       return false;
     tacclc_antlr::SketchParser Parser(&Tokens);
     Parser.removeErrorListeners();

@@ -52,6 +52,17 @@ Diagnostic &DiagnosticEngine::add(DiagId Id, llvm::SMRange Range,
   Severity Sev = severityOf(Id);
   if (Sev == Severity::Error)
     ++NumErrors;
+  unsigned Kind = static_cast<unsigned>(Id);
+  if (Kept.empty()) {
+    Kept.assign(std::size(Infos), 0);
+    Dropped.assign(std::size(Infos), 0);
+  }
+  if (Kept[Kind] >= MaxPerKind) {
+    ++Dropped[Kind];
+    Discarded = {Id, Sev, Range, std::string(), {}};
+    return Discarded;
+  }
+  ++Kept[Kind];
   Pending.push_back({Id, Sev, Range, std::move(Message), {}});
   return Pending.back();
 }
@@ -71,27 +82,94 @@ void DiagnosticEngine::print(llvm::raw_ostream &OS, const Diagnostic &D) {
   if (D.Range.End.isValid() &&
       D.Range.End.getPointer() > D.Range.Start.getPointer() + 1)
     Ranges.push_back(D.Range);
-  SM.PrintMessage(OS, D.Range.Start, toKind(D.Sev), Msg, Ranges);
+  if (!printWindowed(OS, D, Msg))
+    SM.PrintMessage(OS, D.Range.Start, toKind(D.Sev), Msg, Ranges);
+}
+
+bool DiagnosticEngine::printWindowed(llvm::raw_ostream &OS,
+                                     const Diagnostic &D,
+                                     const std::string &Msg) {
+  const char *At = D.Range.Start.getPointer();
+  unsigned Buf = SM.FindBufferContainingLoc(D.Range.Start);
+  if (Buf == 0)
+    return false;
+  const llvm::MemoryBuffer *MB = SM.getMemoryBuffer(Buf);
+  auto [Line, Col] = SM.getLineAndColumn(D.Range.Start, Buf);
+  const char *LineStart = At - (Col - 1);
+  const char *LineEnd = At;
+  while (LineEnd < MB->getBufferEnd() && *LineEnd != '\n' && *LineEnd != '\r')
+    ++LineEnd;
+  const size_t Len = size_t(LineEnd - LineStart);
+  if (Len <= MaxShownLineLength)
+    return false;
+  // A window of the line around the location, elided at both ends.
+  const size_t Caret = Col - 1;
+  const size_t Begin =
+      Caret > MaxShownLineLength / 2 ? Caret - MaxShownLineLength / 2 : 0;
+  const size_t End = std::min(Len, Begin + MaxShownLineLength);
+  const llvm::StringRef Ellipsis = "...";
+  const size_t Shift = Begin > 0 ? Ellipsis.size() : 0;
+  std::string Shown = Begin > 0 ? Ellipsis.str() : std::string();
+  Shown.append(LineStart + Begin, End - Begin);
+  if (End < Len)
+    Shown += Ellipsis;
+  llvm::SmallVector<std::pair<unsigned, unsigned>, 1> Ranges;
+  if (D.Range.End.isValid() && D.Range.End.getPointer() > At + 1) {
+    size_t From = Caret, To = std::min<size_t>(
+                             Len, size_t(D.Range.End.getPointer() - LineStart));
+    To = std::min(To, End);
+    if (To > From)
+      Ranges.push_back({unsigned(From - Begin + Shift),
+                        unsigned(To - Begin + Shift)});
+  }
+  // The location prefix carries the true column; the line shown, a window.
+  std::string Where =
+      fmt::format("{}:{}:{}", MB->getBufferIdentifier().str(), Line, Col);
+  llvm::SMDiagnostic Diag(SM, D.Range.Start, "", int(Line),
+                          int(Caret - Begin + Shift), toKind(D.Sev), Msg,
+                          Shown, Ranges);
+  Diag.print(Where.c_str(), OS);
+  return true;
 }
 
 void DiagnosticEngine::flush(llvm::raw_ostream &OS) {
-  // Stable sort: location-less first, then by buffer and offset.
-  auto Key = [this](const Diagnostic &D) {
-    if (!D.Range.Start.isValid())
-      return std::pair<unsigned, const char *>(0, nullptr);
-    unsigned Buf = SM.FindBufferContainingLoc(D.Range.Start);
-    return std::pair<unsigned, const char *>(Buf, D.Range.Start.getPointer());
-  };
-  std::stable_sort(Pending.begin(), Pending.end(),
-                   [&](const Diagnostic &A, const Diagnostic &B) {
-                     return Key(A) < Key(B);
-                   });
-  for (const Diagnostic &D : Pending) {
+  // Stable sort: location-less first, then by buffer and offset. Each key is
+  // computed once (finding a location's buffer is a search).
+  using Key = std::pair<unsigned, const char *>;
+  std::vector<std::pair<Key, size_t>> Order;
+  Order.reserve(Pending.size());
+  for (size_t I = 0; I < Pending.size(); ++I) {
+    llvm::SMLoc At = Pending[I].Range.Start;
+    Key K(0, nullptr);
+    if (At.isValid())
+      K = Key(SM.FindBufferContainingLoc(At), At.getPointer());
+    Order.push_back({K, I});
+  }
+  std::stable_sort(Order.begin(), Order.end(),
+                   [](const auto &A, const auto &B) { return A.first < B.first; });
+  for (const auto &Entry : Order) {
+    const Diagnostic &D = Pending[Entry.second];
     print(OS, D);
     for (const Diagnostic &N : D.Notes)
       print(OS, N);
   }
+  for (size_t Kind = 0; Kind < Dropped.size(); ++Kind) {
+    if (Dropped[Kind] == 0)
+      continue;
+    DiagId Id = static_cast<DiagId>(Kind);
+    const char *What = severityOf(Id) == Severity::Error     ? "errors"
+                       : severityOf(Id) == Severity::Warning ? "warnings"
+                                                             : "notes";
+    print(OS, {DiagId::MoreLikeThis,
+               Severity::Note,
+               llvm::SMRange(),
+               fmt::format(fmt::runtime(formatOf(DiagId::MoreLikeThis)),
+                           Dropped[Kind], What, nameOf(Id).str()),
+               {}});
+  }
   Pending.clear();
+  Kept.clear();
+  Dropped.clear();
   OS.flush();
 }
 

@@ -19,6 +19,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
 #include <string>
 #include <vector>
 
@@ -95,12 +97,29 @@ public:
   /// The source manager diagnostics refer to.
   llvm::SourceMgr &getSourceMgr() { return SM; }
 
+  /// At most this many diagnostics of one kind are kept; later ones are
+  /// counted (errors still count as errors) and summed up in one note when
+  /// flushed, so that no input can make the output grow without bound.
+  static constexpr unsigned MaxPerKind = 50;
+
+  /// Source lines longer than this are shown as a window of this many
+  /// characters around the location, elided with "..." (a one-line file of
+  /// megabytes would otherwise be printed whole for each message).
+  static constexpr size_t MaxShownLineLength = 160;
+
 private:
   Diagnostic &add(DiagId Id, llvm::SMRange Range, std::string Message);
   void print(llvm::raw_ostream &OS, const Diagnostic &D);
+  /// Prints \p D with a window of its long source line; false when the line
+  /// is short enough to print as it is.
+  bool printWindowed(llvm::raw_ostream &OS, const Diagnostic &D,
+                     const std::string &Msg);
 
   llvm::SourceMgr &SM;
   std::vector<Diagnostic> Pending;
+  std::vector<uint64_t> Kept;    ///< Per kind: reported and kept.
+  std::vector<uint64_t> Dropped; ///< Per kind: reported beyond MaxPerKind.
+  Diagnostic Discarded;          ///< What report returns once a kind is full.
   unsigned NumErrors = 0;
   bool ShowNames = false;
 };

@@ -14,7 +14,9 @@ Subcommands (each exits 0 on success and prints what failed otherwise):
   bounds               `tacclc bounds` on ndv2(nodes: 2): JSON fields, the
                        NIC cut, table, exit codes
   regressions DIR      every input the fuzzers once broke the compiler with
-                       now gives exit 0 or 1 (never a crash or hang)
+                       (DIR/frontend: sketches, DIR/xml: TACCL-EF files,
+                       DIR/topology: --topology arguments) now gives exit 0
+                       or 1 (never a crash or hang)
   handwritten DIR      every hand-written DIR/*.xml passes check for its
                        dialect (-exec / -legacy in the name) and runs on the
                        CPU for each call kind it declares, also at a size
@@ -181,13 +183,21 @@ def exit_codes():
 
 def regressions(folder):
     count = 0
-    for sub, cmd in (("frontend", ["--emit=ir"]), ("xml", ["check"])):
+    for sub in ("frontend", "xml", "topology"):
         path = os.path.join(folder, sub)
         if not os.path.isdir(path):
             continue
         for name in sorted(os.listdir(path)):
-            args = (["check", os.path.join(path, name)] if sub == "xml"
-                    else [os.path.join(path, name), *cmd])
+            file = os.path.join(path, name)
+            if sub == "xml":
+                args = ["check", file]
+            elif sub == "topology":  # the file holds a --topology argument
+                with open(file, encoding="utf-8", errors="replace") as f:
+                    ref = f.read()
+                args = ["bounds", "--topology", ref, "--collective",
+                        "allgather", "--size", "1MB"]
+            else:
+                args = [file, "--emit=ir"]
             proc = run(*args)
             if proc.returncode not in (0, 1):
                 sys.exit(f"FAIL: {sub}/{name}: exit {proc.returncode}\n"

@@ -22,11 +22,11 @@
 #include "SimProber.h"
 
 #include "frontend/Frontend.h"
+#include "support/OutputFile.h"
 #include "tools/tacclc/Machine.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -104,19 +104,16 @@ std::string today() {
   return Buf;
 }
 
-bool write(const std::string &Path, const std::string &Text) {
-  if (Path.empty() || Path == "-") {
-    outs() << Text;
+/// Writes the description and the measurements together, or neither
+/// (support/OutputFile.h: atomic, through links, never over an input).
+bool write(llvm::ArrayRef<OutputFile> Files) {
+  OutputError Err;
+  if (writeOutputFiles(Files, OutputOptions(), Err))
     return true;
-  }
-  SmallString<256> Model(Path);
-  Model += ".tmp-%%%%%%";
-  if (Error E = writeFileAtomically(Model, Path, Text)) {
-    errs() << "taccl-profile: error: cannot write '" << Path
-           << "': " << toString(std::move(E)) << "\n";
-    return false;
-  }
-  return true;
+  errs() << "taccl-profile: error: cannot write '"
+         << (Err.Path.empty() ? "<stdout>" : Err.Path) << "': " << Err.Reason
+         << "\n";
+  return false;
 }
 
 /// Whether \p Name can name a machine: the language's parser decides
@@ -203,6 +200,17 @@ int main(int Argc, char **Argv) {
            << P->gpusPerNode() << " found\n";
     return 1;
   }
+  // Measuring takes minutes: the outputs must be writable before it starts.
+  std::vector<std::string> Paths{Output};
+  if (!JsonOut.empty())
+    Paths.push_back(JsonOut);
+  OutputError Err;
+  if ((!Simulate.empty() || Node == 0) &&
+      !checkOutputPaths(Paths, OutputOptions(), Err)) {
+    errs() << "taccl-profile: error: cannot write '" << Err.Path
+           << "': " << Err.Reason << "\n";
+    return 1;
+  }
   ProfileOptions O;
   O.Name = Name;
   O.Date = Date.empty() ? today() : std::string(Date);
@@ -215,9 +223,8 @@ int main(int Argc, char **Argv) {
               "not parse (please report this)\n";
     return 2;
   }
-  if (!write(Output, Text))
-    return 1;
-  if (!JsonOut.empty() && !write(JsonOut, writeJson(M)))
-    return 1;
-  return 0;
+  std::vector<OutputFile> Files{{Output, Text}};
+  if (!JsonOut.empty())
+    Files.push_back({JsonOut, writeJson(M)});
+  return write(Files) ? 0 : 1;
 }

@@ -5,10 +5,11 @@
 //   read -> parse (AST) -> Sema (ir::Sketch) -> route (MILP on CBC)
 //        -> list schedule -> lower (ir::Program) -> XML -> verify -> write
 //
-// `--emit=` stops after a stage and prints it. The XML is verified by the
-// runtime's own loader and symbolic checker before anything is written, and
-// the output file is replaced atomically, so a failed compile never leaves a
-// half-written or unverified file behind.
+// `--emit=` stops after a stage and prints it. Every output path is checked
+// before the solve; the XML is verified by the runtime's own loader and
+// symbolic checker before anything is written, and the output file and the
+// report are written together and atomically, so a failed compile never
+// leaves a half-written, unverified or half-reported result behind.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Codegen.h"
@@ -16,6 +17,7 @@
 #include "ir/Printer.h"
 #include "passes/Synthesize.h"
 #include "solver/LpWriter.h"
+#include "support/InputFile.h"
 #include "tools/tacclc/Commands.h"
 #include "tools/tacclc/CompileReport.h"
 #include "tools/tacclc/Machine.h"
@@ -95,19 +97,25 @@ int tacclc::runCompile(const CompileOptions &Opts) {
     return ExitUserError;
   };
 
-  auto Buf = llvm::MemoryBuffer::getFileOrSTDIN(Opts.Input);
+  std::string Why;
+  auto Buf = readSourceFile(Opts.Input, Why);
   if (!Buf) {
-    Diags.report(DiagId::CannotOpenFile, llvm::SMRange(), Opts.Input,
-                 Buf.getError().message());
+    Diags.report(DiagId::CannotOpenFile, llvm::SMRange(), Opts.Input, Why);
     return Fail();
   }
-  unsigned Id = SM.AddNewSourceBuffer(std::move(*Buf), llvm::SMLoc());
+  unsigned Id = SM.AddNewSourceBuffer(std::move(Buf), llvm::SMLoc());
 
   FrontendOptions FO;
   FO.IncludeDirs = Opts.IncludeDirs;
   FO.StdlibDir = TACCLC_STDLIB_DIR;
   auto Modules = loadModules(SM, Id, FO, Diags);
   if (!Modules)
+    return Fail();
+  // Every output must be writable (and none an input) before the solve.
+  std::vector<std::string> OutputPaths{Opts.Output};
+  if (!Opts.ReportFile.empty())
+    OutputPaths.push_back(Opts.ReportFile);
+  if (!checkOutputs(OutputPaths, Diags))
     return Fail();
   if (Opts.List) {
     std::string Text = toText([&](llvm::raw_ostream &OS) {
@@ -267,9 +275,8 @@ int tacclc::runCompile(const CompileOptions &Opts) {
       return Fail();
   }
   verifyOrDie(*Xml, Opts.LegacyDialect, Sketch->IdenticalResults);
-  int Rc = emitText(Opts, Diags, *Xml);
-  if (Rc != ExitSuccess || (!Opts.Summary && Opts.ReportFile.empty()))
-    return Rc;
+  if (!Opts.Summary && Opts.ReportFile.empty())
+    return emitText(Opts, Diags, *Xml);
   size_t Unfused =
       std::count(CG.NoFuseRanks.begin(), CG.NoFuseRanks.end(), true);
   CompileFacts Facts{
@@ -284,11 +291,12 @@ int tacclc::runCompile(const CompileOptions &Opts) {
       Opts.LegacyDialect ? std::nullopt : simulatedUs(*Xml, *Sketch),
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Began)
           .count()};
-  if (Opts.Summary)
-    printSummary(Facts);
+  // The program and its report are written together, or neither is.
+  std::vector<OutputFile> Outputs{{Opts.Output, *Xml}};
   if (!Opts.ReportFile.empty())
-    Rc = writeOutput(Opts.ReportFile, reportJson(Facts), Diags);
-  if (Rc != ExitSuccess)
-    Diags.flush(llvm::errs());
+    Outputs.push_back({Opts.ReportFile, reportJson(Facts)});
+  int Rc = writeOutputs(Outputs, Diags);
+  if (Rc == ExitSuccess && Opts.Summary)
+    printSummary(Facts);
   return Rc;
 }

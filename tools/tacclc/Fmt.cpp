@@ -1,8 +1,8 @@
 //===- tools/tacclc/Fmt.cpp - tacclc fmt ----------------------------------===//
 //
 // `tacclc fmt FILE...` prints each sketch file in its canonical layout
-// (frontend/Format.h); `-i` rewrites the files that change, atomically and
-// keeping their permissions; `--check` only says which files are not in the
+// (frontend/Format.h); `-i` rewrites the files that change, atomically,
+// through symbolic links, keeping owner and mode; `--check` only says which files are not in the
 // layout (exit 1). Before anything is printed or written, the result is
 // checked: its syntax tree must equal the input's (locations aside) and
 // formatting it again must change nothing. A file that fails either check
@@ -16,6 +16,7 @@
 
 #include "frontend/Format.h"
 #include "frontend/Frontend.h"
+#include "support/InputFile.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -90,13 +91,14 @@ unsigned firstDifference(llvm::StringRef A, llvm::StringRef B) {
 
 /// Formats one file; the exit status for it.
 int formatOne(const std::string &Path, const FmtOptions &Opts) {
-  auto Buf = llvm::MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/true);
+  std::string Why;
+  auto Buf = readSourceFile(Path, Why);
   if (!Buf) {
-    llvm::errs() << "tacclc: error: cannot read '" << Path
-                 << "': " << Buf.getError().message() << "\n";
+    llvm::errs() << "tacclc: error: cannot read '" << Path << "': " << Why
+                 << "\n";
     return ExitUserError;
   }
-  const std::string Original = (*Buf)->getBuffer().str();
+  const std::string Original = Buf->getBuffer().str();
   const std::string Name = Path == "-" ? "<stdin>" : Path;
   llvm::SourceMgr SM;
   DiagnosticEngine Diags(SM);
@@ -125,11 +127,11 @@ int formatOne(const std::string &Path, const FmtOptions &Opts) {
     return writeOutput("", *Formatted, Diags);
   if (*Formatted == Original)
     return ExitSuccess;
-  auto Perms = llvm::sys::fs::getPermissions(Path);
-  int Status = writeOutput(Path, *Formatted, Diags);
-  if (Status == ExitSuccess && Perms)
-    llvm::sys::fs::setPermissions(Path, *Perms);
-  return Status;
+  // The file formatted is the file replaced (through a symbolic link, with
+  // its owner and mode).
+  OutputOptions InPlace;
+  InPlace.MayReplaceInputs = true;
+  return writeOutput(Path, *Formatted, Diags, InPlace);
 }
 
 } // namespace

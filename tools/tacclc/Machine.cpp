@@ -20,10 +20,10 @@ using namespace tacclc;
 
 namespace {
 /// Instantiates the machine \p Ref; with \p AllPairs, joins every GPU pair
-/// between nodes (over the NICs). \p Quiet: print no diagnostics.
+/// between nodes (over the NICs). Diagnostics go to \p Errs, or nowhere.
 std::optional<ir::Topology> instantiate(const std::string &Ref,
                                         const std::vector<std::string> &Dirs,
-                                        bool AllPairs, bool Quiet) {
+                                        bool AllPairs, llvm::raw_ostream *Errs) {
   std::string Import, Machine = Ref;
   size_t Colon = Ref.find(':');
   size_t Paren = Ref.find('(');
@@ -40,7 +40,10 @@ std::optional<ir::Topology> instantiate(const std::string &Ref,
   llvm::SourceMgr SM;
   DiagnosticEngine Diags(SM);
   unsigned Id = SM.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(Text, "<--topology " + Ref + ">"),
+      llvm::MemoryBuffer::getMemBufferCopy(
+          Text, "<--topology " +
+                    (Ref.size() <= 60 ? Ref : Ref.substr(0, 57) + "...") +
+                    ">"),
       llvm::SMLoc());
   FrontendOptions FO;
   FO.IncludeDirs = Dirs;
@@ -49,8 +52,8 @@ std::optional<ir::Topology> instantiate(const std::string &Ref,
   if (auto Modules = loadModules(SM, Id, FO, Diags))
     S = analyzeSketch(*Modules, "", Diags);
   if (!S) {
-    if (!Quiet)
-      Diags.flush(llvm::errs());
+    llvm::raw_null_ostream Null;
+    Diags.flush(Errs ? *Errs : Null);
     return std::nullopt;
   }
   return std::move(S->Topo);
@@ -60,13 +63,14 @@ std::optional<ir::Topology> instantiate(const std::string &Ref,
 
 std::optional<ir::Topology>
 tacclc::instantiateMachine(const std::string &Ref,
-                           const std::vector<std::string> &IncludeDirs) {
+                           const std::vector<std::string> &IncludeDirs,
+                           llvm::raw_ostream &Errs) {
   // Several nodes: every pair joined (a machine of one GPU per node has no
   // other links). One node: `relay all` is an error, so without it, and
   // that attempt reports what is wrong with the reference.
-  if (auto Topo = instantiate(Ref, IncludeDirs, true, /*Quiet=*/true))
+  if (auto Topo = instantiate(Ref, IncludeDirs, true, nullptr))
     return Topo;
-  return instantiate(Ref, IncludeDirs, false, /*Quiet=*/false);
+  return instantiate(Ref, IncludeDirs, false, &Errs);
 }
 
 tacclrt::SimMachine tacclc::toSimMachine(ir::Topology T, double ChunkBytes) {

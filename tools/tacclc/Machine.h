@@ -12,6 +12,8 @@
 #include "ir/Topology.h"
 #include "tacclrt/Simulator.h"
 
+#include "llvm/Support/raw_ostream.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,11 +21,12 @@
 namespace tacclc {
 
 /// The machine \p Ref names, or nothing after printing the front end's
-/// diagnostics to stderr. Imports are searched in \p IncludeDirs, then the
-/// standard library.
+/// diagnostics to \p Errs. Imports are searched in \p IncludeDirs, then
+/// the standard library.
 std::optional<ir::Topology>
 instantiateMachine(const std::string &Ref,
-                   const std::vector<std::string> &IncludeDirs);
+                   const std::vector<std::string> &IncludeDirs,
+                   llvm::raw_ostream &Errs = llvm::errs());
 
 /// The runtime's view of \p T for the simulator, with class costs taken at
 /// \p ChunkBytes: links with their costs and multiplicities, NIC sides and

@@ -1,7 +1,8 @@
 //===- tools/tacclc/Output.cpp - Writing and verifying outputs ------------===//
 //
-// The atomic write (a temporary file renamed over the target, so a failed
-// run never leaves half a file) and the runtime's verification.
+// Outputs are written by support/OutputFile (all or none, atomically for
+// regular files, never over an input); this file turns its failures into
+// diagnostics, and runs the runtime's verification.
 //
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/Output.h"
@@ -11,30 +12,34 @@
 #include "tacclrt/Checker.h"
 #include "tacclrt/Loader.h"
 
-#include "llvm/ADT/SmallString.h"
-#include "llvm/Support/FileUtilities.h"
-
 #include <fmt/format.h>
 
 using namespace tacclc;
 
-int tacclc::writeOutput(const std::string &Path, const std::string &Text,
-                        DiagnosticEngine &Diags) {
+int tacclc::writeOutputs(llvm::ArrayRef<OutputFile> Files,
+                         DiagnosticEngine &Diags, const OutputOptions &Opts) {
   Diags.flush(llvm::errs()); // warnings of a successful run
-  if (Path.empty() || Path == "-") {
-    llvm::outs() << Text;
-    llvm::outs().flush();
+  OutputError Err;
+  if (writeOutputFiles(Files, Opts, Err))
     return ExitSuccess;
-  }
-  llvm::SmallString<256> Model(Path);
-  Model += ".tmp-%%%%%%";
-  if (llvm::Error E = llvm::writeFileAtomically(Model, Path, Text)) {
-    Diags.report(DiagId::CannotWriteFile, llvm::SMRange(), Path,
-                 llvm::toString(std::move(E)));
-    Diags.flush(llvm::errs());
-    return ExitUserError;
-  }
-  return ExitSuccess;
+  Diags.report(DiagId::CannotWriteFile, llvm::SMRange(),
+               Err.Path.empty() ? "<stdout>" : Err.Path, Err.Reason);
+  Diags.flush(llvm::errs());
+  return ExitUserError;
+}
+
+int tacclc::writeOutput(const std::string &Path, const std::string &Text,
+                        DiagnosticEngine &Diags, const OutputOptions &Opts) {
+  return writeOutputs({OutputFile{Path, Text}}, Diags, Opts);
+}
+
+bool tacclc::checkOutputs(llvm::ArrayRef<std::string> Paths,
+                          DiagnosticEngine &Diags) {
+  OutputError Err;
+  if (checkOutputPaths(Paths, OutputOptions(), Err))
+    return true;
+  Diags.report(DiagId::CannotWriteFile, llvm::SMRange(), Err.Path, Err.Reason);
+  return false;
 }
 
 std::string tacclc::jsonQuote(llvm::StringRef S) {

@@ -11,6 +11,7 @@
 
 #include "ir/Collective.h"
 #include "passes/Bounds.h"
+#include "support/InputFile.h"
 #include "support/Sizes.h"
 #include "tacclrt/Collective.h"
 #include "tacclrt/Loader.h"
@@ -45,13 +46,14 @@ namespace {
 bool simulateFile(const std::string &Input, const ir::Topology &Topo,
                   const std::vector<uint64_t> &Sizes, const SimOptions &Opts,
                   std::string &Text, std::vector<ChartSeries> &Series,
-                  std::vector<ChartSeries> &Bounds, bool WantTimeline) {
+                  std::vector<ChartSeries> &Bounds, std::string *Timeline) {
   bool HaveBound = !Bounds.empty();
   ChartSeries BoundLine;
   tacclrt::LoadOptions LO;
   LO.D = Opts.LegacyDialect ? tacclrt::Dialect::Legacy
                             : tacclrt::Dialect::Executor;
   tacclrt::Report Rep;
+  noteInputFile(Input); // no output may replace it
   auto A = tacclrt::loadPlanFile(Input, LO, Rep);
   for (const tacclrt::Issue &I : Rep)
     llvm::errs() << tacclrt::format(I) << "\n";
@@ -87,7 +89,7 @@ bool simulateFile(const std::string &Input, const ir::Topology &Topo,
     }
     tacclrt::SimOptions SO;
     SO.Bytes = Bytes;
-    SO.RecordTransfers = WantTimeline && !Recorded;
+    SO.RecordTransfers = Timeline && !Recorded;
     Recorded = true;
     double Chunk = double(Bytes) / A->NChunksPerLoop;
     tacclrt::SimMachine M = toSimMachine(Topo, Chunk);
@@ -96,15 +98,11 @@ bool simulateFile(const std::string &Input, const ir::Topology &Topo,
       llvm::errs() << tacclrt::format(Is) << "\n";
     if (!R.Ok)
       return false;
-    if (SO.RecordTransfers) {
-      std::string Svg = timelineChart(
+    if (SO.RecordTransfers)
+      *Timeline = timelineChart(
           fmt::format("{} on {}, {} ({:.2f} us)", Line.Name, Opts.Topology,
                       sizeLabel(double(Bytes)), R.TimeUs),
           M, R.Transfers);
-      SourceMgrHolder Holder;
-      if (writeOutput(Opts.Timeline, Svg, Holder.Diags) != ExitSuccess)
-        return false;
-    }
     // A plan that moves nothing takes no time: no bandwidth to report.
     const bool Timed = R.TimeUs > 0;
     double AlgBw = Timed ? double(Bytes) / (R.TimeUs * 1e3) : 0;
@@ -170,22 +168,39 @@ int tacclc::runSim(const SimOptions &Opts) {
                  << "' (examples: 1KB:1GB, 4096,1MB)\n";
     return ExitInternal;
   }
+  // The charts and the table are written together after every file was
+  // simulated, or none of them is; their paths are checked first.
+  SourceMgrHolder Holder;
+  std::vector<OutputFile> Outputs;
+  if (!Opts.Timeline.empty())
+    Outputs.push_back({Opts.Timeline, ""});
+  if (!Opts.Plot.empty())
+    Outputs.push_back({Opts.Plot, ""});
+  for (const std::string &Input : Opts.Inputs)
+    noteInputFile(Input);
+  std::vector<std::string> Paths;
+  for (const OutputFile &F : Outputs)
+    Paths.push_back(F.Path);
+  if (!checkOutputs(Paths, Holder.Diags)) {
+    Holder.Diags.flush(llvm::errs());
+    return ExitUserError;
+  }
   std::string Text = Opts.Json ? "[" : "";
   std::vector<ChartSeries> Series, Bounds;
+  std::string Timeline;
   for (size_t I = 0; I < Opts.Inputs.size(); ++I)
     if (!simulateFile(Opts.Inputs[I], *Topo, *Sizes, Opts, Text, Series, Bounds,
-                      I == 0 && !Opts.Timeline.empty()))
+                      I == 0 && !Opts.Timeline.empty() ? &Timeline
+                                                       : nullptr))
       return ExitUserError;
   Series.insert(Series.end(), Bounds.begin(), Bounds.end());
   if (Opts.Json)
     Text += "\n]\n";
-  if (!Opts.Plot.empty()) {
-    SourceMgrHolder Holder;
-    std::string Svg = bandwidthChart(
+  if (!Opts.Timeline.empty())
+    Outputs.front().Text = Timeline;
+  if (!Opts.Plot.empty())
+    Outputs.back().Text = bandwidthChart(
         fmt::format("algorithm bandwidth on {}", Opts.Topology), Series);
-    if (writeOutput(Opts.Plot, Svg, Holder.Diags) != ExitSuccess)
-      return ExitUserError;
-  }
-  llvm::outs() << Text;
-  return ExitSuccess;
+  Outputs.push_back({"", Text});
+  return writeOutputs(Outputs, Holder.Diags);
 }

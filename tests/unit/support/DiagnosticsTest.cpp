@@ -81,3 +81,46 @@ TEST_CASE("every registered diagnostic has a name and a format") {
   CHECK(severityOf(DiagId::DidYouMean) == Severity::Note);
   CHECK(severityOf(DiagId::UnknownRank) == Severity::Error);
 }
+
+TEST_CASE("no kind is printed more than MaxPerKind times; the rest counted") {
+  Fixture F("abc\n");
+  const unsigned Extra = 1000;
+  for (unsigned I = 0; I < DiagnosticEngine::MaxPerKind + Extra; ++I)
+    F.Diags.report(DiagId::UnknownName, F.at(0, 1), "x");
+  F.Diags.report(DiagId::DivisionByZero, F.at(1, 2), "y");
+  CHECK(F.Diags.errorCount() == DiagnosticEngine::MaxPerKind + Extra + 1);
+  CHECK(F.Diags.pending().size() == DiagnosticEngine::MaxPerKind + 1);
+  std::string Out = F.flush();
+  size_t Shown = 0;
+  for (size_t At = 0; (At = Out.find("unknown name 'x'", At)) != std::string::npos;
+       ++At)
+    ++Shown;
+  CHECK(Shown == DiagnosticEngine::MaxPerKind);
+  CHECK(Out.find("division by zero") != std::string::npos);
+  CHECK(Out.find("tacclc: note: 1000 more errors of this kind (UnknownName) "
+                 "were not shown") != std::string::npos);
+  // A flush starts the count again.
+  F.Diags.report(DiagId::UnknownName, F.at(0, 1), "z");
+  CHECK(F.flush().find("unknown name 'z'") != std::string::npos);
+}
+
+TEST_CASE("a long source line is shown as a window around the location") {
+  std::string Text = std::string(1000, 'a') + "XYZ" + std::string(1000, 'b');
+  Fixture F(Text + "\n");
+  F.Diags.report(DiagId::UnknownName, F.at(1000, 1003), "XYZ");
+  std::string Out = F.flush();
+  CHECK(Out.find("t.sketch:1:1001: error: unknown name 'XYZ'\n") == 0);
+  // The line shown is the window, elided at both ends, with the caret and
+  // the range under XYZ.
+  size_t Line = Out.find('\n') + 1;
+  size_t Next = Out.find('\n', Line);
+  std::string Shown = Out.substr(Line, Next - Line);
+  CHECK(Shown.size() ==
+        DiagnosticEngine::MaxShownLineLength + 2 * std::string("...").size());
+  CHECK(Shown.substr(0, 3) == "...");
+  size_t Xyz = Shown.find("XYZ");
+  REQUIRE(Xyz != std::string::npos);
+  std::string Caret = Out.substr(Next + 1);
+  CHECK(Caret.find("^~~") == Xyz);
+  CHECK(Out.size() < 600);
+}
