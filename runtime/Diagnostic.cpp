@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+
 namespace tacclrt {
 
 const char *nameOf(Issue::Severity S) {
@@ -114,11 +116,13 @@ std::string issueKind(Issue::Severity Sev, std::string_view Message) {
         Kind += '#';
       continue;
     }
-    Kind += C;
-    if (C == '\'' || C == '"')
+    // An apostrophe inside a word ("runtime's") opens no quote.
+    bool InWord = std::isalpha(static_cast<unsigned char>(Kind.back())) != 0;
+    if (C == '"' || (C == '\'' && !InWord))
       Close = C;
     else if (C == '<')
       Close = '>';
+    Kind += C;
   }
   return Kind;
 }

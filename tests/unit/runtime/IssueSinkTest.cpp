@@ -105,6 +105,9 @@ TEST_CASE("kinds ignore numbers and quoted input") {
   CHECK(issueKind(Issue::Warning, "unknown element <x> is ignored") ==
         issueKind(Issue::Warning, "unknown element <yyy> is ignored"));
   CHECK(issueKind(Issue::Warning, "same") != issueKind(Issue::Note, "same"));
+  // An apostrophe in a word is no quote: the rest of the message counts.
+  CHECK(issueKind(Issue::Warning, "the call's size is wrong") !=
+        issueKind(Issue::Warning, "the call's root is wrong"));
   CHECK(issueKind(Issue::Warning, "one thing") !=
         issueKind(Issue::Warning, "another thing"));
 }
