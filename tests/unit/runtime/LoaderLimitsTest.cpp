@@ -152,6 +152,16 @@ TEST_CASE("only regular files are read") {
   CHECK(F[0].Message.find("is a FIFO (named pipe)") != std::string::npos);
 }
 
+TEST_CASE("a file whose size is not known in advance is read to its end") {
+  // fstat reports 0 bytes for /proc files; their text is read anyway (and
+  // is no XML).
+  Report R;
+  CHECK_FALSE(loadPlanFile("/proc/self/status", LoadOptions(), R).has_value());
+  REQUIRE_FALSE(R.empty());
+  CHECK(R[0].Line != 0);
+  CHECK(R[0].Message.find("cannot") == std::string::npos);
+}
+
 TEST_CASE("files over the size cap are refused without reading them") {
   std::string Path = tempPath("big.xml");
   int Fd = ::open(Path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0600);
