@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <climits>
 #include <cstdint>
@@ -64,6 +65,7 @@ public:
   ElementReader(LoadContext &C, pugi::xml_node N, Where Ctx,
                 std::initializer_list<std::string_view> Known)
       : C(C), N(N), Ctx(Ctx) {
+    assert(Known.size() <= 32 && "one bit per known attribute");
     std::uint32_t Seen = 0;
     std::unordered_set<std::string_view> Unknown;
     for (pugi::xml_attribute A = N.first_attribute(); A;
