@@ -1,7 +1,8 @@
 //===- runtime/Diagnostic.cpp - Runtime issues ----------------------------===//
 //
 // Rendering of Issue and the small Report helpers, plus IssueSink (the capped
-// collector used inside the runtime layer).
+// collector used inside the runtime layer) and its helpers for keeping
+// messages short: excerpt(), withSeparators() and issueKind().
 //
 //===----------------------------------------------------------------------===//
 #include "tacclrt/Diagnostic.h"
@@ -9,6 +10,8 @@
 #include "IssueSink.h"
 
 #include <fmt/format.h>
+
+#include <cctype>
 
 namespace tacclrt {
 
@@ -78,9 +81,54 @@ std::string Report::str() const {
   return Out;
 }
 
-void IssueSink::add(Issue::Severity Sev, const Where &W, std::string Message) {
-  if (full())
-    return;
+std::string excerpt(std::string_view Text) {
+  if (Text.size() <= MaxQuotedChars)
+    return std::string(Text);
+  return fmt::format("{}... ({} characters)", Text.substr(0, MaxQuotedChars),
+                     withSeparators(Text.size()));
+}
+
+std::string withSeparators(std::uint64_t N) {
+  std::string Digits = std::to_string(N);
+  std::string Out;
+  Out.reserve(Digits.size() + Digits.size() / 3);
+  for (std::size_t I = 0; I < Digits.size(); ++I) {
+    if (I != 0 && (Digits.size() - I) % 3 == 0)
+      Out += ',';
+    Out += Digits[I];
+  }
+  return Out;
+}
+
+std::string issueKind(Issue::Severity Sev, std::string_view Message) {
+  std::string Kind(1, static_cast<char>('0' + Sev));
+  char Close = 0;
+  for (char C : Message) {
+    if (Close) {
+      if (C == Close) {
+        Kind += C;
+        Close = 0;
+      }
+      continue;
+    }
+    if (C >= '0' && C <= '9') {
+      if (Kind.back() != '#')
+        Kind += '#';
+      continue;
+    }
+    // An apostrophe inside a word ("runtime's") opens no quote.
+    bool InWord = std::isalpha(static_cast<unsigned char>(Kind.back())) != 0;
+    if (C == '"' || (C == '\'' && !InWord))
+      Close = C;
+    else if (C == '<')
+      Close = '>';
+    Kind += C;
+  }
+  return Kind;
+}
+
+void IssueSink::append(Issue::Severity Sev, const Where &W,
+                       std::string Message) {
   Issue I;
   I.Sev = Sev;
   I.File = File;
@@ -92,16 +140,54 @@ void IssueSink::add(Issue::Severity Sev, const Where &W, std::string Message) {
   I.Iteration = W.Iteration;
   I.Message = std::move(Message);
   Out.add(std::move(I));
-  if (Sev != Issue::Error)
+}
+
+void IssueSink::drop(Summary &S, std::string_view One, std::string_view Many,
+                     std::string_view Tail) {
+  ++S.Dropped;
+  std::string Text =
+      fmt::format("... and {} more {}{}", withSeparators(S.Dropped),
+                  S.Dropped == 1 ? One : Many, Tail);
+  // The note stays where the first dropped issue would have been. Only
+  // appends happen while the sink lives, so its index stays valid unless
+  // the report was emptied (moved from) meanwhile.
+  if (S.Index < Out.Issues.size()) {
+    Out.Issues[S.Index].Message = std::move(Text);
     return;
-  ++Errors;
-  if (full()) {
-    Issue N;
-    N.Sev = Issue::Note;
-    N.File = File;
-    N.Message = fmt::format("too many errors; stopping after {}", MaxErrors);
-    Out.add(std::move(N));
   }
+  S.Index = Out.Issues.size();
+  append(Issue::Note, Where(), std::move(Text));
+}
+
+void IssueSink::add(Issue::Severity Sev, const Where &W, std::string Message) {
+  if (full())
+    return;
+  if (Sev != Issue::Error) {
+    std::string Key = issueKind(Sev, Message);
+    auto It = Kinds.find(Key);
+    if (It != Kinds.end() && It->second.Kept >= MaxIssuesPerKind) {
+      bool IsWarning = Sev == Issue::Warning;
+      drop(It->second.Rest, IsWarning ? "warning" : "note",
+           IsWarning ? "warnings" : "notes", " like this");
+      return;
+    }
+    if (Remarks >= MaxReportedRemarks) {
+      drop(Overflow, "warning or note", "warnings and notes",
+           fmt::format(" (at most {} are shown)", MaxReportedRemarks));
+      return;
+    }
+    if (It == Kinds.end())
+      It = Kinds.emplace(std::move(Key), Kind()).first;
+    ++It->second.Kept;
+    ++Remarks;
+    append(Sev, W, std::move(Message));
+    return;
+  }
+  append(Sev, W, std::move(Message));
+  ++Errors;
+  if (full())
+    append(Issue::Note, Where(),
+           fmt::format("too many errors; stopping after {}", MaxErrors));
 }
 
 } // namespace tacclrt

@@ -3,13 +3,16 @@
 // loadPlan(): lexical rules first (XmlLexer), then pugixml for the tree, then
 // attribute reading into a Plan (TreeReader), then the semantic rules
 // (Validator). Attribute errors stop before the semantic rules so that a
-// missing value does not cascade into misleading follow-up errors. The
-// dialect tables (collective names, step limits) live here too.
+// missing value does not cascade into misleading follow-up errors. Files are
+// read by readPlanText() (PlanFile.h: regular files of bounded size only)
+// and parsed in place, without a copy. The dialect tables (collective
+// names, step limits) live here too.
 //
 //===----------------------------------------------------------------------===//
 #include "tacclrt/Loader.h"
 
 #include "IssueSink.h"
+#include "PlanFile.h"
 #include "TreeReader.h"
 #include "Validator.h"
 #include "XmlLexer.h"
@@ -19,9 +22,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace tacclrt {
 
@@ -63,15 +63,14 @@ std::string lowerFirst(std::string S) {
   return S;
 }
 
-} // namespace
-
-std::optional<Algo> loadPlan(std::string_view Text, std::string_view FileName,
-                             const LoadOptions &Opts, Report &Out) {
+/// Parses and validates \p Buffer, which holds the text and is parsed in
+/// place (no copy of the text is made).
+std::optional<Algo> loadBuffer(std::string &Buffer, std::string_view FileName,
+                               const LoadOptions &Opts, Report &Out) {
   IssueSink Sink(Out, FileName, MaxReportedErrors);
-  LineTable Lines(Text);
-  checkLexicalRules(Text, Lines, Sink);
+  LineTable Lines(Buffer);
+  checkLexicalRules(Buffer, Lines, Sink);
 
-  std::string Buffer(Text);
   pugi::xml_document Doc;
   pugi::xml_parse_result Parsed = Doc.load_buffer_inplace(
       Buffer.data(), Buffer.size(), pugi::parse_default, pugi::encoding_utf8);
@@ -99,28 +98,28 @@ std::optional<Algo> loadPlan(std::string_view Text, std::string_view FileName,
   return A;
 }
 
+} // namespace
+
+std::optional<Algo> loadPlan(std::string_view Text, std::string_view FileName,
+                             const LoadOptions &Opts, Report &Out) {
+  if (Text.size() > MaxPlanFileBytes) {
+    IssueSink Sink(Out, FileName);
+    Sink.error(Where(), tooLargeMessage(Text.size()));
+    return std::nullopt;
+  }
+  std::string Buffer(Text);
+  return loadBuffer(Buffer, FileName, Opts, Out);
+}
+
 std::optional<Algo> loadPlanFile(const std::string &Path,
                                  const LoadOptions &Opts, Report &Out) {
-  std::error_code Ec;
-  if (std::filesystem::is_directory(Path, Ec)) {
+  std::string Text;
+  if (std::optional<std::string> Why = readPlanText(Path, Text)) {
     IssueSink Sink(Out, Path);
-    Sink.error(Where(), "is a directory, not a TACCL-EF file");
+    Sink.error(Where(), std::move(*Why));
     return std::nullopt;
   }
-  std::ifstream In(Path, std::ios::binary);
-  if (!In) {
-    IssueSink Sink(Out, Path);
-    Sink.error(Where(), "cannot open the file (missing or unreadable)");
-    return std::nullopt;
-  }
-  std::ostringstream Text;
-  Text << In.rdbuf();
-  if (In.bad()) {
-    IssueSink Sink(Out, Path);
-    Sink.error(Where(), "cannot read the file");
-    return std::nullopt;
-  }
-  return loadPlan(Text.str(), Path, Opts, Out);
+  return loadBuffer(Text, Path, Opts, Out);
 }
 
 Report validatePlan(const Algo &A, const LoadOptions &Opts,

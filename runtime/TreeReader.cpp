@@ -3,6 +3,9 @@
 // ElementReader reads the attributes of one element with precise locations;
 // TreeReader walks <algo>, <gpu>, <tb> and <step> and fills the Plan
 // structs, tagging each issue with the rank, threadblock and step it is in.
+// Every element costs time linear in its attributes and children (duplicate
+// attributes are found with a bit set and a hash set, not by comparing
+// pairs), and input text quoted in a message is shortened by excerpt().
 //
 //===----------------------------------------------------------------------===//
 #include "TreeReader.h"
@@ -10,11 +13,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <initializer_list>
 #include <string>
+#include <unordered_set>
 
 namespace tacclrt {
 
@@ -53,18 +59,36 @@ struct LoadContext {
 /// Reads the attributes of one element with precise locations.
 class ElementReader {
 public:
-  ElementReader(LoadContext &C, pugi::xml_node N, Where Ctx)
+  /// Reads the attributes of \p N, whose known attributes are \p Known
+  /// (at most 32): reports duplicates and warns about unknown attributes,
+  /// in one pass over them (linear in their number).
+  ElementReader(LoadContext &C, pugi::xml_node N, Where Ctx,
+                std::initializer_list<std::string_view> Known)
       : C(C), N(N), Ctx(Ctx) {
+    assert(Known.size() <= 32 && "one bit per known attribute");
+    std::uint32_t Seen = 0;
+    std::unordered_set<std::string_view> Unknown;
     for (pugi::xml_attribute A = N.first_attribute(); A;
          A = A.next_attribute()) {
-      for (pugi::xml_attribute B = N.first_attribute(); B != A;
-           B = B.next_attribute())
-        if (std::string_view(A.name()) == B.name()) {
-          C.attrError(C.at(A.name(), Ctx),
-                      fmt::format("duplicate attribute '{}' on <{}>", A.name(),
-                                  N.name()));
-          break;
-        }
+      std::string_view Name = A.name();
+      auto It = std::find(Known.begin(), Known.end(), Name);
+      bool Duplicate;
+      if (It != Known.end()) {
+        std::uint32_t Bit = std::uint32_t(1) << (It - Known.begin());
+        Duplicate = (Seen & Bit) != 0;
+        Seen |= Bit;
+      } else {
+        Duplicate = !Unknown.insert(Name).second;
+        if (!Duplicate)
+          C.Sink.warning(C.at(A.name(), Ctx),
+                         fmt::format("unknown attribute '{}' on <{}> is "
+                                     "ignored by the runtime",
+                                     excerpt(Name), N.name()));
+      }
+      if (Duplicate)
+        C.attrError(C.at(A.name(), Ctx),
+                    fmt::format("duplicate attribute '{}' on <{}>",
+                                excerpt(Name), N.name()));
     }
   }
 
@@ -108,7 +132,7 @@ public:
     if (!Why.empty()) {
       C.attrError(C.at(A.name(), Ctx),
                   fmt::format("attribute '{}' of <{}> {}: \"{}\"", Name,
-                              N.name(), Why, S));
+                              N.name(), Why, excerpt(S)));
       return std::nullopt;
     }
     return R;
@@ -126,19 +150,6 @@ public:
       return std::nullopt;
     }
     return *V == 1;
-  }
-
-  /// Warns about attributes outside \p Known (the runtime ignores them).
-  void warnUnknown(std::initializer_list<std::string_view> Known) {
-    for (pugi::xml_attribute A = N.first_attribute(); A;
-         A = A.next_attribute()) {
-      std::string_view Name = A.name();
-      if (std::find(Known.begin(), Known.end(), Name) == Known.end())
-        C.Sink.warning(C.at(A.name(), Ctx),
-                       fmt::format("unknown attribute '{}' on <{}> is "
-                                   "ignored by the runtime",
-                                   Name, N.name()));
-    }
   }
 
   /// Reports an invalid value of attribute \p Name.
@@ -170,7 +181,7 @@ public:
         C.Sink.error(C.at(N, Where()),
                      fmt::format("unexpected top-level element <{}>: the file "
                                  "must contain exactly one <algo>",
-                                 N.name()));
+                                 excerpt(N.name())));
         continue;
       }
       if (Root) {
@@ -217,20 +228,20 @@ private:
       C.Sink.warning(C.at(Child, Ctx),
                      fmt::format("unknown element <{}> is ignored by the "
                                  "runtime",
-                                 Name));
+                                 excerpt(Name)));
     return false;
   }
 
   std::optional<Algo> readAlgo(pugi::xml_node N) {
     bool Legacy = C.Opts.D == Dialect::Legacy;
     Algo A;
-    ElementReader R(C, N, Where());
+    ElementReader R(C, N, Where(),
+                    {"name", "proto", "nchannels", "nchunksperloop", "ngpus",
+                     "coll", "inplace", "outofplace", "minBytes", "maxBytes",
+                     "nthreads", "redop", "maxcount", "nthreadblocks", "root"});
     Where W = R.where();
     A.Line = W.Line;
     A.Col = W.Col;
-    R.warnUnknown({"name", "proto", "nchannels", "nchunksperloop", "ngpus",
-                   "coll", "inplace", "outofplace", "minBytes", "maxBytes",
-                   "nthreads", "redop", "maxcount", "nthreadblocks", "root"});
     if (auto V = R.text("name", Legacy)) {
       A.Name = std::string(*V);
       if (Legacy && A.Name.size() > 63)
@@ -244,7 +255,7 @@ private:
       else
         R.badValue("proto", fmt::format("unknown proto '{}' (expected "
                                         "Simple, LL or LL128)",
-                                        *V));
+                                        excerpt(*V)));
     }
     if (auto V = R.integer("nchannels", true))
       A.NChannels = static_cast<int>(*V);
@@ -306,16 +317,15 @@ private:
                                D == Dialect::Executor ? "executor" : "legacy"));
       return;
     }
-    R.badValue("coll", fmt::format("unknown coll '{}'", V));
+    R.badValue("coll", fmt::format("unknown coll '{}'", excerpt(V)));
   }
 
   Gpu readGpu(pugi::xml_node N) {
     Gpu G;
-    ElementReader R(C, N, Where());
+    ElementReader R(C, N, Where(), {"id", "i_chunks", "o_chunks", "s_chunks"});
     Where W = R.where();
     G.Line = W.Line;
     G.Col = W.Col;
-    R.warnUnknown({"id", "i_chunks", "o_chunks", "s_chunks"});
     if (auto V = R.integer("id", true))
       G.Id = static_cast<int>(*V);
     Where Ctx;
@@ -338,11 +348,10 @@ private:
     Tb T;
     Where Ctx;
     Ctx.Rank = Rank;
-    ElementReader R(C, N, Ctx);
+    ElementReader R(C, N, Ctx, {"id", "send", "recv", "chan"});
     Where W = R.where();
     T.Line = W.Line;
     T.Col = W.Col;
-    R.warnUnknown({"id", "send", "recv", "chan"});
     if (auto V = R.integer("id", true))
       T.Id = static_cast<int>(*V);
     Ctx.Tb = T.Id;
@@ -372,8 +381,8 @@ private:
     else if (*V == "s")
       Out = BufferKind::Scratch;
     else
-      R.badValue(Name,
-                 fmt::format("{} must be 'i', 'o' or 's', not '{}'", Name, *V));
+      R.badValue(Name, fmt::format("{} must be 'i', 'o' or 's', not '{}'", Name,
+                                   excerpt(*V)));
   }
 
   Step readStep(pugi::xml_node N, int Rank, int TbId, int Pos) {
@@ -382,12 +391,12 @@ private:
     Ctx.Rank = Rank;
     Ctx.Tb = TbId;
     Ctx.Step = Pos;
-    ElementReader R(C, N, Ctx);
+    ElementReader R(C, N, Ctx,
+                    {"s", "type", "srcbuf", "srcoff", "dstbuf", "dstoff", "cnt",
+                     "depid", "deps", "hasdep"});
     Where W = R.where();
     S.Line = W.Line;
     S.Col = W.Col;
-    R.warnUnknown({"s", "type", "srcbuf", "srcoff", "dstbuf", "dstoff", "cnt",
-                   "depid", "deps", "hasdep"});
     if (auto V = R.integer("s", true))
       S.S = static_cast<int>(*V);
     if (auto V = R.text("type", true))
@@ -430,7 +439,7 @@ private:
                          "threadblock quits and the collective hangs) and the "
                          "executor rejects it");
     else
-      R.badValue("type", fmt::format("unknown step type '{}'", V));
+      R.badValue("type", fmt::format("unknown step type '{}'", excerpt(V)));
   }
 };
 

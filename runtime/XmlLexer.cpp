@@ -6,6 +6,9 @@
 // values not closed by a double quote, spaces around '=', too many
 // attributes (counting the empty ones produced by repeated spaces) and
 // over-long names or values. Well-formedness itself is left to pugixml.
+// The scan is linear in the text: every byte is visited a bounded number of
+// times, at most MaxFindings findings are kept, and names quoted in
+// messages are shortened by excerpt().
 //
 //===----------------------------------------------------------------------===//
 #include "XmlLexer.h"
@@ -78,7 +81,8 @@ private:
   std::vector<Finding> Found;
 
   void error(std::size_t Off, std::string Msg) {
-    Found.push_back({Off, Issue::Error, std::move(Msg)});
+    if (Found.size() < MaxFindings)
+      Found.push_back({Off, Issue::Error, std::move(Msg)});
   }
   bool startsWith(std::string_view S) const {
     return T.substr(P, S.size()) == S;
@@ -88,14 +92,14 @@ private:
   }
 
   void reportTabs() {
-    unsigned TabLines = 0, LastLine = 0;
+    // One pass, counting lines as it goes (no lookup per tab).
+    unsigned TabLines = 0, Line = 1, LastLine = 0;
     for (std::size_t I = 0; I < T.size(); ++I) {
-      if (T[I] != '\t')
+      if (T[I] == '\n')
+        ++Line;
+      if (T[I] != '\t' || Line == LastLine)
         continue;
-      Where W = Lines.at(I);
-      if (W.Line == LastLine)
-        continue;
-      LastLine = W.Line;
+      LastLine = Line;
       if (++TabLines <= MaxTabReports)
         error(I, "tab character: the MSCCL lexer accepts only spaces and "
                  "newlines between and inside elements");
@@ -159,11 +163,12 @@ private:
     std::size_t NameStart = P;
     while (P < T.size() && !isSpace(T[P]) && T[P] != '>' && T[P] != '/')
       ++P;
-    std::string Name(T.substr(NameStart, P - NameStart));
-    if (Name.size() > MscclMaxStrLen)
+    std::string_view RawName = T.substr(NameStart, P - NameStart);
+    std::string Name = excerpt(RawName);
+    if (RawName.size() > MscclMaxStrLen)
       error(NameStart, fmt::format("element name is {} characters long; the "
                                    "MSCCL lexer keeps at most {}",
-                                   Name.size(), MscclMaxStrLen));
+                                   RawName.size(), MscclMaxStrLen));
     unsigned Attrs = 0, Empty = 0;
     bool SplitReported = false;
     while (true) {
@@ -229,11 +234,12 @@ private:
     while (P < T.size() && !isSpace(T[P]) && T[P] != '=' && T[P] != '>' &&
            !(T[P] == '/' && P + 1 < T.size() && T[P + 1] == '>'))
       ++P;
-    std::string AName(T.substr(AttrStart, P - AttrStart));
-    if (AName.size() > MscclMaxStrLen)
+    std::string_view RawName = T.substr(AttrStart, P - AttrStart);
+    std::string AName = excerpt(RawName);
+    if (RawName.size() > MscclMaxStrLen)
       error(AttrStart, fmt::format("attribute name is {} characters long; the "
                                    "MSCCL lexer keeps at most {}",
-                                   AName.size(), MscclMaxStrLen));
+                                   RawName.size(), MscclMaxStrLen));
     bool SpaceAroundEq = false;
     std::size_t Q = P;
     while (Q < T.size() && T[Q] == ' ')

@@ -1,9 +1,9 @@
 //===- runtime/shim/AlgoRegistry.cpp - Which algorithm serves a call ------===//
 //
 // AlgoRegistry (AlgoRegistry.h): directory listing with the C++ library,
-// loading with loadPlanFile in the executor's dialect (warnings are kept,
-// errors make a failure whose reason is the first error), and the MSCCL
-// executor's match rule.
+// loading with loadPlanFile in the executor's dialect (its bounded reading
+// of regular files only; warnings are kept, errors make a failure whose
+// reason is the first error), and the MSCCL executor's match rule.
 //
 //===----------------------------------------------------------------------===//
 #include "AlgoRegistry.h"
@@ -27,11 +27,12 @@ void AlgoRegistry::loadDirectory(const std::string &Dir) {
     return;
   }
   std::vector<std::string> Files;
-  for (const fs::directory_entry &E : It) {
-    std::error_code Ec2;
-    if (E.is_regular_file(Ec2) && E.path().extension() == ".xml")
+  // Every entry named *.xml goes to the loader, which reads only regular
+  // files of bounded size: a FIFO, a device or a directory by that name is
+  // a failure with its reason, never read and never silently skipped.
+  for (const fs::directory_entry &E : It)
+    if (E.path().extension() == ".xml")
       Files.push_back(E.path().string());
-  }
   std::sort(Files.begin(), Files.end());
   for (const std::string &Path : Files) {
     LoadOptions LO;

@@ -55,8 +55,9 @@ struct CallShape {
 /// The algorithms of some directories.
 class AlgoRegistry {
 public:
-  /// Loads every regular file of \p Dir (not recursively) that ends in
-  /// .xml; a directory that cannot be read is a failure too.
+  /// Loads every entry of \p Dir (not recursively) whose name ends in .xml
+  /// with loadPlanFile(); one that is not a regular file, or is over its
+  /// size cap, is a failure, and so is a directory that cannot be read.
   void loadDirectory(const std::string &Dir);
   /// Sorts by path (the MSCCL executor's order); call after loading.
   void finish();

@@ -6,7 +6,9 @@
 // the rank / threadblock / step structure, peers, channels, buffer bounds,
 // dependencies and the limits of the chosen runtime dialect. Every problem
 // becomes an Issue with its XML line; errors are collected (at most 50)
-// rather than stopping at the first one.
+// rather than stopping at the first one, and repeated warnings are counted
+// rather than listed. Loading takes time and memory linear in the size of
+// the input, which is at most MaxPlanFileBytes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLRT_LOADER_H
@@ -15,6 +17,7 @@
 #include "tacclrt/Diagnostic.h"
 #include "tacclrt/Plan.h"
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,6 +45,11 @@ struct LoadOptions {
 /// Maximum number of errors collected before the loader stops reporting.
 constexpr unsigned MaxReportedErrors = 50;
 
+/// Largest TACCL-EF input accepted, in bytes (256 MiB). Larger inputs are
+/// refused with an error before they are parsed; loadPlanFile() never reads
+/// more than this (plus one byte) from a file.
+constexpr std::size_t MaxPlanFileBytes = std::size_t(256) << 20;
+
 /// Parses and validates the XML text \p Text. \p FileName only labels the
 /// issues. Returns the plan when no error was found (warnings allowed), with
 /// Gpus sorted by rank and Tbs sorted by id; otherwise std::nullopt. All
@@ -49,8 +57,10 @@ constexpr unsigned MaxReportedErrors = 50;
 std::optional<Algo> loadPlan(std::string_view Text, std::string_view FileName,
                              const LoadOptions &Opts, Report &Out);
 
-/// Reads the file at \p Path and calls loadPlan(). A missing or unreadable
-/// file is reported as an Issue (never thrown).
+/// Reads the file at \p Path and loads it like loadPlan(). A missing or
+/// unreadable file, anything but a regular file (a directory, a device such
+/// as /dev/zero, a FIFO, a socket) and a file over MaxPlanFileBytes are
+/// reported as an Issue (never thrown) without reading the data.
 std::optional<Algo> loadPlanFile(const std::string &Path,
                                  const LoadOptions &Opts, Report &Out);
 

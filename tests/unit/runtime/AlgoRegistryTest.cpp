@@ -4,16 +4,19 @@
 // attributes changed: the MSCCL executor's match rule (collective, ranks,
 // in-place or not, the byte range with maxBytes 0 as unlimited, the count's
 // divisibility, avg refused), sorted path order, the root of rooted
-// collectives, and load failures kept with their reasons.
+// collectives, and load failures kept with their reasons (also for entries
+// that are not regular files or are too large to load).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/shim/AlgoRegistry.h"
+#include "tacclrt/Loader.h"
 
 #include <doctest/doctest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace tacclrt;
@@ -142,5 +145,31 @@ TEST_CASE("files that do not load are kept with their reasons") {
   CHECK(R.failures()[0].Path.find("broken.xml") != std::string::npos);
   CHECK(!R.failures()[0].Why.empty());
   CHECK(R.failures()[1].Why.find("cannot read the directory") !=
+        std::string::npos);
+}
+
+TEST_CASE("entries that are not regular files or are too large are failures") {
+  Dir D;
+  D.write("good.xml", fixture("allreduce-ring4-exec.xml"));
+  // A FIFO nobody writes to: loading must neither block nor skip it.
+  REQUIRE(::mkfifo((D.Path / "fifo.xml").c_str(), 0600) == 0);
+  fs::create_directory(D.Path / "folder.xml");
+  // Over the loader's size cap (sparse, so nothing is stored or read).
+  std::ofstream(D.Path / "big.xml").close();
+  fs::resize_file(D.Path / "big.xml", MaxPlanFileBytes + 1);
+  AlgoRegistry R;
+  R.loadDirectory(D.Path.string());
+  R.finish();
+  CHECK(R.algorithms().size() == 1);
+  REQUIRE(R.failures().size() == 3);
+  auto Why = [&](const std::string &Name) {
+    for (const LoadFailure &F : R.failures())
+      if (fs::path(F.Path).filename() == Name)
+        return F.Why;
+    return std::string("(no failure)");
+  };
+  CHECK(Why("fifo.xml").find("is a FIFO (named pipe)") != std::string::npos);
+  CHECK(Why("folder.xml").find("is a directory") != std::string::npos);
+  CHECK(Why("big.xml").find("limited to 268,435,456 bytes") !=
         std::string::npos);
 }
