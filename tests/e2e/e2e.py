@@ -14,7 +14,9 @@ Subcommands (each exits 0 on success and prints what failed otherwise):
   bounds               `tacclc bounds` on ndv2(nodes: 2): JSON fields, the
                        NIC cut, table, exit codes
   regressions DIR      every input the fuzzers once broke the compiler with
-                       now gives exit 0 or 1 (never a crash or hang)
+                       now gives exit 0 or 1 (never a crash or hang); the
+                       language server's (DIR/lsp) go to `tacclc lsp`, whose
+                       answers must be framed JSON
   handwritten DIR      every hand-written DIR/*.xml passes check for its
                        dialect (-exec / -legacy in the name) and runs on the
                        CPU for each call kind it declares, also at a size
@@ -34,6 +36,7 @@ Subcommands (each exits 0 on success and prints what failed otherwise):
                        is "not run", exit 1; bad usage exits 2
 """
 import difflib
+import json
 import os
 import shutil
 import re
@@ -179,19 +182,59 @@ def exit_codes():
     print("exit-codes: ok")
 
 
+def lsp_stream(data):
+    """A saved input of the language server's fuzzer (tests/fuzz/
+    LspFuzzer.cpp) as the bytes of `tacclc lsp`'s standard input: as it is
+    when it starts with a Content-Length header, else one message per line,
+    each framed with its length."""
+    if data[:14].lower() == b"content-length":
+        return data
+    return b"".join(b"Content-Length: %d\r\n\r\n" % len(line) + line
+                    for line in data.split(b"\n") if line.strip())
+
+
+def lsp_replay(path):
+    """Runs `tacclc lsp` on a saved input: it must end with exit 0 or 1 and
+    every message it wrote must be framed JSON."""
+    with open(path, "rb") as f:
+        stream = lsp_stream(f.read())
+    proc = subprocess.run([TACCLC, "lsp"], input=stream, capture_output=True,
+                          timeout=120)
+    out = proc.stdout
+    while out:
+        head, sep, rest = out.partition(b"\r\n\r\n")
+        length = re.match(rb"Content-Length: (\d+)$", head)
+        if not sep or not length or len(rest) < int(length.group(1)):
+            return proc, f"an answer that is not framed: {out[:200]!r}"
+        body, out = rest[:int(length.group(1))], rest[int(length.group(1)):]
+        try:
+            json.loads(body)
+        except ValueError:
+            return proc, f"an answer that is not JSON: {body[:200]!r}"
+    return proc, None
+
+
 def regressions(folder):
     count = 0
-    for sub, cmd in (("frontend", ["--emit=ir"]), ("xml", ["check"])):
+    for sub, cmd in (("frontend", ["--emit=ir"]), ("xml", ["check"]),
+                     ("lsp", None)):
         path = os.path.join(folder, sub)
         if not os.path.isdir(path):
             continue
         for name in sorted(os.listdir(path)):
-            args = (["check", os.path.join(path, name)] if sub == "xml"
-                    else [os.path.join(path, name), *cmd])
-            proc = run(*args)
-            if proc.returncode not in (0, 1):
-                sys.exit(f"FAIL: {sub}/{name}: exit {proc.returncode}\n"
-                         f"{proc.stderr[-2000:]}")
+            problem = None
+            if sub == "lsp":
+                proc, problem = lsp_replay(os.path.join(path, name))
+            else:
+                args = (["check", os.path.join(path, name)] if sub == "xml"
+                        else [os.path.join(path, name), *cmd])
+                proc = run(*args)
+            if proc.returncode not in (0, 1) or problem:
+                stderr = proc.stderr
+                if isinstance(stderr, bytes):
+                    stderr = stderr.decode(errors="replace")
+                sys.exit(f"FAIL: {sub}/{name}: exit {proc.returncode} "
+                         f"{problem or ''}\n{stderr[-2000:]}")
             count += 1
     print(f"regressions: {count} inputs handled")
 
