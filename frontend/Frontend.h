@@ -46,6 +46,7 @@ struct SketchSummary {
   std::string Name;
   std::string On; ///< `machine(args)` or `from base`, as written.
   llvm::SMLoc Loc;
+  const ast::SketchDecl *Decl = nullptr; ///< Its declaration.
 };
 
 /// Parses buffer \p BufferId of \p SM. Returns null after syntax errors.
@@ -67,6 +68,26 @@ std::optional<ir::Sketch> analyzeSketch(const ModuleSet &Modules,
 std::optional<ir::Sketch> analyzeSketch(const ast::Module &M,
                                         llvm::StringRef SketchName,
                                         DiagnosticEngine &Diags);
+
+/// Analyses sketches of a ModuleSet one at a time, collecting the
+/// declarations only once (analyzeSketch collects them on every call): for
+/// the many sketches of one file (the language server).
+class SketchAnalyzer {
+public:
+  /// Collects the declarations of \p Modules, which must outlive the
+  /// analyzer; redefinitions and import clashes are reported to \p Diags.
+  SketchAnalyzer(const ModuleSet &Modules, DiagnosticEngine &Diags);
+  ~SketchAnalyzer();
+  /// What analyzeSketch(Modules, S.Name, Diags) returns for the sketch \p S
+  /// of the modules, its problems reported to \p Diags; nothing, without a
+  /// report, when collecting the declarations failed.
+  std::optional<ir::Sketch> analyze(const ast::SketchDecl &S,
+                                    DiagnosticEngine &Diags);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> P;
+};
 
 /// The sketches declared in the main file, in order.
 std::vector<SketchSummary> listSketches(const ModuleSet &Modules);

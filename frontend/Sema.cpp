@@ -14,6 +14,9 @@
 //      (SketchItems.cpp, SketchOptions.cpp), applying defaults (chunks 1,
 //      size 1 MB).
 // Unknown names get a did-you-mean note; every error points at its token.
+// analyzeSketch runs all five steps; a SketchAnalyzer (Frontend.h) runs step
+// 1 once and steps 3 to 5 for each sketch it is given, so that analysing
+// every sketch of a file is linear in its size.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Frontend.h"
@@ -26,6 +29,8 @@
 #include "llvm/Support/Casting.h"
 
 #include <cmath>
+#include <map>
+#include <utility>
 
 using namespace tacclc;
 using namespace tacclc::ast;
@@ -86,31 +91,42 @@ const char *kindName(const Decl &D) {
 class Sema {
 public:
   Sema(std::vector<ModuleView> Views, DiagnosticEngine &Diags)
-      : Views(std::move(Views)), Diags(Diags), Tables(this->Views.size()) {}
+      : Views(std::move(Views)), Diags(&Diags), Tables(this->Views.size()) {}
 
+  /// All five steps for the sketch named \p Wanted.
   std::optional<ir::Sketch> run(llvm::StringRef Wanted);
+  /// Step 1; false after errors.
+  bool collect();
+  /// Steps 3 to 5 for \p S, reported to \p To (collect() first).
+  std::optional<ir::Sketch> analyse(const SketchDecl &S, DiagnosticEngine &To) {
+    Diags = &To;
+    return analyse(S);
+  }
 
 private:
-  void collect();
+  std::optional<ir::Sketch> analyse(const SketchDecl &S);
   Found lookup(unsigned From, const QualifiedName &Name);
   const SketchDecl *pickSketch(llvm::StringRef Wanted);
 
   std::vector<ModuleView> Views;
-  DiagnosticEngine &Diags;
+  DiagnosticEngine *Diags;
   std::vector<llvm::StringMap<const Decl *>> Tables;
   llvm::DenseMap<const Decl *, unsigned> ModuleOf;
+  /// The did-you-mean of an unknown name, by the module it is used in.
+  std::map<std::pair<unsigned, std::string>, const Decl *> Suggestions;
 };
 } // namespace
 
-void Sema::collect() {
+bool Sema::collect() {
+  const unsigned Before = Diags->errorCount();
   for (unsigned M = 0; M < Views.size(); ++M)
     for (const auto &D : Views[M].Ast->Decls) {
       ModuleOf[D.get()] = M;
       auto [It, Inserted] = Tables[M].try_emplace(D->Name, D.get());
       if (!Inserted) {
-        Diagnostic &Err = Diags.report(DiagId::DuplicateDecl, D->NameRange,
-                                       kindName(*D), D->Name);
-        Diags.note(Err, DiagId::PreviousDecl, It->second->NameRange);
+        Diagnostic &Err = Diags->report(DiagId::DuplicateDecl, D->NameRange,
+                                        kindName(*D), D->Name);
+        Diags->note(Err, DiagId::PreviousDecl, It->second->NameRange);
       }
     }
   for (unsigned M = 0; M < Views.size(); ++M)
@@ -120,9 +136,10 @@ void Sema::collect() {
         if (It == Tables[Imp].end())
           continue;
         Diagnostic &Err =
-            Diags.report(DiagId::ImportClash, D->NameRange, D->Name);
-        Diags.note(Err, DiagId::DefinedHere, It->second->NameRange, D->Name);
+            Diags->report(DiagId::ImportClash, D->NameRange, D->Name);
+        Diags->note(Err, DiagId::DefinedHere, It->second->NameRange, D->Name);
       }
+  return Diags->errorCount() == Before;
 }
 
 Found Sema::lookup(unsigned From, const QualifiedName &Name) {
@@ -134,7 +151,7 @@ Found Sema::lookup(unsigned From, const QualifiedName &Name) {
       if (Views[Imp].Name == Name.Module)
         Target = Imp;
     if (Target == Views.size()) {
-      Diags.report(DiagId::UnknownModule, Name.Range, Name.Module);
+      Diags->report(DiagId::UnknownModule, Name.Range, Name.Module);
       return {};
     }
     if (const Decl *D = Tables[Target].lookup(Name.Name))
@@ -149,17 +166,24 @@ Found Sema::lookup(unsigned From, const QualifiedName &Name) {
     if (Hits.size() == 1)
       return Hits.front();
     if (Hits.size() > 1) {
-      Diagnostic &Err = Diags.report(DiagId::AmbiguousName, Name.Range,
-                                     Name.Name, Hits.size());
+      Diagnostic &Err = Diags->report(DiagId::AmbiguousName, Name.Range,
+                                      Name.Name, Hits.size());
       for (const Found &F : Hits)
-        Diags.note(Err, DiagId::DefinedHere, F.D->NameRange,
-                   Views[F.Module].Name + "." + Name.Name);
+        Diags->note(Err, DiagId::DefinedHere, F.D->NameRange,
+                    Views[F.Module].Name + "." + Name.Name);
       return {};
     }
   }
-  // Unknown: suggest the closest visible name.
+  // Unknown: suggest the closest visible name, found once per module and
+  // name (many sketches of one file may name the same unknown machine).
   Diagnostic &Err =
-      Diags.report(DiagId::UnknownTopology, Name.Range, Name.str());
+      Diags->report(DiagId::UnknownTopology, Name.Range, Name.str());
+  auto [Known, New] = Suggestions.try_emplace({From, Name.Name}, nullptr);
+  if (!New) {
+    if (const Decl *Best = Known->second)
+      Diags->note(Err, DiagId::DidYouMean, Best->NameRange, Best->Name);
+    return {};
+  }
   const Decl *Best = nullptr;
   unsigned BestDist = 3;
   auto Consider = [&](unsigned M) {
@@ -176,8 +200,10 @@ Found Sema::lookup(unsigned From, const QualifiedName &Name) {
   Consider(From);
   for (unsigned Imp : Views[From].Imports)
     Consider(Imp);
-  if (Best && BestDist < 3)
-    Diags.note(Err, DiagId::DidYouMean, Best->NameRange, Best->Name);
+  if (Best && BestDist < 3) {
+    Known->second = Best;
+    Diags->note(Err, DiagId::DidYouMean, Best->NameRange, Best->Name);
+  }
   return {};
 }
 
@@ -186,7 +212,7 @@ const SketchDecl *Sema::pickSketch(llvm::StringRef Wanted) {
   for (const auto &D : Views[0].Ast->Decls)
     if (const auto *S = llvm::dyn_cast<SketchDecl>(D.get()))
       Own.push_back(S);
-  llvm::StringRef File = Diags.getSourceMgr()
+  llvm::StringRef File = Diags->getSourceMgr()
                              .getMemoryBuffer(Views[0].Ast->BufferId)
                              ->getBufferIdentifier();
   if (!Wanted.empty()) {
@@ -202,16 +228,16 @@ const SketchDecl *Sema::pickSketch(llvm::StringRef Wanted) {
         if (const auto *S =
                 llvm::dyn_cast_or_null<SketchDecl>(Tables[Imp].lookup(Q.Name)))
           return S;
-    Diags.report(DiagId::UnknownSketch, llvm::SMRange(), Wanted.str());
+    Diags->report(DiagId::UnknownSketch, llvm::SMRange(), Wanted.str());
     return nullptr;
   }
   if (Own.empty()) {
-    Diags.report(DiagId::NoSketch, llvm::SMRange(), File.str());
+    Diags->report(DiagId::NoSketch, llvm::SMRange(), File.str());
     return nullptr;
   }
   if (Own.size() > 1) {
-    Diags.report(DiagId::AmbiguousSketch, Own[1]->NameRange, File.str(),
-                 Own.size());
+    Diags->report(DiagId::AmbiguousSketch, Own[1]->NameRange, File.str(),
+                  Own.size());
     return nullptr;
   }
   return Own.front();
@@ -219,12 +245,16 @@ const SketchDecl *Sema::pickSketch(llvm::StringRef Wanted) {
 
 std::optional<ir::Sketch> Sema::run(llvm::StringRef Wanted) {
   collect();
-  if (Diags.hasErrors())
+  if (Diags->hasErrors())
     return std::nullopt;
   const SketchDecl *S = pickSketch(Wanted);
   if (!S)
     return std::nullopt;
+  return analyse(*S);
+}
 
+std::optional<ir::Sketch> Sema::analyse(const SketchDecl &Picked) {
+  const SketchDecl *S = &Picked;
   // 3. The `from` chain, most derived first.
   std::vector<const SketchDecl *> Chain = {S};
   llvm::SmallPtrSet<const SketchDecl *, 4> Seen = {S};
@@ -235,12 +265,12 @@ std::optional<ir::Sketch> Sema::run(llvm::StringRef Wanted) {
       return std::nullopt;
     const auto *Base = llvm::dyn_cast<SketchDecl>(F.D);
     if (!Base) {
-      Diags.report(DiagId::NotASketch, Cur->Base->Range, Cur->Base->str(),
-                   kindName(*F.D));
+      Diags->report(DiagId::NotASketch, Cur->Base->Range, Cur->Base->str(),
+                    kindName(*F.D));
       return std::nullopt;
     }
     if (!Seen.insert(Base).second) {
-      Diags.report(DiagId::SketchCycle, Cur->Base->Range, Base->Name);
+      Diags->report(DiagId::SketchCycle, Cur->Base->Range, Base->Name);
       return std::nullopt;
     }
     Chain.push_back(Base);
@@ -282,19 +312,19 @@ std::optional<ir::Sketch> Sema::run(llvm::StringRef Wanted) {
         auto [It, New] = PolicyFor.try_emplace(P->Switch, P);
         if (!New) {
           Diagnostic &Err =
-              Diags.report(DiagId::DuplicatePolicy, P->getRange(), P->Switch);
-          Diags.note(Err, DiagId::PreviousDecl, It->second->getRange());
+              Diags->report(DiagId::DuplicatePolicy, P->getRange(), P->Switch);
+          Diags->note(Err, DiagId::PreviousDecl, It->second->getRange());
         }
         continue;
       }
       const Node *&Slot = First[I->getKind()];
       if (Slot)
-        Diags.report(DiagId::DuplicateItem, I->getRange(),
-                     itemName(I->getKind()));
+        Diags->report(DiagId::DuplicateItem, I->getRange(),
+                      itemName(I->getKind()));
       Slot = I.get();
     }
   }
-  if (Diags.hasErrors())
+  if (Diags->hasErrors())
     return std::nullopt;
 
   // 4. The target.
@@ -305,16 +335,16 @@ std::optional<ir::Sketch> Sema::run(llvm::StringRef Wanted) {
   std::optional<Machine> M;
   if (const auto *Topo = llvm::dyn_cast<TopologyDecl>(T.D)) {
     if (!Root->Args.empty()) {
-      Diags.report(DiagId::TopologyTakesNoArgs, Root->Args[0].Value->getRange(),
-                   Topo->Name);
+      Diags->report(DiagId::TopologyTakesNoArgs,
+                    Root->Args[0].Value->getRange(), Topo->Name);
       return std::nullopt;
     }
-    M = checkFlatTopology(*Topo, Diags);
+    M = checkFlatTopology(*Topo, *Diags);
   } else if (const auto *Mach = llvm::dyn_cast<MachineDecl>(T.D)) {
-    M = instantiateMachine(*Mach, Root->Args, Root->Target->Range, Diags);
+    M = instantiateMachine(*Mach, Root->Args, Root->Target->Range, *Diags);
   } else {
-    Diags.report(DiagId::NotAMachine, Root->Target->Range, Root->Target->str(),
-                 kindName(*T.D));
+    Diags->report(DiagId::NotAMachine, Root->Target->Range, Root->Target->str(),
+                  kindName(*T.D));
     return std::nullopt;
   }
   if (!M)
@@ -326,7 +356,7 @@ std::optional<ir::Sketch> Sema::run(llvm::StringRef Wanted) {
   Out.Loc = S->NameRange;
   RelayRules Rules;
   auto Logical =
-      buildLogicalTopology(*M, TopoItems, S->Name, S->NameRange, Diags, Rules);
+      buildLogicalTopology(*M, TopoItems, S->Name, S->NameRange, *Diags, Rules);
   if (!Logical)
     return std::nullopt;
   Out.Topo = std::move(*Logical);
@@ -335,7 +365,7 @@ std::optional<ir::Sketch> Sema::run(llvm::StringRef Wanted) {
     Out.RelayLoc =
         llvm::SMRange(TopoItems.RelayAndExclude.front()->getRange().Start,
                       TopoItems.RelayAndExclude.back()->getRange().End);
-  if (!applyPolicies(Policies, Out.Topo, M->Name, Diags))
+  if (!applyPolicies(Policies, Out.Topo, M->Name, *Diags))
     return std::nullopt;
   // The most derived item of each kind wins.
   std::vector<const Node *> Effective;
@@ -346,8 +376,8 @@ std::optional<ir::Sketch> Sema::run(llvm::StringRef Wanted) {
       Effective.push_back(I);
     }
   if (!checkSketchItems(Effective, S->NameRange, S->Name, M->Name, Rules, Out,
-                        Diags) ||
-      !checkSketchOptions(Effective, Out, Diags))
+                        *Diags) ||
+      !checkSketchOptions(Effective, Out, *Diags))
     return std::nullopt;
   return Out;
 }
@@ -372,6 +402,27 @@ std::optional<ir::Sketch> tacclc::analyzeSketch(const Module &M,
   return Sema({{&M, "main", {}}}, Diags).run(SketchName);
 }
 
+struct SketchAnalyzer::Impl {
+  Sema S;
+  bool Clean;
+};
+
+SketchAnalyzer::SketchAnalyzer(const ModuleSet &Modules,
+                               DiagnosticEngine &Diags) {
+  std::vector<ModuleView> Views;
+  for (const SourceModule &M : Modules.Modules)
+    Views.push_back({M.Ast.get(), M.Name, M.Imports});
+  P.reset(new Impl{Sema(std::move(Views), Diags), false});
+  P->Clean = P->S.collect();
+}
+
+SketchAnalyzer::~SketchAnalyzer() = default;
+
+std::optional<ir::Sketch> SketchAnalyzer::analyze(const SketchDecl &S,
+                                                  DiagnosticEngine &Diags) {
+  return P->Clean ? P->S.analyse(S, Diags) : std::nullopt;
+}
+
 std::vector<SketchSummary> tacclc::listSketches(const ModuleSet &Modules) {
   std::vector<SketchSummary> Out;
   for (const auto &D : Modules.Modules[0].Ast->Decls)
@@ -390,7 +441,7 @@ std::vector<SketchSummary> tacclc::listSketches(const ModuleSet &Modules) {
       } else {
         On = "from " + S->Base->str();
       }
-      Out.push_back({S->Name, On, S->NameRange.Start});
+      Out.push_back({S->Name, On, S->NameRange.Start, S});
     }
   return Out;
 }

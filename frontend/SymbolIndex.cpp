@@ -8,22 +8,22 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/SymbolIndex.h"
+#include "frontend/LineTable.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <algorithm>
 #include <map>
-#include <set>
+#include <tuple>
 
 using namespace tacclc;
 using namespace tacclc::ast;
 
 namespace {
-
-bool covers(llvm::SMRange R, llvm::SMLoc L) {
-  return R.isValid() && L.isValid() && R.Start.getPointer() <= L.getPointer() &&
-         L.getPointer() <= R.End.getPointer();
-}
 
 std::string quantity(const Quantity &Q) {
   return Q.Spelling + (Q.Unit.empty() ? "" : " " + Q.Unit);
@@ -38,27 +38,20 @@ std::string costs(const std::vector<LinkAttr> &Attrs) {
   return Out;
 }
 
-/// The `//` lines right above the line of \p Loc, without the slashes.
-std::string commentAbove(const llvm::SourceMgr &SM, llvm::SMLoc Loc) {
-  unsigned Buf = SM.FindBufferContainingLoc(Loc);
-  if (!Buf)
-    return "";
-  llvm::StringRef Text = SM.getMemoryBuffer(Buf)->getBuffer();
-  size_t LineStart = Text.rfind('\n', Loc.getPointer() - Text.data());
-  std::vector<llvm::StringRef> Lines;
-  while (LineStart != std::string::npos && LineStart > 0) {
-    size_t Prev = Text.rfind('\n', LineStart - 1);
-    size_t From = Prev == std::string::npos ? 0 : Prev + 1;
-    llvm::StringRef Line = Text.slice(From, LineStart).trim();
-    if (!Line.startswith("//"))
+/// The `//` lines right above line \p Line of \p Lines, without the
+/// slashes.
+std::string commentAbove(const LineTable &Lines, size_t Line) {
+  std::vector<llvm::StringRef> Found;
+  for (; Line > 0; --Line) {
+    const char *Start = Lines.lineStart(Line - 1);
+    llvm::StringRef Text(Start, size_t(Lines.lineStart(Line) - 1 - Start));
+    Text = Text.trim();
+    if (!Text.startswith("//"))
       break;
-    Lines.push_back(Line.drop_front(2).trim());
-    if (Prev == std::string::npos)
-      break;
-    LineStart = Prev;
+    Found.push_back(Text.drop_front(2).trim());
   }
   std::string Out;
-  for (auto It = Lines.rbegin(); It != Lines.rend(); ++It)
+  for (auto It = Found.rbegin(); It != Found.rend(); ++It)
     Out += It->str() + "\n";
   return Out;
 }
@@ -95,6 +88,29 @@ private:
   std::map<const Decl *, unsigned> IndexOf;
   /// The top-level declaration behind each index (null for members).
   std::vector<const Decl *> NodeOf;
+  /// The lines of each buffer, by buffer.
+  std::map<unsigned, LineTable> Lines;
+  /// commentAbove's answers, by the start of the line asked about.
+  llvm::DenseMap<const char *, std::string> Comments;
+  /// machineOf's answers.
+  llvm::DenseMap<const SketchDecl *, int> MachineOfSketch;
+
+  /// The comment right above the line of \p Loc, once per line (several
+  /// declarations may share one).
+  const std::string &comment(llvm::SMLoc Loc) {
+    static const std::string None;
+    unsigned Buf = SM.FindBufferContainingLoc(Loc);
+    if (!Buf)
+      return None;
+    const LineTable &Table =
+        Lines.try_emplace(Buf, SM.getMemoryBuffer(Buf)->getBuffer())
+            .first->second;
+    size_t Line = Table.lineOf(Loc.getPointer());
+    auto [It, New] = Comments.try_emplace(Table.lineStart(Line));
+    if (New)
+      It->second = commentAbove(Table, Line);
+    return It->second;
+  }
 
   unsigned add(SymbolDecl D) {
     Ix.Decls.push_back(std::move(D));
@@ -107,7 +123,7 @@ private:
     S.Module = M;
     S.NameRange = D.NameRange;
     S.Range = D.getRange();
-    std::string Doc = commentAbove(SM, D.getLoc());
+    std::string Doc = comment(D.getLoc());
     if (const auto *Mc = llvm::dyn_cast<MachineDecl>(&D)) {
       S.Kind = SymbolDecl::Machine;
       std::string Head = "machine " + D.Name + "(";
@@ -189,7 +205,7 @@ private:
     } else {
       return;
     }
-    std::string Doc = commentAbove(SM, N.getLoc());
+    std::string Doc = comment(N.getLoc());
     if (!Doc.empty())
       S.Detail += "\n\n" + Doc;
     std::string Name = S.Name;
@@ -236,26 +252,42 @@ private:
       Ix.Refs.push_back({Range, It->second});
   }
 
-  /// The machine sketch \p Sk runs on, following `from`; -1 if none.
+  /// The machine sketch \p Sk of module \p M runs on, following `from`; -1
+  /// if none. Every sketch on the way shares the answer, which is kept, so
+  /// that long `from` chains are walked once.
   int machineOf(unsigned M, const SketchDecl &Sk) {
-    std::set<const SketchDecl *> Seen;
+    std::vector<const SketchDecl *> Path;
+    llvm::SmallPtrSet<const SketchDecl *, 8> OnPath;
     const SketchDecl *Cur = &Sk;
     unsigned CurModule = M;
-    while (Cur && Seen.insert(Cur).second) {
+    int Machine = -1;
+    while (Cur) {
+      if (auto It = MachineOfSketch.find(Cur); It != MachineOfSketch.end()) {
+        Machine = It->second;
+        break;
+      }
+      if (!OnPath.insert(Cur).second)
+        break; // a cycle
+      Path.push_back(Cur);
       const QualifiedName *Q = Cur->Target ? &*Cur->Target
                                : Cur->Base ? &*Cur->Base
                                            : nullptr;
       int D = Q ? lookup(CurModule, *Q) : -1;
       if (D < 0)
-        return -1;
-      if (Cur->Target)
-        return Ix.Decls[unsigned(D)].Kind == SymbolDecl::Machine ? D : -1;
+        break;
+      if (Cur->Target) {
+        if (Ix.Decls[unsigned(D)].Kind == SymbolDecl::Machine)
+          Machine = D;
+        break;
+      }
       Cur = unsigned(D) < NodeOf.size()
                 ? llvm::dyn_cast_or_null<SketchDecl>(NodeOf[unsigned(D)])
                 : nullptr;
       CurModule = Ix.Decls[unsigned(D)].Module;
     }
-    return -1;
+    for (const SketchDecl *P : Path)
+      MachineOfSketch[P] = Machine;
+    return Machine;
   }
 
   void refer(unsigned M, const Decl &D) {
@@ -303,24 +335,77 @@ private:
 
 } // namespace
 
-int SymbolIndex::declAt(llvm::SMLoc Loc) const {
+void RangeTable::add(llvm::SMRange R, unsigned Value) {
+  if (R.isValid())
+    Entries.push_back({uintptr_t(R.Start.getPointer()),
+                       uintptr_t(R.End.getPointer()), unsigned(Entries.size()),
+                       Value});
+}
+
+void RangeTable::sort() {
+  llvm::sort(Entries, [](const Entry &A, const Entry &B) {
+    return std::tie(A.Start, A.Order) < std::tie(B.Start, B.Order);
+  });
+  MaxEnd.resize(Entries.size());
+  for (size_t I = 0; I < Entries.size(); ++I)
+    MaxEnd[I] = std::max(Entries[I].End, I ? MaxEnd[I - 1] : 0);
+}
+
+int RangeTable::find(llvm::SMLoc Loc) const {
+  if (!Loc.isValid())
+    return -1;
+  const uintptr_t At = uintptr_t(Loc.getPointer());
+  // Entries starting at or before At, latest first, while any of them can
+  // still reach At.
+  size_t I = size_t(std::upper_bound(Entries.begin(), Entries.end(), At,
+                                     [](uintptr_t L, const Entry &E) {
+                                       return L < E.Start;
+                                     }) -
+                    Entries.begin());
+  const Entry *Best = nullptr;
+  for (; I > 0 && MaxEnd[I - 1] >= At; --I) {
+    const Entry &E = Entries[I - 1];
+    if (E.End >= At && (!Best || E.Order < Best->Order))
+      Best = &E;
+  }
+  return Best ? int(Best->Value) : -1;
+}
+
+void SymbolIndex::finish() {
+  Children.assign(Decls.size(), {});
+  RefTable = NameTable = ImportTable = SketchTable = RangeTable();
   for (const SymbolRef &R : Refs)
-    if (covers(R.Range, Loc))
-      return int(R.Decl);
-  for (size_t I = 0; I < Decls.size(); ++I)
-    if (covers(Decls[I].NameRange, Loc))
-      return int(I);
-  return -1;
+    RefTable.add(R.Range, R.Decl);
+  for (unsigned I = 0; I < Decls.size(); ++I) {
+    const SymbolDecl &D = Decls[I];
+    NameTable.add(D.NameRange, I);
+    if (D.Parent >= 0 && unsigned(D.Parent) < Decls.size())
+      Children[unsigned(D.Parent)].push_back(I);
+    if (D.Kind == SymbolDecl::Sketch && D.Module == 0)
+      SketchTable.add(D.Range, I);
+  }
+  for (const ImportRef &I : Imports)
+    ImportTable.add(I.Range, I.Module);
+  for (RangeTable *T : {&RefTable, &NameTable, &ImportTable, &SketchTable})
+    T->sort();
+}
+
+int SymbolIndex::declAt(llvm::SMLoc Loc) const {
+  int D = RefTable.find(Loc);
+  return D >= 0 ? D : NameTable.find(Loc);
 }
 
 int SymbolIndex::importAt(llvm::SMLoc Loc) const {
-  for (const ImportRef &I : Imports)
-    if (covers(I.Range, Loc))
-      return int(I.Module);
-  return -1;
+  return ImportTable.find(Loc);
+}
+
+int SymbolIndex::sketchAt(llvm::SMLoc Loc) const {
+  return SketchTable.find(Loc);
 }
 
 SymbolIndex tacclc::buildSymbolIndex(const ModuleSet &Set,
                                      const llvm::SourceMgr &SM) {
-  return Indexer(Set, SM).run();
+  SymbolIndex Ix = Indexer(Set, SM).run();
+  Ix.finish();
+  return Ix;
 }

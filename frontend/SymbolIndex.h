@@ -19,6 +19,7 @@
 #include "llvm/Support/SMLoc.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -50,17 +51,52 @@ struct ImportRef {
   unsigned Module = 0;
 };
 
+/// Source ranges sorted by where they start, for finding the one that
+/// covers a location in logarithmic time when ranges do not overlap (and
+/// still correctly, more slowly, when they do).
+class RangeTable {
+public:
+  /// Adds \p R (ignored when invalid) with \p Value.
+  void add(llvm::SMRange R, unsigned Value);
+  /// Sorts what was added; call before find().
+  void sort();
+  /// The value of the range added first among those that cover \p Loc
+  /// (both ends included), or -1.
+  int find(llvm::SMLoc Loc) const;
+
+private:
+  struct Entry {
+    uintptr_t Start, End;
+    unsigned Order, Value;
+  };
+  std::vector<Entry> Entries;
+  /// The greatest End among Entries[0..I], for each I.
+  std::vector<uintptr_t> MaxEnd;
+};
+
 /// The names of a ModuleSet.
 struct SymbolIndex {
   std::vector<SymbolDecl> Decls;
   std::vector<SymbolRef> Refs;
   std::vector<ImportRef> Imports;
+  /// The members (classes, switches) of each declaration, in order.
+  std::vector<std::vector<unsigned>> Children;
 
   /// The declaration whose name or a reference to which covers \p Loc, or
   /// -1.
   int declAt(llvm::SMLoc Loc) const;
   /// The module an import covering \p Loc loaded, or -1.
   int importAt(llvm::SMLoc Loc) const;
+  /// The sketch of the main module (module 0) whose declaration covers
+  /// \p Loc, or -1.
+  int sketchAt(llvm::SMLoc Loc) const;
+
+  /// Builds Children and the lookup tables from Decls, Refs and Imports;
+  /// buildSymbolIndex() calls it, anyone who changes them must again.
+  void finish();
+
+private:
+  RangeTable RefTable, NameTable, ImportTable, SketchTable;
 };
 
 /// Indexes every module of \p Set (buffers of \p SM). Names that do not

@@ -16,7 +16,9 @@ Subcommands (each exits 0 on success and prints what failed otherwise):
   regressions DIR      every input the fuzzers once broke the compiler with
                        (DIR/frontend: sketches, DIR/xml: TACCL-EF files,
                        DIR/topology: --topology arguments) now gives exit 0
-                       or 1 (never a crash or hang)
+                       or 1 (never a crash or hang); the language server's
+                       (DIR/lsp) go to `tacclc lsp`, whose answers must be
+                       framed JSON
   handwritten DIR      every hand-written DIR/*.xml passes check for its
                        dialect (-exec / -legacy in the name) and runs on the
                        CPU for each call kind it declares, also at a size
@@ -36,6 +38,7 @@ Subcommands (each exits 0 on success and prints what failed otherwise):
                        is "not run", exit 1; bad usage exits 2
 """
 import difflib
+import json
 import os
 import shutil
 import re
@@ -181,27 +184,64 @@ def exit_codes():
     print("exit-codes: ok")
 
 
+def lsp_stream(data):
+    """A saved input of the language server's fuzzer (tests/fuzz/
+    LspFuzzer.cpp) as the bytes of `tacclc lsp`'s standard input: as it is
+    when it starts with a Content-Length header, else one message per line,
+    each framed with its length."""
+    if data[:14].lower() == b"content-length":
+        return data
+    return b"".join(b"Content-Length: %d\r\n\r\n" % len(line) + line
+                    for line in data.split(b"\n") if line.strip())
+
+
+def lsp_replay(path):
+    """Runs `tacclc lsp` on a saved input: it must end with exit 0 or 1 and
+    every message it wrote must be framed JSON."""
+    with open(path, "rb") as f:
+        stream = lsp_stream(f.read())
+    proc = subprocess.run([TACCLC, "lsp"], input=stream, capture_output=True,
+                          timeout=120)
+    out = proc.stdout
+    while out:
+        head, sep, rest = out.partition(b"\r\n\r\n")
+        length = re.match(rb"Content-Length: (\d+)$", head)
+        if not sep or not length or len(rest) < int(length.group(1)):
+            return proc, f"an answer that is not framed: {out[:200]!r}"
+        body, out = rest[:int(length.group(1))], rest[int(length.group(1)):]
+        try:
+            json.loads(body)
+        except ValueError:
+            return proc, f"an answer that is not JSON: {body[:200]!r}"
+    return proc, None
+
+
 def regressions(folder):
     count = 0
-    for sub in ("frontend", "xml", "topology"):
+    for sub in ("frontend", "xml", "topology", "lsp"):
         path = os.path.join(folder, sub)
         if not os.path.isdir(path):
             continue
         for name in sorted(os.listdir(path)):
             file = os.path.join(path, name)
-            if sub == "xml":
-                args = ["check", file]
+            problem = None
+            if sub == "lsp":
+                proc, problem = lsp_replay(file)
+            elif sub == "xml":
+                proc = run("check", file)
             elif sub == "topology":  # the file holds a --topology argument
                 with open(file, encoding="utf-8", errors="replace") as f:
                     ref = f.read()
-                args = ["bounds", "--topology", ref, "--collective",
-                        "allgather", "--size", "1MB"]
+                proc = run("bounds", "--topology", ref, "--collective",
+                           "allgather", "--size", "1MB")
             else:
-                args = [file, "--emit=ir"]
-            proc = run(*args)
-            if proc.returncode not in (0, 1):
-                sys.exit(f"FAIL: {sub}/{name}: exit {proc.returncode}\n"
-                         f"{proc.stderr[-2000:]}")
+                proc = run(file, "--emit=ir")
+            if proc.returncode not in (0, 1) or problem:
+                stderr = proc.stderr
+                if isinstance(stderr, bytes):
+                    stderr = stderr.decode(errors="replace")
+                sys.exit(f"FAIL: {sub}/{name}: exit {proc.returncode} "
+                         f"{problem or ''}\n{stderr[-2000:]}")
             count += 1
     print(f"regressions: {count} inputs handled")
 

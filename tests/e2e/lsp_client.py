@@ -7,8 +7,13 @@ the server's answers: capabilities; diagnostics on open and after a change
 a machine (its size for the sketch's arguments) and on a link class (its
 alpha and beta); go to definition across imports (machine, class, import
 path); document symbols; formatting; positions counted in UTF-16 after
-non-ASCII text; protocol errors (a body that is not JSON, an unknown method)
-that the server survives; shutdown and exit with status 0.
+non-ASCII text; protocol errors that the server survives, each answered
+with its JSON-RPC error (a body that is not JSON, one nested 50,000 deep,
+one that is not UTF-8 or not an object, ids that cannot be answered, params
+of the wrong type, Content-Length headers that are not a length or over the
+body limit) and notifications with unusable params ignored; a document of
+3,000 sketches answered right (hover, definition, symbols, after a change);
+shutdown and exit with status 0.
 
 Usage: lsp_client.py TACCLC STDLIB_DIR
 """
@@ -22,11 +27,12 @@ import threading
 
 
 class Client:
-    def __init__(self, tacclc):
+    def __init__(self, tacclc, timeout=60):
         self.proc = subprocess.Popen([tacclc, "lsp"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE)
         self.inbox = queue.Queue()
         self.next_id = 1
+        self.timeout = timeout
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
@@ -66,9 +72,9 @@ class Client:
     def wait(self, pred):
         while True:
             try:
-                m = self.inbox.get(timeout=60)
+                m = self.inbox.get(timeout=self.timeout)
             except queue.Empty:
-                fail("no answer from the server in 60 s")
+                fail(f"no answer from the server in {self.timeout} s")
             if m is None:
                 fail("the server closed its output")
             if pred(m):
@@ -93,6 +99,179 @@ def pos_of(text, needle, nth=0):
     line = text.count("\n", 0, at)
     col = len(text[text.rfind("\n", 0, at) + 1:at].encode("utf-16-le")) // 2
     return {"line": line, "character": col + 1}
+
+
+def many_sketches(count):
+    """A document with a local machine and `count` sketches, each with the
+    comment above it; every other sketch is derived from the one before it.
+    The latency benchmark (bench/lsp-latency) and the scale test use it."""
+    parts = ["// m: two GPUs joined by one link class.\n"
+             "machine m(nodes: int = 1) {\n"
+             "  gpus per node = 2\n"
+             "  class c { alpha = 1 us; beta = 2 us/MB }\n"
+             "  link c 0 <-> 1\n"
+             "}\n"]
+    for i in range(count):
+        if i % 2 == 0:
+            parts.append(f"\n// Sketch {i} on m.\n"
+                         f"sketch s{i} on m(nodes: 1) {{\n"
+                         "  collective allgather\n"
+                         f"  size {i % 7 + 1} MB\n"
+                         "  links c\n"
+                         "}\n")
+        else:
+            parts.append(f"\n// Sketch {i}, derived from s{i - 1}.\n"
+                         f"sketch s{i} from s{i - 1} {{\n"
+                         f"  size {i % 5 + 1} KB\n"
+                         "}\n")
+    return "".join(parts)
+
+
+def hostile_messages(c):
+    """Bodies and requests meant to break the server: each gets its error
+    and the server answers a hover right after."""
+    uri = "file:///hostile.sketch"
+    text = "topology t { ranks 2 link 0 -> 1 alpha 1 us beta 1 us/MB }\n"
+    c.notify("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": "sketch", "version": 1, "text": text}})
+    c.diagnostics(uri)
+
+    def still_answers(what):
+        h = c.request("textDocument/hover", {
+            "textDocument": {"uri": uri}, "position": pos_of(text, "t {")})
+        if "topology t" not in (h.get("result") or {}).get(
+                "contents", {}).get("value", ""):
+            fail(f"no hover after {what}: {h}")
+
+    def refused(body, code, what):
+        c.raw(body)
+        e = c.wait(lambda m: "error" in m)
+        if e["error"]["code"] != code or e.get("id", 0) is not None:
+            fail(f"{what}: {e}")
+        still_answers(what)
+
+    # Nested far deeper than llvm::json's recursion survives.
+    refused(b"[" * 50000 + b"]" * 50000, -32700, "a deeply nested body")
+    refused(b'{"a":' * 200 + b"1" + b"}" * 200, -32700, "200 nested objects")
+    # Brackets inside strings do not count; escaped quotes do not end them.
+    c.raw(json.dumps({"jsonrpc": "2.0", "id": "s", "method": "x/y",
+                      "params": {"p": "[" * 1000 + '\\"' + "{" * 1000}})
+          .encode())
+    if c.wait(lambda m: m.get("id") == "s")["error"]["code"] != -32601:
+        fail("brackets inside a string were counted")
+    refused(b'{"jsonrpc": "2.0", "id": 1, "method": "\xff\xfe"}', -32700,
+            "a body that is not UTF-8")
+    refused(b"[1, 2, 3]", -32600, "a body that is not an object")
+    refused(b'"text"', -32600, "a string body")
+    for rid in (b"1e400", b"123456789012345678901234567890", b"1.5",
+                b"null", b"[1]", b"{}"):
+        refused(b'{"jsonrpc": "2.0", "id": ' + rid +
+                b', "method": "textDocument/hover", "params": {}}', -32600,
+                f"a request with id {rid!r}")
+    for params in (5, "x", [], {"textDocument": 7},
+                   {"textDocument": {"uri": 7}},
+                   {"textDocument": {"uri": uri}},
+                   {"textDocument": {"uri": uri},
+                    "position": {"line": "0", "character": 0}},
+                   {"textDocument": {"uri": uri},
+                    "position": {"line": 0.5, "character": 0}}):
+        e = c.request("textDocument/hover", params)
+        if e.get("error", {}).get("code") != -32602:
+            fail(f"a hover with params {params}: {e}")
+    for line, char in ((-1, 0), (0, -5), (2 ** 40, 0), (0, 2 ** 62),
+                       (2 ** 63 - 1, 2 ** 63 - 1)):
+        e = c.request("textDocument/hover", {
+            "textDocument": {"uri": uri},
+            "position": {"line": line, "character": char}})
+        if "error" in e:
+            fail(f"a hover at ({line}, {char}): {e}")
+    # Notifications with unusable params are ignored without an answer.
+    c.notify("textDocument/didOpen", {"textDocument": {"uri": uri}})
+    c.notify("textDocument/didChange", {"textDocument": {"uri": uri},
+                                        "contentChanges": [5]})
+    c.notify("textDocument/didOpen", 3)
+    still_answers("notifications without a text")
+    # Headers that are not a length: an error each, and the server reads on.
+    for header in (b"Content-Length: -5", b"Content-Length: 0x10",
+                   b"Content-Length: 99999999999999999999999",
+                   b"Content-Type: text/plain"):
+        c.proc.stdin.write(header + b"\r\n\r\n")
+        c.proc.stdin.flush()
+        e = c.wait(lambda m: "error" in m)
+        if e["error"]["code"] != -32700:
+            fail(f"the header {header!r}: {e}")
+    still_answers("headers without a valid length")
+    # Over the body limit: refused at once, and the body is skipped.
+    big = 64 * 1024 * 1024 + 1
+    c.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % big)
+    c.proc.stdin.flush()
+    e = c.wait(lambda m: "error" in m)
+    if e["error"]["code"] != -32700 or "limit" not in e["error"]["message"]:
+        fail(f"a body over the limit: {e}")
+    chunk = b" " * (1 << 20)
+    for _ in range(64):
+        c.proc.stdin.write(chunk)
+    c.proc.stdin.write(b" ")
+    c.proc.stdin.flush()
+    still_answers("a skipped body over the limit")
+
+
+def many_sketches_answers(c):
+    """A document with thousands of sketches: every answer is the right one
+    (the lookups by position are sorted tables, the analysis is shared)."""
+    count = 3000
+    text = many_sketches(count)
+    uri = "file:///many.sketch"
+    c.notify("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": "sketch", "version": 1, "text": text}})
+    if c.diagnostics(uri):
+        fail("diagnostics for the many-sketches document")
+    td = {"uri": uri}
+    for i in (0, 1, 1234, 1235, count - 2, count - 1):
+        h = c.request("textDocument/hover", {
+            "textDocument": td, "position": pos_of(text, f"s{i} ")})
+        value = h["result"]["contents"]["value"]
+        if not value.startswith(f"sketch s{i} ") or \
+                f"Sketch {i}" not in value:
+            fail(f"hover on sketch {i}: {value!r}")
+        if i % 2 == 0:
+            # On the sketch's machine: the size for that sketch's arguments.
+            h = c.request("textDocument/hover", {
+                "textDocument": td, "position": {
+                    "line": text.count("\n", 0, text.index(f"s{i} on m(")),
+                    "character": len(f"sketch s{i} on ")}})
+            if not h["result"]["contents"]["value"].startswith(
+                    "on m(nodes: 1): 2 ranks"):
+                fail(f"hover on the machine of sketch {i}: {h}")
+        else:
+            d = c.request("textDocument/definition", {
+                "textDocument": td,
+                "position": pos_of(text, f"s{i - 1} {{")})
+            want = text.count("\n", 0, text.index(f"sketch s{i - 1} "))
+            start = d["result"]["range"]["start"]
+            if start != {"line": want, "character": len("sketch ")}:
+                fail(f"definition of s{i - 1}: {d}")
+    syms = c.request("textDocument/documentSymbol", {"textDocument": td})
+    names = [s["name"] for s in syms["result"]]
+    if names != ["m"] + [f"s{i}" for i in range(count)]:
+        fail(f"symbols of the many-sketches document: {names[:5]}...")
+    if [k["name"] for k in syms["result"][0].get("children", [])] != ["c"]:
+        fail(f"the machine's children: {syms['result'][0]}")
+    # A change replaces the analysis: the hover shows the new size.
+    changed = text.replace("sketch s1235 from s1234 {\n  size 1 KB",
+                           "sketch s1235 from s1234 {\n  size 9 KB")
+    if changed == text:
+        fail("the many-sketches document changed shape")
+    c.notify("textDocument/didChange", {
+        "textDocument": {"uri": uri, "version": 2},
+        "contentChanges": [{"text": changed}]})
+    c.diagnostics(uri)
+    h = c.request("textDocument/hover", {
+        "textDocument": td, "position": pos_of(changed, "s1235 ")})
+    if "size 9 KB" not in h["result"]["contents"]["value"]:
+        fail(f"hover after a change: {h}")
+    c.notify("textDocument/didClose", {"textDocument": td})
+    c.diagnostics(uri)
 
 
 def main():
@@ -238,6 +417,8 @@ def main():
     e = c.request("textDocument/rename", {})
     if e.get("error", {}).get("code") != -32601:
         fail(f"an unknown method: {e}")
+    hostile_messages(c)
+    many_sketches_answers(c)
     if c.request("shutdown", None).get("result", 0) is not None:
         fail("shutdown")
     c.notify("exit", None)

@@ -7,77 +7,21 @@
 // checked: its syntax tree must equal the input's (locations aside) and
 // formatting it again must change nothing. A file that fails either check
 // is left alone and reported as an internal error, since it is a formatter
-// bug. `-` reads standard input.
+// bug (the checks are formatChecked(), FmtCheck.cpp). `-` reads standard
+// input.
 //
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/Fmt.h"
 #include "tools/tacclc/Commands.h"
 #include "tools/tacclc/Output.h"
 
-#include "frontend/Format.h"
-#include "frontend/Frontend.h"
 #include "support/InputFile.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace tacclc;
-
-namespace {
-
-/// The syntax tree of \p Text without source locations, or nothing if it
-/// does not parse.
-std::optional<std::string> shapeOf(const std::string &Text,
-                                   const std::string &Name) {
-  llvm::SourceMgr SM;
-  unsigned Id = SM.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(Text, Name), llvm::SMLoc());
-  DiagnosticEngine Diags(SM);
-  std::unique_ptr<ast::Module> M = parseSketch(SM, Id, Diags);
-  if (!M)
-    return std::nullopt;
-  std::string Dump =
-      toText([&](llvm::raw_ostream &OS) { dumpAst(*M, SM, OS); });
-  static const llvm::Regex Loc(" @[0-9]+:[0-9]+");
-  std::string Out;
-  llvm::StringRef Rest(Dump);
-  while (!Rest.empty()) {
-    auto [Line, Tail] = Rest.split('\n');
-    Out += Loc.sub("", Line);
-    Out += '\n';
-    Rest = Tail;
-  }
-  return Out;
-}
-
-} // namespace
-
-std::optional<std::string> tacclc::formatChecked(const std::string &Text,
-                                                 const std::string &Name,
-                                                 DiagnosticEngine &Diags,
-                                                 FormatOutcome &Outcome) {
-  llvm::SourceMgr &SM = Diags.getSourceMgr();
-  unsigned Id = SM.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(Text, Name), llvm::SMLoc());
-  std::optional<std::string> Formatted = formatSketch(SM, Id, Diags);
-  if (!Formatted) {
-    Outcome = FormatOutcome::SyntaxError;
-    return std::nullopt;
-  }
-  llvm::SourceMgr SM2;
-  unsigned Id2 = SM2.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(*Formatted, Name), llvm::SMLoc());
-  DiagnosticEngine Diags2(SM2);
-  std::optional<std::string> Again = formatSketch(SM2, Id2, Diags2);
-  if (Again != Formatted || shapeOf(Text, Name) != shapeOf(*Formatted, Name)) {
-    Outcome = FormatOutcome::Unsafe;
-    return std::nullopt;
-  }
-  Outcome = FormatOutcome::Formatted;
-  return Formatted;
-}
 
 namespace {
 

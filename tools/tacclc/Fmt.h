@@ -1,5 +1,4 @@
-//===- tools/tacclc/Fmt.h - The formatter with its safety checks -*- C++
-//-*-===//
+//===- tools/tacclc/Fmt.h - The formatter with its checks ------*- C++ -*-===//
 //
 // What `tacclc fmt` and the language server's formatting share: the
 // canonical layout of a text (frontend/Format.h), accepted only when its
@@ -24,8 +23,9 @@ enum class FormatOutcome {
   Unsafe,      ///< The layout would change the meaning or is not stable.
 };
 
-/// The checked canonical layout of \p Text (named \p Name in diagnostics,
-/// which go to \p Diags, whose SourceMgr receives the buffer).
+/// The checked canonical layout of \p Text (FmtCheck.cpp), named \p Name
+/// in diagnostics, which go to \p Diags, whose SourceMgr receives the
+/// buffer.
 std::optional<std::string> formatChecked(const std::string &Text,
                                          const std::string &Name,
                                          DiagnosticEngine &Diags,

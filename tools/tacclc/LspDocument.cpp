@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <set>
+#include <tuple>
 
 using namespace tacclc;
 using llvm::json::Array;
@@ -27,17 +28,11 @@ using llvm::json::Value;
 
 namespace {
 
-/// UTF-16 code units of UTF-8 text.
-int64_t utf16Units(llvm::StringRef S) {
-  int64_t N = 0;
-  for (unsigned char C : S)
-    N += (C & 0xC0) == 0x80 ? 0 : (C >= 0xF0 ? 2 : 1);
-  return N;
-}
-
-bool sameDiagnostic(const Diagnostic &A, const Diagnostic &B) {
-  return A.Id == B.Id && A.Range.Start == B.Range.Start &&
-         A.Message == B.Message;
+/// \p S as a JSON string: text read from files may not be valid UTF-8.
+Value text(std::string S) {
+  if (!llvm::json::isUTF8(S))
+    S = llvm::json::fixUTF8(S);
+  return Value(std::move(S));
 }
 
 } // namespace
@@ -97,9 +92,10 @@ LspDocument::LspDocument(std::string TheUri, std::string TheText,
             Rest.take_until([](char C) { return C == '(' || C == ':'; }).str(),
             Line);
     }
+    // The declarations are collected once for all the sketches.
+    SketchAnalyzer Analyzer(*Modules, Fresh());
     for (const SketchSummary &S : listSketches(*Modules))
-      if (std::optional<ir::Sketch> Ir =
-              analyzeSketch(*Modules, S.Name, Fresh())) {
+      if (std::optional<ir::Sketch> Ir = Analyzer.analyze(*S.Decl, Fresh())) {
         const ir::Topology &T = Ir->Topo;
         SketchMachine[S.Name] =
             fmt::format("{}: {} ranks ({} node(s) x {} GPUs), {} links", S.On,
@@ -116,56 +112,58 @@ LspDocument::LspDocument(std::string TheUri, std::string TheText,
       Index = buildSymbolIndex(Alone, *SM);
     }
   }
+  for (unsigned Buf = 1; Buf <= SM->getNumBuffers(); ++Buf)
+    Lines.emplace_back(SM->getMemoryBuffer(Buf)->getBuffer());
+  // Each diagnostic once (a machine checked for several sketches repeats
+  // its problems).
+  std::set<std::tuple<unsigned, const char *, std::string>> Seen;
   std::vector<const DiagnosticEngine *> All{&D};
   for (const auto &E : Engines)
     All.push_back(E.get());
   for (const DiagnosticEngine *E : All)
-    for (const Diagnostic &X : E->pending()) {
-      bool Seen = false;
-      for (const Diagnostic &Y : Diags)
-        Seen = Seen || sameDiagnostic(X, Y);
-      if (!Seen)
+    for (const Diagnostic &X : E->pending())
+      if (Seen.emplace(unsigned(X.Id), X.Range.Start.getPointer(), X.Message)
+              .second)
         Diags.push_back(X);
-    }
 }
 
 llvm::SMLoc LspDocument::locAt(int64_t Line, int64_t Char) const {
-  llvm::StringRef Buf = SM->getMemoryBuffer(Main)->getBuffer();
-  size_t At = 0;
-  for (int64_t L = 0; L < Line; ++L) {
-    size_t Nl = Buf.find('\n', At);
-    if (Nl == std::string::npos)
-      return llvm::SMLoc();
-    At = Nl + 1;
-  }
-  for (int64_t Units = 0; At < Buf.size() && Buf[At] != '\n';) {
-    unsigned char C = static_cast<unsigned char>(Buf[At]);
-    int64_t W = C >= 0xF0 ? 2 : 1;
-    if (Units + W > Char)
-      break;
-    Units += W;
-    ++At;
-    while (At < Buf.size() &&
-           (static_cast<unsigned char>(Buf[At]) & 0xC0) == 0x80)
-      ++At;
-  }
-  return llvm::SMLoc::getFromPointer(Buf.data() + At);
+  const char *At =
+      Line >= 0 ? Lines[Main - 1].atUtf16(size_t(Line), Char) : nullptr;
+  return At ? llvm::SMLoc::getFromPointer(At) : llvm::SMLoc();
 }
 
-Object LspDocument::position(llvm::SMLoc L) const {
-  unsigned Buf = SM->FindBufferContainingLoc(L);
-  if (!Buf)
-    return Object{{"line", 0}, {"character", 0}};
-  auto [Line, Col] = SM->getLineAndColumn(L, Buf);
-  llvm::StringRef Prefix(L.getPointer() - (Col - 1), Col - 1);
-  return Object{{"line", int64_t(Line) - 1}, {"character", utf16Units(Prefix)}};
+void LspDocument::position(llvm::json::OStream &J, llvm::SMLoc L) const {
+  int64_t Line = 0, Char = 0;
+  if (unsigned Buf = L.isValid() ? SM->FindBufferContainingLoc(L) : 0) {
+    const LineTable &Table = Lines[Buf - 1];
+    Line = int64_t(Table.lineOf(L.getPointer()));
+    Char = Table.utf16Column(L.getPointer());
+  }
+  J.object([&] {
+    J.attribute("line", Line);
+    J.attribute("character", Char);
+  });
 }
 
-Object LspDocument::range(llvm::SMRange R) const {
-  if (!R.isValid())
-    return Object{{"start", position(llvm::SMLoc())},
-                  {"end", position(llvm::SMLoc())}};
-  return Object{{"start", position(R.Start)}, {"end", position(R.End)}};
+void LspDocument::range(llvm::json::OStream &J, llvm::SMRange R) const {
+  J.object([&] {
+    J.attributeBegin("start");
+    position(J, R.isValid() ? R.Start : llvm::SMLoc());
+    J.attributeEnd();
+    J.attributeBegin("end");
+    position(J, R.isValid() ? R.End : llvm::SMLoc());
+    J.attributeEnd();
+  });
+}
+
+void LspDocument::location(llvm::json::OStream &J, llvm::SMRange R) const {
+  J.object([&] {
+    J.attribute("uri", text(uriOf(R.Start)));
+    J.attributeBegin("range");
+    range(J, R);
+    J.attributeEnd();
+  });
 }
 
 std::string LspDocument::uriOf(llvm::SMLoc L) const {
@@ -175,8 +173,8 @@ std::string LspDocument::uriOf(llvm::SMLoc L) const {
   return pathToUri(SM->getMemoryBuffer(Buf)->getBufferIdentifier());
 }
 
-Object LspDocument::diagnostic(const Diagnostic &D) const {
-  Object Out;
+void LspDocument::diagnostic(llvm::json::OStream &J,
+                             const Diagnostic &D) const {
   std::string Message = D.Message;
   llvm::SMRange R = D.Range;
   unsigned Buf = R.isValid() ? SM->FindBufferContainingLoc(R.Start) : 0;
@@ -193,76 +191,86 @@ Object LspDocument::diagnostic(const Diagnostic &D) const {
     }
     R = Buf == Main ? llvm::SMRange(Inc, Inc) : llvm::SMRange();
   }
-  Out["range"] = range(R);
-  Out["severity"] = D.Sev == Severity::Error     ? 1
-                    : D.Sev == Severity::Warning ? 2
-                                                 : 3;
-  Out["source"] = "tacclc";
-  Out["code"] = nameOf(D.Id).str();
-  Out["message"] = Message;
-  Array Related;
-  for (const Diagnostic &N : D.Notes)
-    if (N.Range.isValid())
-      Related.push_back(
-          Object{{"location", Object{{"uri", uriOf(N.Range.Start)},
-                                     {"range", range(N.Range)}}},
-                 {"message", N.Message}});
-  if (!Related.empty())
-    Out["relatedInformation"] = std::move(Related);
-  return Out;
+  J.object([&] {
+    J.attributeBegin("range");
+    range(J, R);
+    J.attributeEnd();
+    J.attribute("severity", D.Sev == Severity::Error     ? 1
+                            : D.Sev == Severity::Warning ? 2
+                                                         : 3);
+    J.attribute("source", "tacclc");
+    J.attribute("code", nameOf(D.Id));
+    J.attribute("message", text(Message));
+    if (llvm::none_of(D.Notes,
+                      [](const Diagnostic &N) { return N.Range.isValid(); }))
+      return;
+    J.attributeArray("relatedInformation", [&] {
+      for (const Diagnostic &N : D.Notes)
+        if (N.Range.isValid())
+          J.object([&] {
+            J.attributeBegin("location");
+            location(J, N.Range);
+            J.attributeEnd();
+            J.attribute("message", text(N.Message));
+          });
+    });
+  });
 }
 
-Array LspDocument::diagnostics() const {
-  Array Out;
-  for (const Diagnostic &D : Diags)
-    Out.push_back(diagnostic(D));
-  return Out;
+void LspDocument::diagnostics(llvm::json::OStream &J) const {
+  J.array([&] {
+    for (const Diagnostic &D : Diags)
+      diagnostic(J, D);
+  });
 }
 
-Value LspDocument::hover(int64_t Line, int64_t Char) const {
+void LspDocument::hover(int64_t Line, int64_t Char,
+                        llvm::json::OStream &J) const {
   llvm::SMLoc L = locAt(Line, Char);
   int D = Index.declAt(L);
   if (D < 0)
-    return nullptr;
+    return J.value(nullptr);
   const SymbolDecl &S = Index.Decls[unsigned(D)];
   std::string Text = S.Detail;
   auto Add = [&](const std::string &Line) { Text = Line + "\n" + Text; };
   if (S.Kind == SymbolDecl::Machine || S.Kind == SymbolDecl::Topology) {
     // At a sketch's `on NAME(...)`: the machine that sketch instantiates.
-    bool InSketch = false;
-    for (const SymbolDecl &Sk : Index.Decls)
-      if (Sk.Kind == SymbolDecl::Sketch && Sk.Module == 0 &&
-          Sk.Range.isValid() && Sk.Range.Start.getPointer() <= L.getPointer() &&
-          L.getPointer() <= Sk.Range.End.getPointer() &&
-          SketchMachine.count(Sk.Name)) {
-        Add(SketchMachine.at(Sk.Name));
-        InSketch = true;
-      }
-    if (!InSketch && S.Module == 0 && MachineLine.count(S.Name))
+    int Sk = Index.sketchAt(L);
+    auto Sized = Sk >= 0 ? SketchMachine.find(Index.Decls[unsigned(Sk)].Name)
+                         : SketchMachine.end();
+    if (Sized != SketchMachine.end())
+      Add(Sized->second);
+    else if (S.Module == 0 && MachineLine.count(S.Name))
       Add(MachineLine.at(S.Name));
   } else if (S.Kind == SymbolDecl::Sketch && S.Module == 0 &&
              SketchMachine.count(S.Name)) {
     Text += "\n" + SketchMachine.at(S.Name);
   }
-  return Object{{"contents", Object{{"kind", "plaintext"}, {"value", Text}}}};
+  J.object([&] {
+    J.attributeObject("contents", [&] {
+      J.attribute("kind", "plaintext");
+      J.attribute("value", text(Text));
+    });
+  });
 }
 
-Value LspDocument::definition(int64_t Line, int64_t Char) const {
+void LspDocument::definition(int64_t Line, int64_t Char,
+                             llvm::json::OStream &J) const {
   llvm::SMLoc L = locAt(Line, Char);
   if (int M = Index.importAt(L); Modules && M >= 0)
-    return Object{
-        {"uri", pathToUri(Modules->Modules[unsigned(M)].Path)},
-        {"range", Object{{"start", Object{{"line", 0}, {"character", 0}}},
-                         {"end", Object{{"line", 0}, {"character", 0}}}}}};
+    return J.object([&] {
+      J.attribute("uri", text(pathToUri(Modules->Modules[unsigned(M)].Path)));
+      J.attributeBegin("range");
+      range(J, llvm::SMRange()); // the top of the file
+      J.attributeEnd();
+    });
   int D = Index.declAt(L);
   if (D < 0)
-    return nullptr;
-  const SymbolDecl &S = Index.Decls[unsigned(D)];
-  return Object{{"uri", uriOf(S.NameRange.Start)},
-                {"range", range(S.NameRange)}};
+    return J.value(nullptr);
+  location(J, Index.Decls[unsigned(D)].NameRange);
 }
 
-Array LspDocument::symbols() const {
+void LspDocument::symbols(llvm::json::OStream &J) const {
   // LSP SymbolKind: Class 5, Field 8, Function 12, Interface 11.
   auto Kind = [](SymbolDecl::KindT K) {
     switch (K) {
@@ -278,45 +286,53 @@ Array LspDocument::symbols() const {
     }
     return 5;
   };
-  auto Symbol = [&](const SymbolDecl &S) {
-    llvm::StringRef First = llvm::StringRef(S.Detail).split('\n').first;
-    return Object{{"name", S.Name},
-                  {"detail", First.str()},
-                  {"kind", Kind(S.Kind)},
-                  {"range", range(S.Range)},
-                  {"selectionRange", range(S.NameRange)}};
-  };
-  Array Out;
-  for (size_t I = 0; I < Index.Decls.size(); ++I) {
+  // The members of a declaration are its children.
+  auto Symbol = [&](unsigned I, auto &Self) -> void {
     const SymbolDecl &S = Index.Decls[I];
-    if (S.Module != 0 || S.Parent >= 0)
-      continue;
-    Object Top = Symbol(S);
-    Array Children;
-    for (const SymbolDecl &C : Index.Decls)
-      if (C.Parent == int(I))
-        Children.push_back(Symbol(C));
-    if (!Children.empty())
-      Top["children"] = std::move(Children);
-    Out.push_back(std::move(Top));
-  }
-  return Out;
+    J.object([&] {
+      J.attribute("name", text(S.Name));
+      J.attribute("detail",
+                  text(llvm::StringRef(S.Detail).split('\n').first.str()));
+      J.attribute("kind", Kind(S.Kind));
+      J.attributeBegin("range");
+      range(J, S.Range);
+      J.attributeEnd();
+      J.attributeBegin("selectionRange");
+      range(J, S.NameRange);
+      J.attributeEnd();
+      if (!Index.Children[I].empty())
+        J.attributeArray("children", [&] {
+          for (unsigned C : Index.Children[I])
+            Self(C, Self);
+        });
+    });
+  };
+  J.array([&] {
+    for (unsigned I = 0; I < Index.Decls.size(); ++I)
+      if (Index.Decls[I].Module == 0 && Index.Decls[I].Parent < 0)
+        Symbol(I, Symbol);
+  });
 }
 
-std::optional<Array> LspDocument::formatting() const {
+std::optional<std::string> LspDocument::formatted() const {
   llvm::SourceMgr Fresh;
   DiagnosticEngine Quiet(Fresh);
   FormatOutcome Outcome;
-  std::optional<std::string> Formatted =
-      formatChecked(Text, "format", Quiet, Outcome);
-  if (!Formatted)
-    return std::nullopt;
-  Array Edits;
-  if (*Formatted != Text) {
+  return formatChecked(Text, "format", Quiet, Outcome);
+}
+
+void LspDocument::formatting(const std::string &Formatted,
+                             llvm::json::OStream &J) const {
+  J.array([&] {
+    if (Formatted == Text)
+      return;
     llvm::StringRef Buf = SM->getMemoryBuffer(Main)->getBuffer();
-    llvm::SMRange All(llvm::SMLoc::getFromPointer(Buf.begin()),
-                      llvm::SMLoc::getFromPointer(Buf.end()));
-    Edits.push_back(Object{{"range", range(All)}, {"newText", *Formatted}});
-  }
-  return Edits;
+    J.object([&] {
+      J.attributeBegin("range");
+      range(J, llvm::SMRange(llvm::SMLoc::getFromPointer(Buf.begin()),
+                             llvm::SMLoc::getFromPointer(Buf.end())));
+      J.attributeEnd();
+      J.attribute("newText", text(Formatted));
+    });
+  });
 }

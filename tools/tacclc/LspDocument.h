@@ -6,13 +6,15 @@
 // sketch, its names (frontend/SymbolIndex.h), and the LSP answers built from
 // them: diagnostics, hover text, definitions, document symbols and
 // formatting edits. Positions are converted between LSP's (line, UTF-16
-// code unit) and the SourceMgr's byte locations.
+// code unit) and the SourceMgr's byte locations through a LineTable per
+// buffer, in logarithmic time.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_TOOLS_TACCLC_LSPDOCUMENT_H
 #define TACCLC_TOOLS_TACCLC_LSPDOCUMENT_H
 
 #include "frontend/Frontend.h"
+#include "frontend/LineTable.h"
 #include "frontend/SymbolIndex.h"
 
 #include "llvm/Support/JSON.h"
@@ -36,20 +38,26 @@ class LspDocument {
 public:
   LspDocument(std::string Uri, std::string Text, const FrontendOptions &FO);
 
-  /// The LSP Diagnostic objects (problems in imported files are shown at
-  /// the import that loaded them).
-  llvm::json::Array diagnostics() const;
-  /// A Hover for the name at (Line, Char), or null.
-  llvm::json::Value hover(int64_t Line, int64_t Char) const;
-  /// The Location of the declaration (or imported file) at (Line, Char), or
-  /// null.
-  llvm::json::Value definition(int64_t Line, int64_t Char) const;
-  /// DocumentSymbol objects: declarations, with classes and switches
-  /// inside their machines.
-  llvm::json::Array symbols() const;
-  /// TextEdits that put the document in the canonical layout; nothing when
-  /// it does not parse.
-  std::optional<llvm::json::Array> formatting() const;
+  // The answers are written straight to a JSON stream: a document with
+  // thousands of sketches has thousands of symbols (and maybe diagnostics),
+  // and building them as llvm::json::Object values first costs kilobytes of
+  // memory per object.
+
+  /// Writes the array of LSP Diagnostic objects (problems in imported files
+  /// are shown at the import that loaded them).
+  void diagnostics(llvm::json::OStream &J) const;
+  /// Writes a Hover for the name at (Line, Char), or null.
+  void hover(int64_t Line, int64_t Char, llvm::json::OStream &J) const;
+  /// Writes the Location of the declaration (or imported file) at (Line,
+  /// Char), or null.
+  void definition(int64_t Line, int64_t Char, llvm::json::OStream &J) const;
+  /// Writes the array of DocumentSymbol objects: declarations, with classes
+  /// and switches inside their machines.
+  void symbols(llvm::json::OStream &J) const;
+  /// The document in the canonical layout; nothing when it does not parse.
+  std::optional<std::string> formatted() const;
+  /// Writes the array of TextEdits that turn the document into \p Formatted.
+  void formatting(const std::string &Formatted, llvm::json::OStream &J) const;
 
 private:
   std::string Uri, Text;
@@ -57,16 +65,20 @@ private:
   unsigned Main = 0;
   std::optional<ModuleSet> Modules;
   SymbolIndex Index;
+  /// The lines of each buffer of SM (buffer I + 1 at I).
+  std::vector<LineTable> Lines;
   std::vector<Diagnostic> Diags;
   /// describeMachines' line per machine or topology of the file, by name;
   /// the size of each sketch's machine, by sketch.
   std::map<std::string, std::string> MachineLine, SketchMachine;
 
   llvm::SMLoc locAt(int64_t Line, int64_t Char) const;
-  llvm::json::Object position(llvm::SMLoc L) const;
-  llvm::json::Object range(llvm::SMRange R) const;
   std::string uriOf(llvm::SMLoc L) const;
-  llvm::json::Object diagnostic(const Diagnostic &D) const;
+  /// Write an LSP Position, Range, Location and Diagnostic.
+  void position(llvm::json::OStream &J, llvm::SMLoc L) const;
+  void range(llvm::json::OStream &J, llvm::SMRange R) const;
+  void location(llvm::json::OStream &J, llvm::SMRange R) const;
+  void diagnostic(llvm::json::OStream &J, const Diagnostic &D) const;
 };
 
 } // namespace tacclc

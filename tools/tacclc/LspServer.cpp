@@ -4,21 +4,20 @@
 // for any LSP client (the VS Code extension in editors/vscode/ starts it).
 // It syncs whole documents; after each open or change it analyses the
 // document (LspDocument) and publishes its diagnostics; it answers hover,
-// definition, documentSymbol and formatting requests from the latest
-// analysis. Messages that are not JSON-RPC get a protocol error and the
-// server goes on; unknown requests get MethodNotFound; unknown
-// notifications are ignored. It ends on `exit` (status 0 after a
-// `shutdown` request, else 1) or at the end of its input (1).
+// definition, documentSymbol and formatting requests from that analysis,
+// which is kept until the next change. Messages that are not JSON-RPC get a
+// protocol error and the server goes on; unknown requests get
+// MethodNotFound; unknown notifications are ignored. It ends on `exit`
+// (status 0 after a `shutdown` request, else 1) or at the end of its input
+// (1).
 //
 //===----------------------------------------------------------------------===//
+#include "tools/tacclc/LspServer.h"
 #include "tools/tacclc/Commands.h"
-#include "tools/tacclc/LspDocument.h"
-#include "tools/tacclc/LspTransport.h"
 
-#include "llvm/Support/raw_ostream.h"
+#include "llvm/ADT/STLExtras.h"
 
-#include <map>
-#include <memory>
+#include <cstdint>
 
 using namespace tacclc;
 using llvm::json::Array;
@@ -32,179 +31,258 @@ constexpr int ParseError = -32700, InvalidRequest = -32600,
               MethodNotFound = -32601, InvalidParams = -32602,
               ServerNotInitialized = -32002, RequestFailed = -32803;
 
-class Server {
-public:
-  Server(LspTransport &T, FrontendOptions FO) : T(T), FO(std::move(FO)) {}
-
-  int run() {
-    for (;;) {
-      Value Msg = nullptr;
-      std::string Why;
-      switch (T.read(Msg, Why)) {
-      case LspTransport::Read::End:
-        return ExitUserError;
-      case LspTransport::Read::Malformed:
-        error(nullptr, ParseError, Why);
-        continue;
-      case LspTransport::Read::Message:
-        break;
-      }
-      const Object *O = Msg.getAsObject();
-      if (!O || !O->getString("method")) {
-        if (O && O->get("id") && (O->get("result") || O->get("error")))
-          continue; // a response to us: we send no requests
-        error(O && O->get("id") ? *O->get("id") : Value(nullptr),
-              InvalidRequest, "not a JSON-RPC request or notification");
-        continue;
-      }
-      if (*O->getString("method") == "exit")
-        return ShutDown ? ExitSuccess : ExitUserError;
-      handle(*O);
-    }
-  }
-
-private:
-  LspTransport &T;
-  FrontendOptions FO;
-  bool Initialized = false, ShutDown = false;
-  /// The open documents, analysed, by URI.
-  std::map<std::string, std::unique_ptr<LspDocument>> Docs;
-
-  void reply(const Value &Id, Value Result) {
-    T.send(
-        Object{{"jsonrpc", "2.0"}, {"id", Id}, {"result", std::move(Result)}});
-  }
-  void error(const Value &Id, int Code, std::string Message) {
-    T.send(Object{{"jsonrpc", "2.0"},
-                  {"id", Id},
-                  {"error", Object{{"code", Code}, {"message", Message}}}});
-  }
-  void notify(llvm::StringRef Method, Value Params) {
-    T.send(Object{
-        {"jsonrpc", "2.0"}, {"method", Method}, {"params", std::move(Params)}});
-  }
-
-  void open(const std::string &Uri, std::string Text) {
-    auto Doc = std::make_unique<LspDocument>(Uri, std::move(Text), FO);
-    notify("textDocument/publishDiagnostics",
-           Object{{"uri", Uri}, {"diagnostics", Doc->diagnostics()}});
-    Docs[Uri] = std::move(Doc);
-  }
-
-  void handle(const Object &M) {
-    const std::string Method = M.getString("method")->str();
-    const Value *IdP = M.get("id");
-    const Value Id = IdP ? *IdP : Value(nullptr);
-    if (IdP && !IdP->getAsInteger() && !IdP->getAsString())
-      return error(nullptr, InvalidRequest,
-                   "an id must be a number or a "
-                   "string");
-    const Object *P = M.getObject("params");
-    const Object *TD = P ? P->getObject("textDocument") : nullptr;
-    std::string Uri = TD && TD->getString("uri") ? TD->getString("uri")->str()
-                                                 : std::string();
-    if (Method == "initialize") {
-      Initialized = true;
-      return reply(Id, capabilities());
-    }
-    if (!Initialized) {
-      if (IdP)
-        error(Id, ServerNotInitialized, "initialize first");
-      return;
-    }
-    if (ShutDown) {
-      if (IdP)
-        error(Id, InvalidRequest, "the server is shutting down");
-      return;
-    }
-    if (Method == "shutdown") {
-      ShutDown = true;
-      return reply(Id, nullptr);
-    }
-    static const char *const DocumentMethods[] = {
-        "textDocument/didOpen",    "textDocument/didChange",
-        "textDocument/didClose",   "textDocument/hover",
-        "textDocument/definition", "textDocument/documentSymbol",
-        "textDocument/formatting"};
-    bool AboutDocument = false;
-    for (const char *D : DocumentMethods)
-      AboutDocument = AboutDocument || Method == D;
-    if (AboutDocument && Uri.empty()) {
-      if (IdP)
-        error(Id, InvalidParams, "params.textDocument.uri is needed");
-      return;
-    }
-    if (Method == "textDocument/didOpen") {
-      if (TD && TD->getString("text"))
-        open(Uri, TD->getString("text")->str());
-      return;
-    }
-    if (Method == "textDocument/didChange") {
-      const Array *Changes = P ? P->getArray("contentChanges") : nullptr;
-      if (Changes && !Changes->empty())
-        if (const Object *Last = Changes->back().getAsObject())
-          if (auto Text = Last->getString("text"))
-            open(Uri, Text->str());
-      return;
-    }
-    if (Method == "textDocument/didClose") {
-      Docs.erase(Uri);
-      notify("textDocument/publishDiagnostics",
-             Object{{"uri", Uri}, {"diagnostics", Array()}});
-      return;
-    }
-    if (!IdP)
-      return; // a notification we do not need (initialized, didSave, ...)
-    auto It = Docs.find(Uri);
-    const bool Positional =
-        Method == "textDocument/hover" || Method == "textDocument/definition";
-    if (Method == "textDocument/documentSymbol" ||
-        Method == "textDocument/formatting" || Positional) {
-      if (It == Docs.end())
-        return error(Id, InvalidParams, "unknown document '" + Uri + "'");
-      const LspDocument &Doc = *It->second;
-      if (Method == "textDocument/documentSymbol")
-        return reply(Id, Doc.symbols());
-      if (Method == "textDocument/formatting") {
-        if (std::optional<Array> Edits = Doc.formatting())
-          return reply(Id, std::move(*Edits));
-        return error(Id, RequestFailed,
-                     "the document has syntax errors; it was not formatted");
-      }
-      const Object *Pos = P ? P->getObject("position") : nullptr;
-      llvm::Optional<int64_t> Line, Char;
-      if (Pos) {
-        Line = Pos->getInteger("line");
-        Char = Pos->getInteger("character");
-      }
-      if (!Line || !Char)
-        return error(Id, InvalidParams, "a position is needed");
-      return reply(Id, Method == "textDocument/hover"
-                           ? Doc.hover(*Line, *Char)
-                           : Doc.definition(*Line, *Char));
-    }
-    error(Id, MethodNotFound, "tacclc lsp does not implement '" + Method + "'");
-  }
-
-  static Object capabilities() {
-    return Object{
-        {"capabilities",
-         Object{{"textDocumentSync",
-                 Object{{"openClose", true}, {"change", 1}}}, // full text
-                {"hoverProvider", true},
-                {"definitionProvider", true},
-                {"documentSymbolProvider", true},
-                {"documentFormattingProvider", true}}},
-        {"serverInfo", Object{{"name", "tacclc"}}}};
-  }
-};
+Object capabilities() {
+  return Object{{"capabilities", Object{{"textDocumentSync",
+                                         Object{{"openClose", true},
+                                                {"change", 1}}}, // full text
+                                        {"hoverProvider", true},
+                                        {"definitionProvider", true},
+                                        {"documentSymbolProvider", true},
+                                        {"documentFormattingProvider", true}}},
+                {"serverInfo", Object{{"name", "tacclc"}}}};
+}
 
 } // namespace
+
+bool tacclc::isRequestId(const Value &Id) {
+  llvm::Optional<int64_t> N = Id.getAsInteger();
+  return Id.getAsString() || (N && *N >= INT32_MIN && *N <= INT32_MAX);
+}
+
+LspServer::LspServer(FrontendOptions FO, Sender Send, llvm::raw_ostream &Log)
+    : FO(std::move(FO)), Send(std::move(Send)), Log(Log) {}
+
+void LspServer::send(Writer Members) {
+  std::string Json;
+  llvm::raw_string_ostream OS(Json);
+  llvm::json::OStream J(OS);
+  J.object([&] {
+    J.attribute("jsonrpc", "2.0");
+    Members(J);
+  });
+  OS.flush();
+  Send(Json);
+}
+
+void LspServer::reply(const Value &Id, Writer Result) {
+  send([&](llvm::json::OStream &J) {
+    J.attribute("id", Id);
+    J.attributeBegin("result");
+    Result(J);
+    J.attributeEnd();
+  });
+}
+
+void LspServer::reply(const Value &Id, const Value &Result) {
+  reply(Id, [&](llvm::json::OStream &J) { J.value(Result); });
+}
+
+void LspServer::error(const Value &Id, int Code, llvm::StringRef Message) {
+  send([&](llvm::json::OStream &J) {
+    J.attribute("id", Id);
+    J.attributeObject("error", [&] {
+      J.attribute("code", Code);
+      J.attribute("message", Message);
+    });
+  });
+}
+
+void LspServer::notify(llvm::StringRef Method, Writer Params) {
+  send([&](llvm::json::OStream &J) {
+    J.attribute("method", Method);
+    J.attributeBegin("params");
+    Params(J);
+    J.attributeEnd();
+  });
+}
+
+void LspServer::ignore(llvm::StringRef Method, llvm::StringRef Why) {
+  Log << "tacclc lsp: ignored " << Method << ": " << Why << "\n";
+  Log.flush();
+}
+
+void LspServer::malformed(llvm::StringRef Why) {
+  error(nullptr, ParseError, Why);
+}
+
+int LspServer::serve(LspTransport &T) {
+  for (;;) {
+    Value Msg = nullptr;
+    std::string Why;
+    switch (T.read(Msg, Why)) {
+    case LspTransport::Read::End:
+      return ExitUserError;
+    case LspTransport::Read::Malformed:
+      malformed(Why);
+      continue;
+    case LspTransport::Read::Message:
+      if (std::optional<int> Status = handle(Msg))
+        return *Status;
+    }
+  }
+}
+
+std::optional<int> LspServer::handle(const Value &Msg) {
+  const Object *O = Msg.getAsObject();
+  const Value *Id = O ? O->get("id") : nullptr;
+  llvm::Optional<llvm::StringRef> Method =
+      O ? O->getString("method") : llvm::None;
+  if (!Method) {
+    if (Id && (O->get("result") || O->get("error")))
+      return std::nullopt; // a response to us: we send no requests
+    error(Id && isRequestId(*Id) ? *Id : nullptr, InvalidRequest,
+          "not a JSON-RPC request or notification");
+    return std::nullopt;
+  }
+  if (*Method == "exit")
+    return ShutDown ? ExitSuccess : ExitUserError;
+  if (Id && !isRequestId(*Id)) {
+    // Not an id the answer could carry (null, a fraction, a huge number).
+    error(nullptr, InvalidRequest,
+          "an id must be a string or an integer of 32 bits");
+    return std::nullopt;
+  }
+  request(*Method, Id, O->getObject("params"));
+  return std::nullopt;
+}
+
+void LspServer::request(llvm::StringRef Method, const Value *IdP,
+                        const Object *P) {
+  const Value Id = IdP ? *IdP : Value(nullptr);
+  if (Method == "initialize") {
+    if (IdP)
+      reply(Id, capabilities());
+    Initialized = true;
+    return;
+  }
+  if (!Initialized || ShutDown) {
+    if (IdP)
+      error(Id, Initialized ? InvalidRequest : ServerNotInitialized,
+            Initialized ? "the server is shutting down" : "initialize first");
+    return;
+  }
+  if (Method == "shutdown") {
+    ShutDown = true;
+    if (IdP)
+      reply(Id, Value(nullptr));
+    return;
+  }
+  static const char *const DocumentMethods[] = {
+      "textDocument/didOpen",    "textDocument/didChange",
+      "textDocument/didClose",   "textDocument/hover",
+      "textDocument/definition", "textDocument/documentSymbol",
+      "textDocument/formatting"};
+  if (!llvm::is_contained(DocumentMethods, Method)) {
+    if (IdP)
+      error(Id, MethodNotFound,
+            "tacclc lsp does not implement '" + Method.str() + "'");
+    return; // a notification we do not need (initialized, didSave, ...)
+  }
+  const Object *TD = P ? P->getObject("textDocument") : nullptr;
+  llvm::Optional<llvm::StringRef> Uri = TD ? TD->getString("uri") : llvm::None;
+  if (!Uri || Uri->empty()) {
+    if (IdP)
+      error(Id, InvalidParams, "params.textDocument.uri is needed");
+    else
+      ignore(Method, "params.textDocument.uri is needed");
+    return;
+  }
+  if (synchronize(Method, Uri->str(), *P)) {
+    if (IdP) // a notification sent as a request still gets its answer
+      reply(Id, Value(nullptr));
+  } else if (IdP) {
+    query(Method, Id, Uri->str(), *P);
+  }
+}
+
+void LspServer::open(const std::string &Uri, std::string Text,
+                     llvm::Optional<int64_t> Version) {
+  // The previous version goes first: freeing a big analysis takes a while,
+  // better before the diagnostics than before the next request.
+  Docs.erase(Uri);
+  auto Doc = std::make_unique<LspDocument>(Uri, std::move(Text), FO);
+  notify("textDocument/publishDiagnostics", [&](llvm::json::OStream &J) {
+    J.object([&] {
+      J.attribute("uri", Uri);
+      if (Version)
+        J.attribute("version", *Version);
+      J.attributeBegin("diagnostics");
+      Doc->diagnostics(J);
+      J.attributeEnd();
+    });
+  });
+  Docs[Uri] = std::move(Doc);
+}
+
+bool LspServer::synchronize(llvm::StringRef Method, const std::string &Uri,
+                            const Object &P) {
+  const Object *TD = P.getObject("textDocument");
+  llvm::Optional<int64_t> Version = TD->getInteger("version");
+  if (Method == "textDocument/didOpen") {
+    if (llvm::Optional<llvm::StringRef> Text = TD->getString("text"))
+      open(Uri, Text->str(), Version);
+    else
+      ignore(Method, "params.textDocument.text is needed");
+    return true;
+  }
+  if (Method == "textDocument/didChange") {
+    // Full sync: the last change holds the whole text.
+    const Array *Changes = P.getArray("contentChanges");
+    const Object *Last =
+        Changes && !Changes->empty() ? Changes->back().getAsObject() : nullptr;
+    if (llvm::Optional<llvm::StringRef> Text =
+            Last ? Last->getString("text") : llvm::None)
+      open(Uri, Text->str(), Version);
+    else
+      ignore(Method, "params.contentChanges needs a change with a text");
+    return true;
+  }
+  if (Method == "textDocument/didClose") {
+    Docs.erase(Uri);
+    notify("textDocument/publishDiagnostics", [&](llvm::json::OStream &J) {
+      J.value(Object{{"uri", Uri}, {"diagnostics", Array()}});
+    });
+    return true;
+  }
+  return false;
+}
+
+void LspServer::query(llvm::StringRef Method, const Value &Id,
+                      const std::string &Uri, const Object &P) {
+  auto It = Docs.find(Uri);
+  if (It == Docs.end())
+    return error(Id, InvalidParams, "unknown document '" + Uri + "'");
+  const LspDocument &Doc = *It->second;
+  if (Method == "textDocument/documentSymbol")
+    return reply(Id, [&](llvm::json::OStream &J) { Doc.symbols(J); });
+  if (Method == "textDocument/formatting") {
+    if (std::optional<std::string> Formatted = Doc.formatted())
+      return reply(
+          Id, [&](llvm::json::OStream &J) { Doc.formatting(*Formatted, J); });
+    return error(Id, RequestFailed,
+                 "the document has syntax errors; it was not formatted");
+  }
+  const Object *Pos = P.getObject("position");
+  llvm::Optional<int64_t> Line = Pos ? Pos->getInteger("line") : llvm::None;
+  llvm::Optional<int64_t> Char =
+      Pos ? Pos->getInteger("character") : llvm::None;
+  if (!Line || !Char)
+    return error(Id, InvalidParams, "a position is needed");
+  reply(Id, [&](llvm::json::OStream &J) {
+    if (Method == "textDocument/hover")
+      Doc.hover(*Line, *Char, J);
+    else
+      Doc.definition(*Line, *Char, J);
+  });
+}
 
 int tacclc::runLsp(const LspOptions &Opts) {
   FrontendOptions FO;
   FO.IncludeDirs = Opts.IncludeDirs;
   FO.StdlibDir = Opts.StdlibDir;
-  LspTransport T(stdin, llvm::outs());
-  return Server(T, FO).run();
+  LspFileInput In(stdin);
+  LspTransport T(In, llvm::outs());
+  LspServer S(
+      FO, [&T](llvm::StringRef Json) { T.send(Json); }, llvm::errs());
+  return S.serve(T);
 }

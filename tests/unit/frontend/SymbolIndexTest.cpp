@@ -3,7 +3,8 @@
 // buildSymbolIndex on one module: declarations (classes and switches inside
 // machines, loops included), references from machine statements and from
 // sketches (through `from` to the machine), hover details with the comment
-// above a declaration, and what declAt finds at a location.
+// above a declaration, and what declAt finds at a location; a `from` chain of
+// 3,000 sketches and a cycle, and declarations that share one line.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/SymbolIndex.h"
@@ -40,10 +41,9 @@ struct Indexed {
   SymbolIndex Ix;
   llvm::StringRef Text;
 
-  Indexed() {
+  explicit Indexed(const std::string &Src = Source) {
     unsigned Id = SM.AddNewSourceBuffer(
-        llvm::MemoryBuffer::getMemBufferCopy(Source, "m.sketch"),
-        llvm::SMLoc());
+        llvm::MemoryBuffer::getMemBufferCopy(Src, "m.sketch"), llvm::SMLoc());
     Text = SM.getMemoryBuffer(Id)->getBuffer();
     DiagnosticEngine Diags(SM);
     Set.Modules.push_back({parseSketch(SM, Id, Diags), "m", "m.sketch", {}});
@@ -62,6 +62,10 @@ struct Indexed {
     int D = Ix.declAt(at(Needle, Nth));
     REQUIRE(D >= 0);
     return Ix.Decls[unsigned(D)];
+  }
+  /// What declAt finds \p Offset bytes into the text.
+  int declAtOffset(size_t Offset) const {
+    return Ix.declAt(llvm::SMLoc::getFromPointer(Text.data() + Offset));
   }
 };
 
@@ -91,4 +95,49 @@ TEST_CASE("references resolve to their declarations") {
   CHECK(I.declAt("c\n  policy").Kind == SymbolDecl::Class);
   CHECK(I.declAt("sw uc-min").Kind == SymbolDecl::Switch);
   CHECK(I.Ix.declAt(I.at("collective")) == -1);
+}
+
+namespace {
+
+const char *Machine = "machine m { gpus per node = 2\n"
+                      "  class c { alpha = 1 us; beta = 2 us/MB }\n"
+                      "  link c 0 <-> 1 }\n";
+
+} // namespace
+
+TEST_CASE("a long `from` chain resolves every sketch's names") {
+  std::string Chain = Machine;
+  Chain += "sketch s0 on m { links c }\n";
+  const int Count = 3000;
+  for (int I = 1; I < Count; ++I)
+    Chain += "sketch s" + std::to_string(I) + " from s" +
+             std::to_string(I - 1) + " { links c }\n";
+  // A cycle has no machine: its `c` stays unresolved.
+  Chain += "sketch x from y { links c }\nsketch y from x { links c }\n";
+  Indexed I(Chain);
+  const int C = I.declAtOffset(I.Text.find("c {"));
+  REQUIRE(C >= 0);
+  CHECK(I.Ix.Decls[unsigned(C)].Kind == SymbolDecl::Class);
+  for (size_t At = I.Text.find("links c"), N = 0; N < size_t(Count);
+       At = I.Text.find("links c", At + 1), ++N)
+    CHECK(I.declAtOffset(At + 6) == C);
+  CHECK(I.declAtOffset(I.Text.rfind("links c") + 6) == -1);
+  CHECK(I.declAtOffset(I.Text.find("from s2998") + 6) ==
+        I.declAtOffset(I.Text.find("s2998 from") + 1));
+  CHECK(I.Ix.Children[unsigned(I.declAtOffset(I.Text.find("m {")))].size() ==
+        1);
+}
+
+TEST_CASE("declarations sharing one line share its comment") {
+  Indexed I(std::string(Machine) +
+            "// Two sketches.\n// On one line.\n"
+            "sketch a on m { links c } sketch b on m { links c }\n");
+  for (const char *Name : {"a on", "b on"}) {
+    int D = I.declAtOffset(I.Text.find(Name));
+    REQUIRE(D >= 0);
+    CHECK(I.Ix.Decls[unsigned(D)].Detail.find("Two sketches.\nOn one line.") !=
+          std::string::npos);
+    CHECK(I.Ix.sketchAt(llvm::SMLoc::getFromPointer(
+              I.Text.data() + I.Text.find(Name) + 6)) == D);
+  }
 }
