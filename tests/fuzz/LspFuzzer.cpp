@@ -21,10 +21,6 @@
 // error (-32700, id null); a request with a usable id gets exactly one response
 // carrying that id; and `exit` ends the session.
 //
-// The parser's own recursion on deeply nested sketch text is outside this
-// target: a document nested deeper than MaxSketchNesting brackets is not
-// handed to the server (the front-end fuzzer covers the parser).
-//
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/LspServer.h"
 #include "tools/tacclc/LspTransport.h"
@@ -42,9 +38,6 @@ using llvm::json::Object;
 using llvm::json::Value;
 
 namespace {
-
-/// The deepest bracket nesting of a document handed to the server.
-constexpr unsigned MaxSketchNesting = 64;
 
 [[noreturn]] void contractViolation(const char *What) {
   std::fprintf(stderr, "LspFuzzer: contract violated: %s\n", What);
@@ -66,40 +59,6 @@ std::string streamOf(llvm::StringRef Data) {
     Out += Line.str();
   }
   return Out;
-}
-
-/// Whether \p Text nests (, [ and { deeper than MaxSketchNesting.
-bool tooDeep(llvm::StringRef Text) {
-  unsigned Depth = 0;
-  for (char C : Text) {
-    if (C == '(' || C == '[' || C == '{') {
-      if (++Depth > MaxSketchNesting)
-        return true;
-    } else if ((C == ')' || C == ']' || C == '}') && Depth > 0) {
-      --Depth;
-    }
-  }
-  return false;
-}
-
-/// Whether \p Msg opens or changes a document whose text is tooDeep().
-bool nestsTooDeep(const Value &Msg) {
-  const Object *O = Msg.getAsObject();
-  const Object *P = O ? O->getObject("params") : nullptr;
-  if (!P)
-    return false;
-  const Object *TD = P->getObject("textDocument");
-  if (llvm::Optional<llvm::StringRef> T =
-          TD ? TD->getString("text") : llvm::None)
-    if (tooDeep(*T))
-      return true;
-  if (const llvm::json::Array *Changes = P->getArray("contentChanges"))
-    for (const Value &C : *Changes)
-      if (const Object *CO = C.getAsObject())
-        if (llvm::Optional<llvm::StringRef> T = CO->getString("text"))
-          if (tooDeep(*T))
-            return true;
-  return false;
 }
 
 /// Checks one message the server sent (its JSON text) and keeps it.
@@ -172,8 +131,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
         contractViolation("a refused message needs one parse error");
       continue;
     }
-    if (nestsTooDeep(Msg))
-      continue;
     std::optional<int> Exit = Server.handle(Msg);
     if (Exit) {
       if (*Exit != 0 && *Exit != 1)
