@@ -237,6 +237,13 @@ bool tacclc::runLoop(const ForStmt &F, Scope &S, uint64_t &Iterations,
   auto Lo = evalExpr(*F.Lo, S, Diags), Hi = evalExpr(*F.Hi, S, Diags);
   if (!Lo || !Hi)
     return false;
+  // A range longer than what is left of the budget is refused before its
+  // first iteration (the difference of two int64 values fits in uint64).
+  if (*Hi > *Lo && Iterations <= MaxLoopIterations &&
+      uint64_t(*Hi) - uint64_t(*Lo) > MaxLoopIterations - Iterations) {
+    Diags.report(DiagId::TooManyIterations, F.getRange(), MaxLoopIterations);
+    return false;
+  }
   for (int64_t I = *Lo; I < *Hi; ++I) {
     if (++Iterations > MaxLoopIterations || S.work() > MaxEvalWork) {
       Diags.report(DiagId::TooManyIterations, F.getRange(), MaxLoopIterations);
