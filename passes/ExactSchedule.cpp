@@ -114,6 +114,24 @@ bool mayMerge(const Sketch &S, const Transfer &I, const Transfer &J) {
          mayShareMessage(S, I.Chunk, J.Chunk, J.Link);
 }
 
+/// True if the lane row already orders port neighbours \p U then \p V.
+bool portRowRedundant(const Schedule &Sched, const Structure &St, size_t U,
+                      size_t V) {
+  return Sched.Transfers[U].Link == Sched.Transfers[V].Link &&
+         St.LanePrev[V] == int(U);
+}
+
+/// True if the MaxChunksPerMessage transfers after position \p K of
+/// \p Lane may each join the one before (a message of one chunk too
+/// many): the model then needs a row forbidding one of those joins.
+bool needsRunRow(const std::vector<size_t> &Lane, size_t K,
+                 const std::vector<bool> &Joinable) {
+  for (size_t J = K + 1; J <= K + MaxChunksPerMessage; ++J)
+    if (!Joinable[Lane[J]])
+      return false;
+  return true;
+}
+
 double costOf(const Sketch &S, const Transfer &T) {
   return S.Topo.link(T.Link).costUs(S.chunkBytes());
 }
@@ -141,6 +159,20 @@ bool tacclc::mayShareMessage(const Sketch &S, ChunkId A, ChunkId B, LinkId L) {
 
 ScheduleModel tacclc::buildScheduleModel(const Sketch &S, const Schedule &Sched,
                                          bool AllowMerge) {
+  return std::move(*buildScheduleModel(S, Sched, AllowMerge, Deadline()));
+}
+
+std::optional<ScheduleModel>
+tacclc::buildScheduleModel(const Sketch &S, const Schedule &Sched,
+                           bool AllowMerge, const Deadline &GiveUp) {
+  PhaseScope Phase("building the scheduling model");
+  // Checked every 1024 transfers.
+  auto OutOfTime = [&](size_t I) {
+    if (I % 1024 != 0)
+      return false;
+    checkDeadline();
+    return GiveUp.hasPassed();
+  };
   const auto &Ts = Sched.Transfers;
   Structure St = analyse(S, Sched);
   ScheduleModel SM;
@@ -181,6 +213,8 @@ ScheduleModel tacclc::buildScheduleModel(const Sketch &S, const Schedule &Sched,
   }
 
   for (size_t I = 0; I < Ts.size(); ++I) {
+    if (OutOfTime(I))
+      return std::nullopt;
     auto S_ = SM.Start[I], A = SM.Arrive[I];
     if (St.Parent[I] >= 0)
       M.addGreaterEqual(Name("ready", I),
@@ -212,8 +246,10 @@ ScheduleModel tacclc::buildScheduleModel(const Sketch &S, const Schedule &Sched,
   for (size_t P = 0; P < St.Ports.size(); ++P) {
     const std::vector<size_t> &Port = St.Ports[P];
     for (size_t K = 1; K < Port.size(); ++K) {
+      if (OutOfTime(K))
+        return std::nullopt;
       size_t U = Port[K - 1], V = Port[K];
-      if (Ts[U].Link == Ts[V].Link && St.LanePrev[V] == int(U))
+      if (portRowRedundant(Sched, St, U, V))
         continue; // the lane row already serialises them
       M.addGreaterEqual(fmt::format("port{}_{}", P, K),
                         {{SM.Start[V], 1.0}, {SM.Arrive[U], -1.0}}, 0.0);
@@ -221,16 +257,17 @@ ScheduleModel tacclc::buildScheduleModel(const Sketch &S, const Schedule &Sched,
   }
   // Messages of at most MaxChunksPerMessage chunks: of any Max joins in a
   // row (a message of Max + 1 chunks), one must not be taken.
+  std::vector<bool> Joinable(Ts.size());
+  for (size_t I = 0; I < Ts.size(); ++I)
+    Joinable[I] = SM.JoinPrev[I].has_value();
   for (const std::vector<size_t> &Lane : St.Lanes)
     for (size_t K = 0; K + MaxChunksPerMessage < Lane.size(); ++K) {
+      if (!needsRunRow(Lane, K, Joinable))
+        continue;
       std::vector<Term> Run;
       for (size_t J = K + 1; J <= K + MaxChunksPerMessage; ++J)
-        if (auto G = SM.JoinPrev[Lane[J]])
-          Run.push_back({*G, 1.0});
-        else
-          break;
-      if (Run.size() == MaxChunksPerMessage)
-        M.addLessEqual(Name("run", Lane[K]), Run, double(Run.size() - 1));
+        Run.push_back({*SM.JoinPrev[Lane[J]], 1.0});
+      M.addLessEqual(Name("run", Lane[K]), Run, double(Run.size() - 1));
     }
   return SM;
 }
@@ -293,6 +330,8 @@ std::optional<Schedule> retimeInOrder(const Sketch &S, const Schedule &Sched,
   double Makespan = 0;
   size_t Placed = 0;
   while (!Queue.empty()) {
+    if (Placed % 1024 == 0)
+      checkDeadline();
     size_t G = Queue.top().second;
     Queue.pop();
     const Transfer &First = Ts[G];
@@ -382,22 +421,84 @@ Schedule tacclc::mergeGreedily(const Sketch &S, const Schedule &Sched) {
   return Merged && Merged->MakespanUs < Sched.MakespanUs ? *Merged : Sched;
 }
 
+ModelSize tacclc::scheduleModelSize(const Sketch &S, const Schedule &Sched,
+                                    bool AllowMerge) {
+  const auto &Ts = Sched.Transfers;
+  Structure St = analyse(S, Sched);
+  ModelSize Z;
+  Z.Variables = 1 + 3 * Ts.size();
+  auto AddRow = [&](uint64_t Terms) {
+    ++Z.Rows;
+    Z.Nonzeros += Terms;
+  };
+  std::vector<bool> Joinable(Ts.size(), false);
+  for (size_t I = 0; I < Ts.size(); ++I) {
+    int P = St.LanePrev[I];
+    Joinable[I] = AllowMerge && P >= 0 && mayMerge(S, Ts[P], Ts[I]);
+    Z.IntegerVariables += Joinable[I];
+    AddRow(2); // dur
+    AddRow(2); // arrive
+    AddRow(2); // done
+    if (St.Parent[I] >= 0)
+      AddRow(2); // ready
+    if (P < 0)
+      continue;
+    AddRow(Joinable[I] ? 3 : 2); // lane
+    if (Joinable[I])
+      for (int Row = 0; Row < 4; ++Row)
+        AddRow(3); // same_hi, same_lo, grow, land
+  }
+  Z.Variables += Z.IntegerVariables;
+  for (const std::vector<size_t> &Port : St.Ports)
+    for (size_t K = 1; K < Port.size(); ++K)
+      if (!portRowRedundant(Sched, St, Port[K - 1], Port[K]))
+        AddRow(2);
+  for (const std::vector<size_t> &Lane : St.Lanes)
+    for (size_t K = 0; K + MaxChunksPerMessage < Lane.size(); ++K)
+      if (needsRunRow(Lane, K, Joinable))
+        AddRow(MaxChunksPerMessage);
+  // The maps from transfers to variables, and the warm start.
+  Z.BuilderBytes = Ts.size() * 64 + Z.Variables * 16;
+  return Z;
+}
+
 ir::Schedule tacclc::scheduleExactly(
     const Sketch &S, const Schedule &Sched, bool AllowMerge,
     const StageOptions &Opts, DiagnosticEngine &Diags, SolveStats *Stats,
     llvm::function_ref<void(const solver::Model &)> OnModel) {
-  ScheduleModel SM = buildScheduleModel(S, Sched, AllowMerge);
-  if (OnModel)
-    OnModel(SM.Model);
+  ModelSize Size = scheduleModelSize(S, Sched, AllowMerge);
   if (Stats) {
-    Stats->Variables = Stats->VariablesBefore = SM.Model.numVariables();
-    Stats->IntegerVariables = SM.Model.numIntegerVariables();
-    Stats->Constraints = Stats->ConstraintsBefore = SM.Model.numConstraints();
-    Stats->Nonzeros = SM.Model.numNonzeros();
+    Stats->Variables = Stats->VariablesBefore = Size.Variables;
+    Stats->IntegerVariables = Size.IntegerVariables;
+    Stats->Constraints = Stats->ConstraintsBefore = Size.Rows;
+    Stats->Nonzeros = Size.Nonzeros;
     Stats->WarmStartObjective = Sched.MakespanUs;
     Stats->Objective = Stats->BestBound = Sched.MakespanUs;
     Stats->Status = "skipped";
   }
+  // Without decisions the model is built only to be shown (--emit=milp).
+  if (Size.IntegerVariables == 0 && !OnModel)
+    return Sched;
+  const char *Keep = "keeping the heuristic schedule";
+  if (!fitsMemory(Size, Opts.Memory, DiagId::ScheduleModelTooLarge,
+                  "scheduling", Keep, S.Loc, Diags))
+    return Sched;
+  std::optional<ScheduleModel> Built;
+  bool InTime = !Opts.Budget.hasPassed();
+  if (InTime)
+    Built = buildScheduleModel(S, Sched, AllowMerge, Opts.Budget);
+  if (!Built) {
+    Diags.report(
+        DiagId::StageOutOfTime, S.Loc, "scheduling",
+        fmt::format("{:g}", Opts.TimeLimitSeconds),
+        InTime ? "building the scheduling model" : "ordering transfers", Keep);
+    if (Stats)
+      Stats->HitTimeLimit = true;
+    return Sched;
+  }
+  ScheduleModel &SM = *Built;
+  if (OnModel)
+    OnModel(SM.Model);
   if (SM.NumDecisions == 0)
     return Sched;
   solver::SolveOptions SO = Opts.solveOptions("schedule");
@@ -414,8 +515,13 @@ ir::Schedule tacclc::scheduleExactly(
         Stats->WarmStartObjective = Merged->MakespanUs;
     }
   }
-  solver::Solution Sol = solver::solveWithCbc(SM.Model, SO);
+  solver::Solution Sol;
+  {
+    PhaseScope Phase("solving the scheduling model");
+    Sol = solver::solveWithCbc(SM.Model, SO);
+  }
   if (Stats) {
+    Stats->SolverPeakBytes = Sol.PeakMemoryBytes;
     Stats->Seconds = Sol.Seconds;
     Stats->Status = solver::statusName(Sol.Status).str();
     Stats->HitTimeLimit = Sol.HitTimeLimit;

@@ -44,6 +44,7 @@
 #include <iostream>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,9 @@ constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double IntegerRounding = 1e-6;
 /// Largest Model::maxViolation of a warm start that counts as feasible.
 constexpr double WarmStartTolerance = 1e-6;
+/// With less time than this left before SolveOptions::Until, the solver is
+/// not started.
+constexpr double MinSolveSeconds = 0.1;
 
 double secondsSince(Clock::time_point Start) {
   return std::chrono::duration<double>(Clock::now() - Start).count();
@@ -488,12 +492,38 @@ std::optional<Solution> decode(const std::string &In) {
   return S;
 }
 
-/// Runs CBC in a child process (Subprocess.h). A crash or overrun of the
-/// child falls back to a feasible warm start, else it is an Error.
+/// Seconds an isolated CBC may run past its time limit before it is
+/// stopped: CBC checks its clock only between search nodes, and not at all
+/// in preprocessing or the root LP, which can take minutes on a large
+/// model.
+double graceSeconds(double Limit) { return 0.5 + 0.05 * Limit; }
+
+/// \p M's warm start as a Feasible solution stopped by the time limit, when
+/// it is feasible; else \p S unchanged but for \p Why.
+Solution warmStartOr(Solution S, const Model &M, const SolveOptions &Options,
+                     const std::string &Why) {
+  S.Message = Why;
+  if (Options.WarmStart.empty() ||
+      M.maxViolation(Options.WarmStart) > WarmStartTolerance)
+    return S;
+  takeValues(S, M, Options.WarmStart.data());
+  S.Status = SolveStatus::Feasible;
+  S.Message = Why + "; returning the warm start";
+  return S;
+}
+
+/// Runs CBC in a child process (Subprocess.h). A crash, overrun or memory
+/// exhaustion of the child falls back to a feasible warm start, else it is
+/// an Error.
 Solution runIsolated(const Model &M, const SolveOptions &Options,
                      Clock::time_point Start) {
   std::string Error;
-  double Hard = hasTimeLimit(Options) ? 2 * Options.TimeLimitSeconds + 30 : 0;
+  ChildLimits Limits;
+  Limits.MemoryBytes = Options.MemoryLimitBytes;
+  if (hasTimeLimit(Options))
+    Limits.HardTimeoutSeconds =
+        Options.TimeLimitSeconds + graceSeconds(Options.TimeLimitSeconds);
+  ChildReport Report;
   auto Bytes = runInChild(
       [&] {
         Solution S = runCbcCaught(M, Options, Start);
@@ -501,23 +531,23 @@ Solution runIsolated(const Model &M, const SolveOptions &Options,
         std::fflush(nullptr);
         return encode(S);
       },
-      Hard, Error);
+      Limits, Error, &Report);
   if (Bytes) {
-    if (auto S = decode(*Bytes))
+    if (auto S = decode(*Bytes)) {
+      S->PeakMemoryBytes = Report.PeakBytes;
       return *S;
+    }
     Error = "the solver process returned a malformed result";
   } else if (Options.Progress == ProgressMode::Line) {
     clearProgressLine(STDERR_FILENO); // the child died mid-line
   }
   Solution S;
   S.Status = SolveStatus::Error;
-  S.Message = Error;
-  if (!Options.WarmStart.empty() &&
-      M.maxViolation(Options.WarmStart) <= WarmStartTolerance) {
-    takeValues(S, M, Options.WarmStart.data());
-    S.Status = SolveStatus::Feasible;
-    S.Message = Error + "; returning the warm start";
-  }
+  S.HitTimeLimit = Error.find("time limit") != std::string::npos;
+  S.PeakMemoryBytes = Report.PeakBytes;
+  S = warmStartOr(std::move(S), M, Options, Error);
+  if (!S.hasValues())
+    S.HitTimeLimit = false;
   return S;
 }
 
@@ -529,17 +559,33 @@ Solution tacclc::solver::solveWithCbc(const Model &M,
   Clock::time_point Start = Clock::now();
   Solution S;
 
+  // The time left before Options.Until, when that is shorter than the
+  // limit, becomes the limit.
+  std::optional<SolveOptions> Cut;
+  double Left = Options.Until.secondsLeft();
+  if (Options.Until.isSet() &&
+      (!hasTimeLimit(Options) || Left < Options.TimeLimitSeconds)) {
+    Cut = Options;
+    Cut->TimeLimitSeconds = Left;
+  }
+  const SolveOptions &Opts = Cut ? *Cut : Options;
+
   std::string Problem = checkOptions(M, Options);
   if (!Problem.empty()) {
     S.Status = SolveStatus::Error;
     S.Message = std::move(Problem);
   } else if (M.numVariables() == 0) {
     S = solveWithoutVariables(M);
+  } else if (Cut && Left < MinSolveSeconds) {
+    S.Status = SolveStatus::NoSolution;
+    S.HitTimeLimit = true;
+    S = warmStartOr(std::move(S), M, Options,
+                    "no time was left for the solver");
   } else {
     std::lock_guard<std::mutex> Lock(SolveMutex);
-    StdoutRedirect Redirect(/*ToStderr=*/Options.Log);
-    S = Options.Isolate ? runIsolated(M, Options, Start)
-                        : runCbcCaught(M, Options, Start);
+    StdoutRedirect Redirect(/*ToStderr=*/Opts.Log);
+    S = Opts.Isolate ? runIsolated(M, Opts, Start)
+                     : runCbcCaught(M, Opts, Start);
   }
   if (!S.hasValues())
     S.Values.clear();
