@@ -52,7 +52,8 @@ RoutingModel buildRoutingModel(const ir::Sketch &S, const SymmetryGroup &Group);
 
 /// The size of the model buildRoutingModel(S, Group, Start) builds, counted
 /// without building it: exact, except that load, port and switch rows that
-/// symmetry makes coincide (and are kept once) are counted each time.
+/// coincide (kept once; under symmetry, or where a port has one link in
+/// use) are counted each time.
 ModelSize routingModelSize(const ir::Sketch &S, const SymmetryGroup &Group,
                            const RoutingStart &Start);
 

@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -221,17 +222,30 @@ tacclc::solver::runInChild(const std::function<std::string()> &Work,
   return Out;
 }
 
-void tacclc::solver::installTerminationHandlers() {
+std::vector<int> tacclc::solver::ignoredTerminationSignals() {
+  std::vector<int> Ignored;
   for (int Sig : TerminationSignals) {
-    struct sigaction Prev;
-    if (sigaction(Sig, nullptr, &Prev) != 0 ||
-        (!(Prev.sa_flags & SA_SIGINFO) && Prev.sa_handler == SIG_IGN))
-      continue; // an ignored signal stays ignored (nohup)
-    Previous[Sig] = Prev;
+    struct sigaction Now;
+    if (sigaction(Sig, nullptr, &Now) == 0 && !(Now.sa_flags & SA_SIGINFO) &&
+        Now.sa_handler == SIG_IGN)
+      Ignored.push_back(Sig);
+  }
+  return Ignored;
+}
+
+void tacclc::solver::installTerminationHandlers(
+    const std::vector<int> &Ignored) {
+  for (int Sig : TerminationSignals) {
     struct sigaction Ours {};
-    Ours.sa_sigaction = onTermination;
-    Ours.sa_flags = SA_SIGINFO;
     sigemptyset(&Ours.sa_mask);
+    if (std::find(Ignored.begin(), Ignored.end(), Sig) != Ignored.end()) {
+      Ours.sa_handler = SIG_IGN; // as inherited (nohup, a background job)
+    } else {
+      if (sigaction(Sig, nullptr, &Previous[Sig]) != 0)
+        continue;
+      Ours.sa_sigaction = onTermination;
+      Ours.sa_flags = SA_SIGINFO;
+    }
     sigaction(Sig, &Ours, nullptr);
   }
 }

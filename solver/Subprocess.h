@@ -23,6 +23,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tacclc::solver {
 
@@ -53,12 +54,18 @@ std::optional<std::string> runInChild(const std::function<std::string()> &Work,
                                       std::string &Error,
                                       ChildReport *Report = nullptr);
 
-/// Makes SIGINT, SIGTERM and SIGHUP (where not ignored) kill and reap the
-/// child runInChild is waiting for, then run the handler installed before
-/// (LLVM's, which removes the files registered for removal), and end the
-/// process with the signal's default action, so that its exit status is
-/// the conventional one. Call once, after llvm::InitLLVM.
-void installTerminationHandlers();
+/// The termination signals (SIGINT, SIGTERM, SIGHUP) the process ignores
+/// now, as a background job or under nohup does. Call before
+/// llvm::InitLLVM, whose handlers replace that disposition.
+std::vector<int> ignoredTerminationSignals();
+
+/// Makes SIGINT, SIGTERM and SIGHUP kill and reap the child runInChild is
+/// waiting for, then run the handler installed before (LLVM's, which
+/// removes the files registered for removal), and end the process with the
+/// signal's default action, so that its exit status is the conventional
+/// one. The signals in \p Ignored (ignoredTerminationSignals) stay
+/// ignored. Call once, after llvm::InitLLVM.
+void installTerminationHandlers(const std::vector<int> &Ignored);
 
 } // namespace tacclc::solver
 

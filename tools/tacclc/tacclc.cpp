@@ -380,11 +380,12 @@ std::optional<uint64_t> parseMemory(llvm::StringRef Text) {
 } // namespace
 
 int main(int argc, char **argv) {
+  std::vector<int> Ignored = solver::ignoredTerminationSignals();
   InitLLVM X(argc, argv);
   // An allocation failure is one line and exit status 2, not LLVM's abort;
   // SIGINT, SIGTERM and SIGHUP take the solver's child process along.
   installOutOfMemoryHandler();
-  solver::installTerminationHandlers();
+  solver::installTerminationHandlers(Ignored);
   // LLVM registers its own `-stats` (LLVM statistics, meaningless here);
   // replace it with ours before parsing.
   if (cl::Option *LLVMStats = cl::getRegisteredOptions().lookup("stats"))
