@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 #include "solver/Model.h"
 #include "solver/Progress.h"
+#include "solver/SolutionCodec.h"
 #include "solver/Solver.h"
 #include "solver/Subprocess.h"
 
@@ -440,58 +441,6 @@ Solution runCbcCaught(const Model &M, const SolveOptions &Options,
   return S;
 }
 
-/// Serialises the fields of \p S that cross the process boundary.
-std::string encode(const Solution &S) {
-  std::string Out;
-  auto Put = [&](const void *P, size_t N) {
-    Out.append(static_cast<const char *>(P), N);
-  };
-  int32_t Status = static_cast<int32_t>(S.Status);
-  uint8_t TimeLimit = S.HitTimeLimit;
-  uint64_t MsgLen = S.Message.size(), NumValues = S.Values.size();
-  Put(&Status, sizeof(Status));
-  Put(&TimeLimit, sizeof(TimeLimit));
-  Put(&S.Objective, sizeof(double));
-  Put(&S.BestBound, sizeof(double));
-  Put(&MsgLen, sizeof(MsgLen));
-  Out += S.Message;
-  Put(&NumValues, sizeof(NumValues));
-  Put(S.Values.data(), NumValues * sizeof(double));
-  return Out;
-}
-
-/// The inverse of encode; nothing if \p In is malformed.
-std::optional<Solution> decode(const std::string &In) {
-  size_t Pos = 0;
-  auto Get = [&](void *P, size_t N) {
-    if (Pos + N > In.size())
-      return false;
-    std::memcpy(P, In.data() + Pos, N);
-    Pos += N;
-    return true;
-  };
-  Solution S;
-  int32_t Status;
-  uint8_t TimeLimit;
-  uint64_t MsgLen, NumValues;
-  if (!Get(&Status, sizeof(Status)) || !Get(&TimeLimit, sizeof(TimeLimit)) ||
-      TimeLimit > 1 || !Get(&S.Objective, sizeof(double)) ||
-      !Get(&S.BestBound, sizeof(double)) || !Get(&MsgLen, sizeof(MsgLen)) ||
-      MsgLen > In.size() - Pos)
-    return std::nullopt;
-  S.Message = In.substr(Pos, MsgLen);
-  Pos += MsgLen;
-  if (!Get(&NumValues, sizeof(NumValues)) ||
-      NumValues > (In.size() - Pos) / sizeof(double))
-    return std::nullopt;
-  S.Values.resize(NumValues);
-  if (!Get(S.Values.data(), NumValues * sizeof(double)) || Pos != In.size())
-    return std::nullopt;
-  S.Status = static_cast<SolveStatus>(Status);
-  S.HitTimeLimit = TimeLimit == 1;
-  return S;
-}
-
 /// Seconds an isolated CBC may run past its time limit before it is
 /// stopped: CBC checks its clock only between search nodes, and not at all
 /// in preprocessing or the root LP, which can take minutes on a large
@@ -529,11 +478,11 @@ Solution runIsolated(const Model &M, const SolveOptions &Options,
         Solution S = runCbcCaught(M, Options, Start);
         std::cout.flush(); // the child ends with _exit: flush CBC's log
         std::fflush(nullptr);
-        return encode(S);
+        return encodeSolution(S);
       },
       Limits, Error, &Report);
   if (Bytes) {
-    if (auto S = decode(*Bytes)) {
+    if (auto S = decodeSolution(*Bytes)) {
       S->PeakMemoryBytes = Report.PeakBytes;
       return *S;
     }

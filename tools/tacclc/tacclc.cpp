@@ -408,8 +408,9 @@ int main(int argc, char **argv) {
           "  tacclc bounds --topology T --collective C --size S   bounds\n"
           "  tacclc fmt [-i | --check] FILE.sketch...   canonical layout\n"
           "  tacclc lsp                      language server (stdio)\n\n"
-          "Exit status: 0 success, 1 error in the input, 2 usage or "
-          "internal error.\n",
+          "Exit status: 0 success, 1 error in the input (a compile past its "
+          "time limit or memory budget included), 2 usage or internal error "
+          "or out of memory.\n",
           &errs()))
     return ExitInternal;
   bool Legacy = TargetDialect == Dialect::Legacy;

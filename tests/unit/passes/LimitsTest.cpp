@@ -13,6 +13,7 @@
 #include "passes/RoutingModel.h"
 #include "passes/Synthesize.h"
 
+#include "../codegen/CodegenTestUtil.h"
 #include "frontend/Frontend.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -58,18 +59,9 @@ std::vector<Sketch> stdlibSketches(unsigned MaxRanks) {
   return Out;
 }
 
-/// A bidirectional ring of \p N ranks, allgather of one chunk per rank.
-Sketch ring(unsigned N) {
-  Sketch S;
-  S.Name = "s";
-  S.Topo = Topology("ring", N);
-  for (unsigned R = 0; R < N; ++R) {
-    S.Topo.addLink({RankId(R), RankId((R + 1) % N), 1.0, 10.0 / 1e6});
-    S.Topo.addLink({RankId((R + 1) % N), RankId(R), 1.0, 10.0 / 1e6});
-  }
-  S.Coll = Collective::allGather(N, 1);
-  S.SizeBytes = 1 << 20;
-  return S;
+/// A bidirectional ring of \p N ranks, allgather of \p K chunks per rank.
+Sketch ring(unsigned N, unsigned K = 1) {
+  return test::ringSketch("s", N, Collective::allGather(N, K), true);
 }
 
 std::string printed(DiagnosticEngine &Diags) {
@@ -174,6 +166,7 @@ TEST_CASE("stages out of time take their fallbacks, with a warning") {
   CHECK(Stats.Variables > 0);
   CHECK(printed(Diags).find("warning: the routing stage's time limit of 60 s "
                             "passed while") != std::string::npos);
+  CHECK(R->Chunks.size() == S.Coll.getNumChunks());
 
   // Ordering: the first heuristic always finishes, the others are left out.
   OrderingResult O = orderTransfers(S, *R, nullptr, Deadline::after(-1));
@@ -182,20 +175,17 @@ TEST_CASE("stages out of time take their fallbacks, with a warning") {
   CHECK(orderTransfers(S, *R).Tried.size() == std::size(AllOrderings));
 
   // Stage 3 with decisions to make keeps the stage-2 schedule.
-  S.ContiguousClasses = {true};
-  for (const Link &L : S.Topo.links())
-    CHECK(L.Class == -1);
-  int Class = S.Topo.addClass({"c", 1.0, 10.0 / 1e6, {}});
-  Topology T("ring", 8);
-  T.addClass(S.Topo.classes()[Class]);
+  S = ring(8, 2);
+  S.Topo.addClass({"c", 1.0, 1e-6, {}});
+  Topology Classed("ring", 8);
+  Classed.addClass(S.Topo.classes()[0]);
   for (Link L : S.Topo.links()) {
     L.Class = 0;
-    T.addLink(L);
+    Classed.addLink(L);
   }
-  S.Topo = T;
-  S.Coll = Collective::allGather(8, 2);
-  Schedule Sched = scheduleTransfers(
-      S, startRoutes(S, routingStart(S, SymmetryGroup::trivial(S))));
+  S.Topo = Classed;
+  S.ContiguousClasses = {true};
+  Schedule Sched = scheduleTransfers(S, test::clockwise(S));
   REQUIRE(scheduleModelSize(S, Sched, true).IntegerVariables > 0);
   StageOptions Late;
   Late.Budget = Deadline::after(-1);
