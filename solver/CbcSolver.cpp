@@ -45,7 +45,6 @@
 #include <iostream>
 #include <limits>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +52,7 @@
 #include <unistd.h>
 
 using namespace tacclc::solver;
+using tacclc::Deadline;
 
 namespace {
 
@@ -221,28 +221,39 @@ double boundOrNaN(double Bound, double Offset) {
   return Bound + Offset;
 }
 
-/// Feeds CBC's incumbent and bound to a ProgressReporter. Clones made for the
-/// sub-searches of heuristics (models with a parent) stay quiet. Every event
-/// gets the base class's answer (no action), so the search is unchanged.
-class ProgressEvents : public CbcEventHandler {
+/// Feeds CBC's incumbent and bound to a ProgressReporter (when there is
+/// one), and stops the search at the next node once SolveOptions::Until
+/// has passed, as CBC stops at its own time limit: with its incumbent.
+/// Clones made for the sub-searches of heuristics (models with a parent)
+/// stay quiet. Every other answer is the base class's (no action), so the
+/// search is unchanged until then.
+class SolveEvents : public CbcEventHandler {
 public:
-  ProgressEvents(ProgressReporter &Reporter, const Model &M)
-      : Reporter(&Reporter), Maximize(M.getSense() == Sense::Maximize),
-        Offset(M.getObjectiveOffset()) {}
+  SolveEvents(ProgressReporter *Reporter, const Model &M, Deadline Until,
+              bool &Stopped)
+      : Reporter(Reporter), Maximize(M.getSense() == Sense::Maximize),
+        Offset(M.getObjectiveOffset()), Until(Until), Stopped(&Stopped) {}
   CbcAction event(CbcEvent Event) override {
     observe(Event);
-    return CbcEventHandler::event(Event);
+    return stopsNow(Event) ? stop : CbcEventHandler::event(Event);
   }
   CbcAction event(CbcEvent Event, void *Data) override {
     observe(Event);
-    return CbcEventHandler::event(Event, Data);
+    return stopsNow(Event) ? stop : CbcEventHandler::event(Event, Data);
   }
-  CbcEventHandler *clone() const override { return new ProgressEvents(*this); }
+  CbcEventHandler *clone() const override { return new SolveEvents(*this); }
 
 private:
+  bool stopsNow(CbcEvent Event) const {
+    if ((Event != node && Event != treeStatus) || !Until.hasPassed())
+      return false;
+    *Stopped = true;
+    return true;
+  }
+
   void observe(CbcEvent Event) const {
     // beforeSolution events show a candidate in the incumbent's place.
-    if (!model_ || model_->parentModel() || !model_->solver() ||
+    if (!Reporter || !model_ || model_->parentModel() || !model_->solver() ||
         Event == beforeSolution1 || Event == beforeSolution2)
       return;
     // CbcMain1 may minimise -objective instead of maximising the objective.
@@ -256,6 +267,8 @@ private:
   ProgressReporter *Reporter;
   bool Maximize;
   double Offset;
+  Deadline Until;
+  bool *Stopped;
 };
 
 /// CBC can run out of time before it even evaluates the warm start (its
@@ -314,8 +327,10 @@ Solution runCbc(const Model &M, const SolveOptions &Options,
   CbcMain0(Cbc, Data);
   Data.noPrinting_ = !Options.Log;
   Data.useSignalHandler_ = false;
-  if (Progress.enabled()) {
-    ProgressEvents Events(Progress, M);
+  bool StoppedAtDeadline = false;
+  if (Progress.enabled() || Options.Until.isSet()) {
+    SolveEvents Events(Progress.enabled() ? &Progress : nullptr, M,
+                       Options.Until, StoppedAtDeadline);
     Cbc.passInEventHandler(&Events); // stores a clone
   }
 
@@ -343,7 +358,7 @@ Solution runCbc(const Model &M, const SolveOptions &Options,
   const double *X = Cbc.bestSolution();
   double Offset = M.getObjectiveOffset();
   bool TimedOut =
-      Cbc.isSecondsLimitReached() ||
+      Cbc.isSecondsLimitReached() || StoppedAtDeadline ||
       (hasTimeLimit(Options) && Elapsed >= Options.TimeLimitSeconds);
   if (Cbc.isAbandoned()) {
     S.Status = SolveStatus::Error;
@@ -469,9 +484,14 @@ Solution runIsolated(const Model &M, const SolveOptions &Options,
   std::string Error;
   ChildLimits Limits;
   Limits.MemoryBytes = Options.MemoryLimitBytes;
-  if (hasTimeLimit(Options))
-    Limits.HardTimeoutSeconds =
-        Options.TimeLimitSeconds + graceSeconds(Options.TimeLimitSeconds);
+  // CBC stops itself at its limit or Until, whichever comes first, at the
+  // next search node; the child is stopped a grace after that.
+  double Limit = std::min(hasTimeLimit(Options)
+                              ? Options.TimeLimitSeconds
+                              : std::numeric_limits<double>::infinity(),
+                          Options.Until.secondsLeft());
+  if (std::isfinite(Limit))
+    Limits.HardTimeoutSeconds = Limit + graceSeconds(Limit);
   ChildReport Report;
   auto Bytes = runInChild(
       [&] {
@@ -508,33 +528,22 @@ Solution tacclc::solver::solveWithCbc(const Model &M,
   Clock::time_point Start = Clock::now();
   Solution S;
 
-  // The time left before Options.Until, when that is shorter than the
-  // limit, becomes the limit.
-  std::optional<SolveOptions> Cut;
-  double Left = Options.Until.secondsLeft();
-  if (Options.Until.isSet() &&
-      (!hasTimeLimit(Options) || Left < Options.TimeLimitSeconds)) {
-    Cut = Options;
-    Cut->TimeLimitSeconds = Left;
-  }
-  const SolveOptions &Opts = Cut ? *Cut : Options;
-
   std::string Problem = checkOptions(M, Options);
   if (!Problem.empty()) {
     S.Status = SolveStatus::Error;
     S.Message = std::move(Problem);
   } else if (M.numVariables() == 0) {
     S = solveWithoutVariables(M);
-  } else if (Cut && Left < MinSolveSeconds) {
+  } else if (Options.Until.secondsLeft() < MinSolveSeconds) {
     S.Status = SolveStatus::NoSolution;
     S.HitTimeLimit = true;
     S = warmStartOr(std::move(S), M, Options,
                     "no time was left for the solver");
   } else {
     std::lock_guard<std::mutex> Lock(SolveMutex);
-    StdoutRedirect Redirect(/*ToStderr=*/Opts.Log);
-    S = Opts.Isolate ? runIsolated(M, Opts, Start)
-                     : runCbcCaught(M, Opts, Start);
+    StdoutRedirect Redirect(/*ToStderr=*/Options.Log);
+    S = Options.Isolate ? runIsolated(M, Options, Start)
+                        : runCbcCaught(M, Options, Start);
   }
   if (!S.hasValues())
     S.Values.clear();

@@ -39,11 +39,14 @@ enum class ProgressMode {
 struct SolveOptions {
   /// Wall-clock limit in seconds; <= 0 or +inf means no limit.
   double TimeLimitSeconds = 60;
-  /// When the solve must be over (the stage's share of the compile's time):
-  /// the time limit is cut to it, a solve with almost nothing left returns
-  /// the warm start without starting the solver, and an isolated solver
-  /// that overruns it by more than a grace is stopped (the warm start is
-  /// then returned). Unset: only TimeLimitSeconds.
+  /// When the solve must be over (the stage's share of the compile's time),
+  /// if before TimeLimitSeconds runs out: CBC stops at the next search node
+  /// once it has passed (with its incumbent, as at its own limit), an
+  /// isolated solver still running a grace after it is stopped (the warm
+  /// start is then returned), and a solve with almost no time left returns
+  /// the warm start without starting CBC. The limit CBC is given stays
+  /// TimeLimitSeconds, so a solve that ends in time searches as it would
+  /// without a deadline. Unset: only TimeLimitSeconds.
   Deadline Until;
   /// Bytes the isolated solver may allocate (its process's data limit);
   /// 0 means no limit of its own. Running out is an Error (or the warm
