@@ -45,9 +45,10 @@ bool tacclc::fitsMemory(const ModelSize &Size, const MemoryBudget &Budget,
   uint64_t Left = Budget.available();
   if (Size.totalBytes() <= Left)
     return true;
-  Diags.report(Id, Loc, Stage.str(), formatBytes(Size.totalBytes()),
-               Size.Variables, Size.Rows, Size.Nonzeros, formatBytes(Left),
-               formatBytes(Budget.Bytes), Budget.Source, Advice.str());
+  Diags.report(Id, Loc, Stage.str(), Size.AtLeast ? "at least" : "about",
+               formatBytes(Size.totalBytes()), Size.Variables, Size.Rows,
+               Size.Nonzeros, formatBytes(Left), formatBytes(Budget.Bytes),
+               Budget.Source, Advice.str());
   return false;
 }
 

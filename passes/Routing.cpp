@@ -1,7 +1,8 @@
 //===- passes/Routing.cpp - Stage 1 driver: solve and extract routes ------===//
 //
 // Algorithm:
-//   1. reachability: every post rank of every chunk must be reachable from a
+//   1. reachability (after a first check that the stage can fit the memory
+//      budget at all): every post rank of every chunk must be reachable from a
 //      pre rank over links the relay rules allow it, else the sketch is
 //      infeasible (a user error);
 //   2. compute the warm start (RoutingStart.cpp), count the model and
@@ -88,8 +89,10 @@ std::string crossingLinks(const Sketch &S, ChunkId C) {
 } // namespace
 
 bool tacclc::checkRoutable(const Sketch &S, DiagnosticEngine &Diags) {
+  PhaseScope Phase("checking that every chunk can reach its ranks");
   const Collective &Coll = S.Coll;
   for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
+    checkDeadline();
     const Chunk &Ch = Coll.chunk(ChunkId(C));
     std::vector<bool> Seen = reachable(S, ChunkId(C), true);
     for (RankId Post : Ch.Post) {
@@ -148,20 +151,25 @@ std::optional<Routes>
 tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
                     DiagnosticEngine &Diags, SolveStats *Stats,
                     llvm::function_ref<void(const solver::Model &)> OnModel) {
-  if (!checkRoutable(S, Diags))
-    return std::nullopt;
   SymmetryGroup Group = Opts.UseSymmetry ? buildSymmetryGroup(S, Diags)
                                          : SymmetryGroup::trivial(S);
   if (Stats) {
     Stats->GroupSize = Group.size();
     Stats->ChunkOrbits = Group.numOrbits();
   }
+  // What cannot fit is refused before it is allocated: the least the stage
+  // needs first, then the model as counted from the warm start.
+  std::string Advice = shrinkAdvice(S, !Group.isTrivial(), Opts.Routing.Memory);
+  auto Fits = [&](const ModelSize &Size) {
+    return fitsMemory(Size, Opts.Routing.Memory, DiagId::ModelTooLarge,
+                      "routing", Advice, S.Loc, Diags);
+  };
+  if (!Fits(routingSizeAtLeast(S, Group)) || !checkRoutable(S, Diags))
+    return std::nullopt;
   const Deadline &Budget = Opts.Routing.Budget;
   RoutingStart Start = routingStart(S, Group, Budget);
   ModelSize Size = routingModelSize(S, Group, Start);
-  if (!fitsMemory(Size, Opts.Routing.Memory, DiagId::ModelTooLarge, "routing",
-                  shrinkAdvice(S, !Group.isTrivial(), Opts.Routing.Memory),
-                  S.Loc, Diags))
+  if (!Fits(Size))
     return std::nullopt;
   const char *Building = "building the routing model";
   if (Budget.hasPassed())

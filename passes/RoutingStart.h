@@ -13,6 +13,7 @@
 
 #include "ir/Routes.h"
 #include "ir/Sketch.h"
+#include "passes/ModelSize.h"
 #include "passes/Symmetry.h"
 #include "support/Deadline.h"
 
@@ -46,6 +47,14 @@ struct RoutingStart {
 /// compile's deadline (checkDeadline) as it goes.
 RoutingStart routingStart(const ir::Sketch &S, const SymmetryGroup &Group,
                           const Deadline &GiveUp = {});
+
+/// What the routing stage needs at least, before its warm start is
+/// computed: the warm start's paths and the map from chunks and links to
+/// variables (as BuilderBytes), and per orbit representative an arrival
+/// variable, a binary and two rows for each rank that needs its chunk.
+/// Counts are lower bounds (ModelSize::AtLeast): a stage that cannot fit
+/// even these is refused before anything is computed.
+ModelSize routingSizeAtLeast(const ir::Sketch &S, const SymmetryGroup &Group);
 
 /// The warm-start trees as routes (each chunk's links parent first), with
 /// the trees' makespan as the relaxed makespan.
