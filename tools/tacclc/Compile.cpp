@@ -55,9 +55,9 @@ void verifyOrDie(const tacclrt::Report &Rep) {
                       Rep.str());
 }
 
-/// The simulator's time of \p Xml on \p S's machine at the sketch's size
-/// (rounded up to what the program divides), or nothing if it cannot run.
-std::optional<double> simulatedUs(const std::string &Xml, const ir::Sketch &S) {
+/// simulatedUs, which the compile's deadline stops with TimeLimitExceeded.
+std::optional<double> simulateUntilDeadline(const std::string &Xml,
+                                            const ir::Sketch &S) {
   PhaseScope Phase("simulating the program");
   tacclrt::LoadOptions LO;
   tacclrt::Report Rep;
@@ -74,6 +74,19 @@ std::optional<double> simulatedUs(const std::string &Xml, const ir::Sketch &S) {
   if (!R.Ok)
     return std::nullopt;
   return R.TimeUs;
+}
+
+/// The simulator's time of \p Xml on \p S's machine at the sketch's size
+/// (rounded up to what the program divides), or nothing if it cannot run,
+/// or not before the compile's deadline: a prediction is never worth
+/// failing for (the summary goes without it; a trial lowering that gets
+/// none is not chosen, and the deadline stops what comes next).
+std::optional<double> simulatedUs(const std::string &Xml, const ir::Sketch &S) {
+  try {
+    return simulateUntilDeadline(Xml, S);
+  } catch (const TimeLimitExceeded &) {
+    return std::nullopt;
+  }
 }
 
 /// How many slices of its protocol the runtime cuts one chunk into at the

@@ -294,8 +294,8 @@ TEST_CASE("solveWithCbc keeps to SolveOptions::Until") {
   CHECK(S.Values == O.WarmStart);
   CHECK(S.Seconds < 1);
   CHECK(S.PeakMemoryBytes == 0);
-  // A little time left: the limit shrinks to it (CBC stops within it, or
-  // is stopped shortly after).
+  // A little time left: CBC stops at its next search node after it (with
+  // its incumbent), or its process is stopped shortly after.
   O.Until = tacclc::Deadline::after(0.5);
   S = solveWithCbc(M, O);
   CAPTURE(S.Message);
