@@ -26,10 +26,11 @@ struct StageOptions {
   bool SolverLog = false;       ///< Let the solver print its log to stderr.
   /// Live progress on stderr while solving.
   solver::ProgressMode Progress = solver::ProgressMode::Off;
-  /// When the stage's work must be over: set by synthesize() to
-  /// TimeLimitSeconds after the stage starts (model building counts), or
-  /// the compile's deadline if that is earlier. Past it the stage takes
-  /// its fallback (docs/synthesis.md, "Time and memory limits"). Unset: the
+  /// When the stage's work must be over: set by synthesize() on one
+  /// timeline for all stages (this stage's limit plus those of the stages
+  /// before it, from the start of synthesis), or the compile's deadline if
+  /// that is earlier; model building counts. Past it the stage takes its
+  /// fallback (docs/synthesis.md, "Time and memory limits"). Unset: the
   /// solve alone is limited, by TimeLimitSeconds.
   Deadline Budget;
   /// The compile's memory budget: a model that cannot fit is refused, and

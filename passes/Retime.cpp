@@ -85,6 +85,7 @@ std::optional<Schedule> stage3::retimeInOrder(const Sketch &S,
                                               const Schedule &Sched,
                                               const std::vector<bool> &JoinPrev,
                                               const std::vector<double> *Key) {
+  PhaseScope Phase("retiming the schedule");
   Structure St = analyse(S, Sched);
   Schedule Out = Sched;
   auto &Ts = Out.Transfers;

@@ -19,6 +19,8 @@
 #include "passes/ListSchedule.h"
 #include "passes/ReduceSchedule.h"
 
+#include "support/Deadline.h"
+
 #include <fmt/format.h>
 
 #include <chrono>
@@ -43,12 +45,17 @@ public:
               const SynthesisHooks &Hooks, std::vector<StageReport> &Out)
       : Opts(Opts), Diags(Diags), Hooks(Hooks), Out(Out) {}
 
-  /// The budget of a stage that starts now: its time limit, or less when
-  /// the compile's deadline comes first.
-  static Deadline budget(const StageOptions &Stage) {
-    Deadline Own = Stage.TimeLimitSeconds > 0
-                       ? Deadline::after(Stage.TimeLimitSeconds)
-                       : Deadline();
+  /// The budget of the next stage: the stages run on one timeline from
+  /// the start of synthesis, each ending by the sum of its own limit and
+  /// those before it (a stage that starts late because another overran
+  /// gets less), and never after the compile's deadline. So synthesis ends
+  /// by the sum of the stages' limits, whatever each stage takes, and the
+  /// work after it keeps the rest of the compile's time.
+  Deadline budget(const StageOptions &Stage) {
+    if (!(Stage.TimeLimitSeconds > 0))
+      Unlimited = true;
+    Seconds += Stage.TimeLimitSeconds;
+    Deadline Own = Unlimited ? Deadline() : Deadline::after(Start, Seconds);
     return Own.earliest(compileDeadline());
   }
 
@@ -56,6 +63,7 @@ public:
     StageReport R;
     R.Name = Prefix + "routing";
     auto T0 = Clock::now();
+    PhaseScope Phase("routing chunks");
     SynthesisOptions Within = Opts;
     Within.Routing.Budget = budget(Opts.Routing);
     ModelHook Show = shown(R.Name);
@@ -118,6 +126,7 @@ public:
     R.Name = Prefix + "scheduling";
     auto T0 = Clock::now();
     Schedule Out = Sched;
+    PhaseScope Phase("scheduling transfers");
     StageOptions Within = Opts.Scheduling;
     Within.Budget = Budget;
     ModelHook Show = shown(R.Name);
@@ -180,6 +189,11 @@ private:
   DiagnosticEngine &Diags;
   const SynthesisHooks &Hooks;
   std::vector<StageReport> &Out;
+  /// The timeline of the stages' budgets: when synthesis started, the
+  /// limits of the stages so far, and whether one of them had none.
+  const Clock::time_point Start = Clock::now();
+  double Seconds = 0;
+  bool Unlimited = false;
 };
 } // namespace
 
@@ -219,7 +233,7 @@ std::optional<Synthesis> tacclc::synthesize(const Sketch &S,
   if (!Routes)
     return std::nullopt;
   Out.Routes = std::move(*Routes);
-  Deadline Scheduling = StageRunner::budget(Opts.Scheduling);
+  Deadline Scheduling = Run.budget(Opts.Scheduling);
   Schedule Ordered = Run.order(Routed, Out.Routes, !Combining, "", Scheduling);
   Schedule Up = Run.schedule(Routed, Ordered, !Combining, "", Scheduling);
   if (!Combining) {
@@ -233,13 +247,13 @@ std::optional<Synthesis> tacclc::synthesize(const Sketch &S,
       auto DownRoutes = Run.route(Down, "spread ");
       if (!DownRoutes)
         return std::nullopt;
-      Deadline Spreading = StageRunner::budget(Opts.Scheduling);
+      Deadline Spreading = Run.budget(Opts.Scheduling);
       Schedule DownOrdered =
           Run.order(Down, *DownRoutes, true, "spread ", Spreading);
       Spread = Run.schedule(Down, DownOrdered, true, "spread ", Spreading);
     } else {
       Spread = Run.schedule(Routed, Ordered, true, "spread ",
-                            StageRunner::budget(Opts.Scheduling));
+                            Run.budget(Opts.Scheduling));
     }
   }
   Out.Schedule =

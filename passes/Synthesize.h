@@ -72,9 +72,10 @@ struct Synthesis {
 /// has no limit. The driver's compile deadline is built from it.
 double synthesisTimeLimit(const ir::Sketch &S, const SynthesisOptions &Opts);
 
-/// Runs the stages on \p S. Each stage runs under its own budget (its time
-/// limit, from when it starts, or the compile's deadline if that is
-/// earlier; model building counts) and takes its fallback when that passes
+/// Runs the stages on \p S. Each stage runs under its own budget (on one
+/// timeline from the start of synthesis: its time limit plus those of the
+/// stages before it, or the compile's deadline if that is earlier; model
+/// building counts) and takes its fallback when that passes
 /// (docs/synthesis.md). Returns nothing after a diagnostic (an unroutable
 /// sketch, a routing solver without a solution, a model that cannot fit
 /// the memory budget); throws TimeLimitExceeded when the compile's

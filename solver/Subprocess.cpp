@@ -86,10 +86,15 @@ void setUpChild(pid_t Parent, const sigset_t &OldMask, uint64_t MemoryBytes) {
   // A crash or signal in the child is an outcome the parent reports; the
   // handlers inherited from it (LLVM's stack dumper, the termination
   // handler above) would print a bogus "please report" trace or act on
-  // the parent's behalf.
-  for (int Sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGINT,
-                  SIGTERM, SIGHUP})
+  // the parent's behalf. A signal the parent ignores stays ignored.
+  for (int Sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP})
     signal(Sig, SIG_DFL);
+  for (int Sig : TerminationSignals) {
+    struct sigaction Now;
+    if (sigaction(Sig, nullptr, &Now) == 0 &&
+        ((Now.sa_flags & SA_SIGINFO) || Now.sa_handler != SIG_IGN))
+      signal(Sig, SIG_DFL);
+  }
   pthread_sigmask(SIG_SETMASK, &OldMask, nullptr);
   exitOnOutOfMemory(ChildOutOfMemory);
   if (MemoryBytes > 0) {
