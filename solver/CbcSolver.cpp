@@ -221,6 +221,14 @@ double boundOrNaN(double Bound, double Offset) {
   return Bound + Offset;
 }
 
+/// Seconds an isolated CBC may run past its time limit before it is
+/// stopped, and how long before SolveOptions::Until it is asked to stop.
+/// Searching, CBC stops at its next node, well within this; in
+/// preprocessing or the root LP it checks no clock at all (for minutes on a
+/// large model), and waiting longer would only eat the time of what comes
+/// after the solve.
+double graceSeconds(double Limit) { return 0.25 + 0.025 * Limit; }
+
 /// Feeds CBC's incumbent and bound to a ProgressReporter (when there is
 /// one), and stops the search at the next node once SolveOptions::Until
 /// has passed, as CBC stops at its own time limit: with its incumbent.
@@ -329,8 +337,14 @@ Solution runCbc(const Model &M, const SolveOptions &Options,
   Data.useSignalHandler_ = false;
   bool StoppedAtDeadline = false;
   if (Progress.enabled() || Options.Until.isSet()) {
-    SolveEvents Events(Progress.enabled() ? &Progress : nullptr, M,
-                       Options.Until, StoppedAtDeadline);
+    // Asked to stop a grace before Until, by when an isolated CBC that
+    // could not stop is killed.
+    double Left = Options.Until.secondsLeft();
+    Deadline StopAt = Options.Until.isSet()
+                          ? Deadline::after(Left - graceSeconds(Left))
+                          : Deadline();
+    SolveEvents Events(Progress.enabled() ? &Progress : nullptr, M, StopAt,
+                       StoppedAtDeadline);
     Cbc.passInEventHandler(&Events); // stores a clone
   }
 
@@ -456,12 +470,6 @@ Solution runCbcCaught(const Model &M, const SolveOptions &Options,
   return S;
 }
 
-/// Seconds an isolated CBC may run past its time limit before it is
-/// stopped: CBC checks its clock only between search nodes, and not at all
-/// in preprocessing or the root LP, which can take minutes on a large
-/// model.
-double graceSeconds(double Limit) { return 0.5 + 0.05 * Limit; }
-
 /// \p M's warm start as a Feasible solution stopped by the time limit, when
 /// it is feasible; else \p S unchanged but for \p Why.
 Solution warmStartOr(Solution S, const Model &M, const SolveOptions &Options,
@@ -484,14 +492,15 @@ Solution runIsolated(const Model &M, const SolveOptions &Options,
   std::string Error;
   ChildLimits Limits;
   Limits.MemoryBytes = Options.MemoryLimitBytes;
-  // CBC stops itself at its limit or Until, whichever comes first, at the
-  // next search node; the child is stopped a grace after that.
-  double Limit = std::min(hasTimeLimit(Options)
-                              ? Options.TimeLimitSeconds
-                              : std::numeric_limits<double>::infinity(),
-                          Options.Until.secondsLeft());
-  if (std::isfinite(Limit))
-    Limits.HardTimeoutSeconds = Limit + graceSeconds(Limit);
+  // CBC stops itself at its limit (or a grace before Until) at its next
+  // search node; the child is stopped a grace after its limit, or at Until.
+  double Hard =
+      hasTimeLimit(Options)
+          ? Options.TimeLimitSeconds + graceSeconds(Options.TimeLimitSeconds)
+          : std::numeric_limits<double>::infinity();
+  Hard = std::min(Hard, Options.Until.secondsLeft());
+  if (std::isfinite(Hard))
+    Limits.HardTimeoutSeconds = std::max(Hard, 1e-3);
   ChildReport Report;
   auto Bytes = runInChild(
       [&] {

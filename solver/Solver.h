@@ -40,9 +40,9 @@ struct SolveOptions {
   /// Wall-clock limit in seconds; <= 0 or +inf means no limit.
   double TimeLimitSeconds = 60;
   /// When the solve must be over (the stage's share of the compile's time),
-  /// if before TimeLimitSeconds runs out: CBC stops at the next search node
-  /// once it has passed (with its incumbent, as at its own limit), an
-  /// isolated solver still running a grace after it is stopped (the warm
+  /// if before TimeLimitSeconds runs out: CBC is asked to stop a little
+  /// before it, at its next search node (with its incumbent, as at its own
+  /// limit), an isolated solver still running at Until is stopped (the warm
   /// start is then returned), and a solve with almost no time left returns
   /// the warm start without starting CBC. The limit CBC is given stays
   /// TimeLimitSeconds, so a solve that ends in time searches as it would
