@@ -84,6 +84,8 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/LoweringInternal.h"
 
+#include "support/Deadline.h"
+
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -191,6 +193,7 @@ void tacclc::settleTimes(std::vector<RankBuilder> &Ranks) {
   // guards against a lowering that could not run anyway).
   bool Changed = true;
   for (size_t Pass = 0; Changed && Pass <= NumSteps; ++Pass) {
+    checkDeadline();
     Changed = false;
     for (RankBuilder &RB : Ranks)
       Changed |= settleRank(RB);

@@ -27,6 +27,8 @@
 #include "codegen/Codegen.h"
 #include "codegen/LoweringInternal.h"
 
+#include "support/Deadline.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -59,6 +61,7 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
   const Topology &Topo = S.Topo;
   const Collective &Coll = S.Coll;
   const unsigned NumRanks = Topo.getNumRanks();
+  PhaseScope Phase("lowering the schedule to a program");
 
   Program P;
   P.Name = S.Name;
@@ -303,6 +306,8 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
                        MayMerge(T), Opts.MaxMergedChunks);
   };
   for (size_t I = 0; I < Sch.Transfers.size(); ++I) {
+    if (I % 1024 == 0)
+      checkDeadline();
     const Transfer &T = Sch.Transfers[I];
     const Link &L = Topo.link(T.Link);
     unsigned Src = L.Src.index(), Dst = L.Dst.index();
@@ -371,13 +376,17 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
   //    a fused reduction into scratch needs no copy (rrs), and scratch is
   //    renumbered to the slots still used.
   if (Opts.FuseRelays) {
+    PhaseScope Fusing("fusing relays");
     settleTimes(Ranks);
-    for (unsigned R = 0; R < NumRanks; ++R)
+    for (unsigned R = 0; R < NumRanks; ++R) {
+      checkDeadline();
       if (R >= Opts.NoFuseRanks.size() || !Opts.NoFuseRanks[R])
         fuseRelays(Ranks[R], Opts.MaxStepsPerTb);
+    }
   }
   std::vector<std::map<int, int>> NewSlot(NumRanks);
   for (unsigned R = 0; R < NumRanks; ++R) {
+    checkDeadline();
     NewSlot[R] = compactScratch(Ranks[R]);
     ScratchUsed[R] = 0;
     for (const auto &[Old, New] : NewSlot[R])
@@ -406,6 +415,7 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
   P.Gpus.resize(NumRanks);
   bool Ok = true;
   for (unsigned R = 0; R < NumRanks; ++R) {
+    checkDeadline();
     RankBuilder &RB = Ranks[R];
     std::vector<std::vector<int>> FinalIndex(RB.Tbs.size());
     for (size_t Tb = 0; Tb < RB.Tbs.size(); ++Tb) {

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Codegen.h"
 
+#include "support/Deadline.h"
+
 #include <fmt/format.h>
 
 using namespace tacclc;
@@ -51,7 +53,9 @@ void tacclc::writeXml(const Program &P, llvm::raw_ostream &OS) {
       P.Gpus.size(), escape(P.Collective), P.InPlace ? 1 : 0,
       P.OutOfPlace ? 1 : 0, P.MinBytes, P.MaxBytes,
       P.Root >= 0 ? fmt::format(" root=\"{}\"", P.Root) : std::string());
+  PhaseScope Phase("printing the XML");
   for (size_t G = 0; G < P.Gpus.size(); ++G) {
+    checkDeadline();
     const GpuProgram &Gpu = P.Gpus[G];
     OS << fmt::format(
         "  <gpu id=\"{}\" i_chunks=\"{}\" o_chunks=\"{}\" s_chunks=\"{}\">\n",

@@ -9,6 +9,7 @@
 #include "ir/Collective.h"
 
 #include <algorithm>
+#include <cassert>
 
 using namespace tacclc::ir;
 
@@ -84,6 +85,8 @@ Collective Collective::make(CollectiveKind Kind, unsigned NumRanks,
     All.push_back(RankId(I));
   auto Add = [&](std::vector<RankId> Pre, unsigned In, unsigned Out,
                  std::vector<RankId> Post) {
+    assert(std::is_sorted(Pre.begin(), Pre.end()) &&
+           std::is_sorted(Post.begin(), Post.end()));
     Chunk Ch;
     Ch.Source = Pre.front();
     Ch.InputIndex = In;
@@ -152,14 +155,16 @@ unsigned Collective::getSizeParts() const {
   return std::max(InputChunks, OutputChunks);
 }
 
+// Pre and Post are sorted (make() lists ranks in order): a binary search
+// keeps these O(log R) for chunks every rank holds or needs.
 bool Collective::isPre(ChunkId C, RankId R) const {
   const auto &Pre = chunk(C).Pre;
-  return std::find(Pre.begin(), Pre.end(), R) != Pre.end();
+  return std::binary_search(Pre.begin(), Pre.end(), R);
 }
 
 bool Collective::isPost(ChunkId C, RankId R) const {
   const auto &Post = chunk(C).Post;
-  return std::find(Post.begin(), Post.end(), R) != Post.end();
+  return std::binary_search(Post.begin(), Post.end(), R);
 }
 
 double Collective::chunkBytes(double SizeBytes) const {

@@ -53,8 +53,10 @@ struct Chunk {
                             ///< (the first contributor when reducing).
   unsigned InputIndex = 0;  ///< Chunk offset in the source's input buffer.
   unsigned OutputIndex = 0; ///< Chunk offset in every output buffer.
-  std::vector<RankId> Pre;  ///< Ranks holding the chunk at the start.
-  std::vector<RankId> Post; ///< Ranks that must hold it at the end.
+  /// Ranks holding the chunk at the start, in increasing order.
+  std::vector<RankId> Pre;
+  /// Ranks that must hold it at the end, in increasing order.
+  std::vector<RankId> Post;
 };
 
 /// A collective over NumRanks ranks with ChunksPerRank chunks per rank.

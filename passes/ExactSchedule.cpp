@@ -26,100 +26,44 @@
 // Algorithm (scheduleExactly):
 //   1. find merge candidates; with none, stage 2's schedule is exact;
 //   2. build and solve the model, warm-started from stage 2 (g = 0);
-//   3. retime: a forward pass in stage-2 order over the chosen groups gives
-//      the earliest times (a group leaves when all its chunks and its lane
-//      and ports are ready, and costs alpha + k beta); keep the stage-2
-//      schedule if that is not faster.
+//   3. retime (Retime.cpp): a forward pass in stage-2 order over the chosen
+//      groups gives the earliest times (a group leaves when all its chunks
+//      and its lane and ports are ready, and costs alpha + k beta); keep the
+//      stage-2 schedule if that is not faster.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/ExactSchedule.h"
+#include "passes/Retime.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <numeric>
-#include <queue>
 
 using namespace tacclc;
 using namespace tacclc::ir;
+using namespace tacclc::stage3;
 using solver::Term;
 
 namespace {
-/// Transfers of the schedule grouped the ways the model needs them.
-struct Structure {
-  /// The transfer bringing each transfer's chunk to its source, or -1.
-  std::vector<int> Parent;
-  /// Per lane (link, lane): its transfers in stage-2 order.
-  std::vector<std::vector<size_t>> Lanes;
-  /// Per shared port: its transfers in stage-2 order.
-  std::vector<std::vector<size_t>> Ports;
-  /// The transfer before each one on its lane, or -1.
-  std::vector<int> LanePrev;
-};
-
-/// Transfer indices in stage-2 order: by start, then as listed.
-std::vector<size_t> byStart(const Schedule &Sched) {
-  std::vector<size_t> Order(Sched.Transfers.size());
-  std::iota(Order.begin(), Order.end(), 0);
-  std::stable_sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
-    return Sched.Transfers[A].StartUs < Sched.Transfers[B].StartUs;
-  });
-  return Order;
+/// True if the lane row already orders port neighbours \p U then \p V.
+bool portRowRedundant(const Schedule &Sched, const Structure &St, size_t U,
+                      size_t V) {
+  return Sched.Transfers[U].Link == Sched.Transfers[V].Link &&
+         St.LanePrev[V] == int(U);
 }
 
-Structure analyse(const Sketch &S, const Schedule &Sched) {
-  const Topology &Topo = S.Topo;
-  const auto &Ts = Sched.Transfers;
-  Structure St;
-  St.Parent.assign(Ts.size(), -1);
-  St.LanePrev.assign(Ts.size(), -1);
-  // Who delivers chunk c to rank r (each rank receives a chunk once).
-  std::map<std::pair<unsigned, unsigned>, size_t> Delivers;
-  for (size_t I = 0; I < Ts.size(); ++I)
-    Delivers[{Ts[I].Chunk.index(), Topo.link(Ts[I].Link).Dst.index()}] = I;
-  for (size_t I = 0; I < Ts.size(); ++I) {
-    auto It =
-        Delivers.find({Ts[I].Chunk.index(), Topo.link(Ts[I].Link).Src.index()});
-    if (It != Delivers.end())
-      St.Parent[I] = int(It->second);
-  }
-  std::map<std::pair<unsigned, unsigned>, size_t> LaneIndex;
-  std::vector<Resource> Res = Topo.resources();
-  std::vector<std::vector<size_t>> PortsOf(Topo.links().size());
-  for (size_t P = 0; P < Res.size(); ++P)
-    for (LinkId L : Res[P].Links)
-      PortsOf[L.index()].push_back(P);
-  St.Ports.resize(Res.size());
-  for (size_t I : byStart(Sched)) {
-    auto [It, New] =
-        LaneIndex.insert({{Ts[I].Link.index(), Ts[I].Lane}, St.Lanes.size()});
-    if (New)
-      St.Lanes.emplace_back();
-    std::vector<size_t> &Lane = St.Lanes[It->second];
-    if (!Lane.empty())
-      St.LanePrev[I] = int(Lane.back());
-    Lane.push_back(I);
-    for (size_t P : PortsOf[Ts[I].Link.index()])
-      St.Ports[P].push_back(I);
-  }
-  return St;
+/// True if the MaxChunksPerMessage transfers after position \p K of
+/// \p Lane may each join the one before (a message of one chunk too
+/// many): the model then needs a row forbidding one of those joins.
+bool needsRunRow(const std::vector<size_t> &Lane, size_t K,
+                 const std::vector<bool> &Joinable) {
+  for (size_t J = K + 1; J <= K + MaxChunksPerMessage; ++J)
+    if (!Joinable[Lane[J]])
+      return false;
+  return true;
 }
 
-/// True if transfer \p J may share a message with \p I, the transfer before
-/// it on the same lane (see mayShareMessage).
-bool mayMerge(const Sketch &S, const Transfer &I, const Transfer &J) {
-  return !I.Reduce && !J.Reduce && I.Link == J.Link &&
-         mayShareMessage(S, I.Chunk, J.Chunk, J.Link);
-}
-
-double costOf(const Sketch &S, const Transfer &T) {
-  return S.Topo.link(T.Link).costUs(S.chunkBytes());
-}
-double betaOf(const Sketch &S, const Transfer &T) {
-  return S.Topo.link(T.Link).BetaUsPerB * S.chunkBytes();
-}
 } // namespace
 
 bool tacclc::mayShareMessage(const Sketch &S, ChunkId A, ChunkId B, LinkId L) {
@@ -141,6 +85,20 @@ bool tacclc::mayShareMessage(const Sketch &S, ChunkId A, ChunkId B, LinkId L) {
 
 ScheduleModel tacclc::buildScheduleModel(const Sketch &S, const Schedule &Sched,
                                          bool AllowMerge) {
+  return std::move(*buildScheduleModel(S, Sched, AllowMerge, Deadline()));
+}
+
+std::optional<ScheduleModel>
+tacclc::buildScheduleModel(const Sketch &S, const Schedule &Sched,
+                           bool AllowMerge, const Deadline &GiveUp) {
+  PhaseScope Phase("building the scheduling model");
+  // Checked every 1024 transfers.
+  auto OutOfTime = [&](size_t I) {
+    if (I % 1024 != 0)
+      return false;
+    checkDeadline();
+    return GiveUp.hasPassed();
+  };
   const auto &Ts = Sched.Transfers;
   Structure St = analyse(S, Sched);
   ScheduleModel SM;
@@ -181,6 +139,8 @@ ScheduleModel tacclc::buildScheduleModel(const Sketch &S, const Schedule &Sched,
   }
 
   for (size_t I = 0; I < Ts.size(); ++I) {
+    if (OutOfTime(I))
+      return std::nullopt;
     auto S_ = SM.Start[I], A = SM.Arrive[I];
     if (St.Parent[I] >= 0)
       M.addGreaterEqual(Name("ready", I),
@@ -212,8 +172,10 @@ ScheduleModel tacclc::buildScheduleModel(const Sketch &S, const Schedule &Sched,
   for (size_t P = 0; P < St.Ports.size(); ++P) {
     const std::vector<size_t> &Port = St.Ports[P];
     for (size_t K = 1; K < Port.size(); ++K) {
+      if (OutOfTime(K))
+        return std::nullopt;
       size_t U = Port[K - 1], V = Port[K];
-      if (Ts[U].Link == Ts[V].Link && St.LanePrev[V] == int(U))
+      if (portRowRedundant(Sched, St, U, V))
         continue; // the lane row already serialises them
       M.addGreaterEqual(fmt::format("port{}_{}", P, K),
                         {{SM.Start[V], 1.0}, {SM.Arrive[U], -1.0}}, 0.0);
@@ -221,130 +183,22 @@ ScheduleModel tacclc::buildScheduleModel(const Sketch &S, const Schedule &Sched,
   }
   // Messages of at most MaxChunksPerMessage chunks: of any Max joins in a
   // row (a message of Max + 1 chunks), one must not be taken.
+  std::vector<bool> Joinable(Ts.size());
+  for (size_t I = 0; I < Ts.size(); ++I)
+    Joinable[I] = SM.JoinPrev[I].has_value();
   for (const std::vector<size_t> &Lane : St.Lanes)
     for (size_t K = 0; K + MaxChunksPerMessage < Lane.size(); ++K) {
+      if (!needsRunRow(Lane, K, Joinable))
+        continue;
       std::vector<Term> Run;
       for (size_t J = K + 1; J <= K + MaxChunksPerMessage; ++J)
-        if (auto G = SM.JoinPrev[Lane[J]])
-          Run.push_back({*G, 1.0});
-        else
-          break;
-      if (Run.size() == MaxChunksPerMessage)
-        M.addLessEqual(Name("run", Lane[K]), Run, double(Run.size() - 1));
+        Run.push_back({*SM.JoinPrev[Lane[J]], 1.0});
+      M.addLessEqual(Name("run", Lane[K]), Run, double(Run.size() - 1));
     }
   return SM;
 }
 
 namespace {
-/// retime(), with the transfers left in \p Sched's order.
-std::optional<Schedule> retimeInOrder(const Sketch &S, const Schedule &Sched,
-                                      const std::vector<bool> &JoinPrev,
-                                      const std::vector<double> *Key) {
-  Structure St = analyse(S, Sched);
-  Schedule Out = Sched;
-  auto &Ts = Out.Transfers;
-  const size_t N = Ts.size();
-  // Messages: a head and its members, in stage-2 order along each lane.
-  std::vector<size_t> Head(N);
-  std::vector<std::vector<size_t>> Members(N);
-  for (const std::vector<size_t> &Lane : St.Lanes)
-    for (size_t I : Lane) {
-      int P = St.LanePrev[I];
-      Head[I] = P >= 0 && JoinPrev[I] ? Head[P] : I;
-      Members[Head[I]].push_back(I);
-    }
-  // What each message waits for: the messages that bring its chunks, and
-  // the one before it on its lane and on each of its ports.
-  std::vector<std::vector<size_t>> Succ(N);
-  std::vector<unsigned> Preds(N, 0);
-  auto Edge = [&](size_t From, size_t To) {
-    From = Head[From];
-    To = Head[To];
-    if (From != To) {
-      Succ[From].push_back(To);
-      ++Preds[To];
-    }
-  };
-  for (size_t I = 0; I < N; ++I) {
-    if (St.Parent[I] >= 0)
-      Edge(size_t(St.Parent[I]), I);
-    if (St.LanePrev[I] >= 0)
-      Edge(size_t(St.LanePrev[I]), I);
-  }
-  for (const std::vector<size_t> &Port : St.Ports)
-    for (size_t K = 1; K < Port.size(); ++K)
-      Edge(Port[K - 1], Port[K]);
-  // Place messages in a topological order, earliest key first.
-  auto KeyOf = [&](size_t H) {
-    return Key ? (*Key)[H] : Sched.Transfers[Members[H].back()].StartUs;
-  };
-  using Item = std::pair<double, size_t>;
-  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> Queue;
-  for (size_t I = 0; I < N; ++I)
-    if (Head[I] == I && Preds[I] == 0)
-      Queue.push({KeyOf(I), I});
-  std::vector<Resource> Res = S.Topo.resources();
-  std::vector<std::vector<size_t>> PortsOf(S.Topo.links().size());
-  for (size_t P = 0; P < Res.size(); ++P)
-    for (LinkId L : Res[P].Links)
-      PortsOf[L.index()].push_back(P);
-  std::vector<double> PortFree(Res.size(), 0.0), Arrive(N, 0.0);
-  std::map<std::pair<unsigned, unsigned>, double> LaneFree;
-  double Makespan = 0;
-  size_t Placed = 0;
-  while (!Queue.empty()) {
-    size_t G = Queue.top().second;
-    Queue.pop();
-    const Transfer &First = Ts[G];
-    double Start = LaneFree[{First.Link.index(), First.Lane}];
-    for (size_t P : PortsOf[First.Link.index()])
-      Start = std::max(Start, PortFree[P]);
-    for (size_t I : Members[G])
-      if (St.Parent[I] >= 0)
-        Start = std::max(Start, Arrive[St.Parent[I]]);
-    double End = Start + costOf(S, First) +
-                 betaOf(S, First) * double(Members[G].size() - 1);
-    for (size_t I : Members[G]) {
-      Ts[I].StartUs = Start;
-      Ts[I].EndUs = Arrive[I] = End;
-    }
-    LaneFree[{First.Link.index(), First.Lane}] = End;
-    for (size_t P : PortsOf[First.Link.index()])
-      PortFree[P] = End;
-    Makespan = std::max(Makespan, End);
-    ++Placed;
-    for (size_t Next : Succ[G])
-      if (--Preds[Next] == 0)
-        Queue.push({KeyOf(Next), Next});
-  }
-  size_t Messages = 0;
-  for (size_t I = 0; I < N; ++I)
-    Messages += Head[I] == I;
-  if (Placed != Messages)
-    return std::nullopt; // the messages wait for each other in a cycle
-  Out.MakespanUs = Makespan;
-  return Out;
-}
-
-/// Every allowed merge of consecutive chunks on a lane, up to
-/// MaxChunksPerMessage chunks per message.
-std::vector<bool> greedyJoins(const Sketch &S, const Schedule &Sched) {
-  Structure St = analyse(S, Sched);
-  const auto &Ts = Sched.Transfers;
-  std::vector<bool> Join(Ts.size(), false);
-  std::vector<unsigned> Size(Ts.size(), 1);
-  for (const std::vector<size_t> &Lane : St.Lanes)
-    for (size_t I : Lane) {
-      int P = St.LanePrev[I];
-      if (P >= 0 && Size[P] < MaxChunksPerMessage &&
-          mayMerge(S, Ts[P], Ts[I])) {
-        Join[I] = true;
-        Size[I] = Size[P] + 1;
-      }
-    }
-  return Join;
-}
-
 /// The point of \p SM that sends \p Sched's transfers as \p Timed times
 /// them (same transfer order), with the merges \p Join.
 std::vector<double> modelPoint(const Sketch &S, const ScheduleModel &SM,
@@ -368,36 +222,84 @@ std::vector<double> modelPoint(const Sketch &S, const ScheduleModel &SM,
 }
 } // namespace
 
-std::optional<Schedule> tacclc::retime(const Sketch &S, const Schedule &Sched,
-                                       const std::vector<bool> &JoinPrev,
-                                       const std::vector<double> *Key) {
-  auto Out = retimeInOrder(S, Sched, JoinPrev, Key);
-  if (Out)
-    Out->sortTransfers();
-  return Out;
-}
-
-Schedule tacclc::mergeGreedily(const Sketch &S, const Schedule &Sched) {
-  auto Merged = retime(S, Sched, greedyJoins(S, Sched));
-  return Merged && Merged->MakespanUs < Sched.MakespanUs ? *Merged : Sched;
+ModelSize tacclc::scheduleModelSize(const Sketch &S, const Schedule &Sched,
+                                    bool AllowMerge) {
+  const auto &Ts = Sched.Transfers;
+  Structure St = analyse(S, Sched);
+  ModelSize Z;
+  Z.Variables = 1 + 3 * Ts.size();
+  auto AddRow = [&](uint64_t Terms) {
+    ++Z.Rows;
+    Z.Nonzeros += Terms;
+  };
+  std::vector<bool> Joinable(Ts.size(), false);
+  for (size_t I = 0; I < Ts.size(); ++I) {
+    int P = St.LanePrev[I];
+    Joinable[I] = AllowMerge && P >= 0 && mayMerge(S, Ts[P], Ts[I]);
+    Z.IntegerVariables += Joinable[I];
+    AddRow(2); // dur
+    AddRow(2); // arrive
+    AddRow(2); // done
+    if (St.Parent[I] >= 0)
+      AddRow(2); // ready
+    if (P < 0)
+      continue;
+    AddRow(Joinable[I] ? 3 : 2); // lane
+    if (Joinable[I])
+      for (int Row = 0; Row < 4; ++Row)
+        AddRow(3); // same_hi, same_lo, grow, land
+  }
+  Z.Variables += Z.IntegerVariables;
+  for (const std::vector<size_t> &Port : St.Ports)
+    for (size_t K = 1; K < Port.size(); ++K)
+      if (!portRowRedundant(Sched, St, Port[K - 1], Port[K]))
+        AddRow(2);
+  for (const std::vector<size_t> &Lane : St.Lanes)
+    for (size_t K = 0; K + MaxChunksPerMessage < Lane.size(); ++K)
+      if (needsRunRow(Lane, K, Joinable))
+        AddRow(MaxChunksPerMessage);
+  // The maps from transfers to variables, and the warm start.
+  Z.BuilderBytes = Ts.size() * 64 + Z.Variables * 16;
+  return Z;
 }
 
 ir::Schedule tacclc::scheduleExactly(
     const Sketch &S, const Schedule &Sched, bool AllowMerge,
     const StageOptions &Opts, DiagnosticEngine &Diags, SolveStats *Stats,
     llvm::function_ref<void(const solver::Model &)> OnModel) {
-  ScheduleModel SM = buildScheduleModel(S, Sched, AllowMerge);
-  if (OnModel)
-    OnModel(SM.Model);
+  ModelSize Size = scheduleModelSize(S, Sched, AllowMerge);
   if (Stats) {
-    Stats->Variables = Stats->VariablesBefore = SM.Model.numVariables();
-    Stats->IntegerVariables = SM.Model.numIntegerVariables();
-    Stats->Constraints = Stats->ConstraintsBefore = SM.Model.numConstraints();
-    Stats->Nonzeros = SM.Model.numNonzeros();
+    Stats->Variables = Stats->VariablesBefore = Size.Variables;
+    Stats->IntegerVariables = Size.IntegerVariables;
+    Stats->Constraints = Stats->ConstraintsBefore = Size.Rows;
+    Stats->Nonzeros = Size.Nonzeros;
     Stats->WarmStartObjective = Sched.MakespanUs;
     Stats->Objective = Stats->BestBound = Sched.MakespanUs;
     Stats->Status = "skipped";
   }
+  // Without decisions the model is built only to be shown (--emit=milp).
+  if (Size.IntegerVariables == 0 && !OnModel)
+    return Sched;
+  const char *Keep = "keeping the heuristic schedule";
+  if (!fitsMemory(Size, Opts.Memory, DiagId::ScheduleModelTooLarge,
+                  "scheduling", Keep, S.Loc, Diags))
+    return Sched;
+  std::optional<ScheduleModel> Built;
+  bool InTime = !Opts.Budget.hasPassed();
+  if (InTime)
+    Built = buildScheduleModel(S, Sched, AllowMerge, Opts.Budget);
+  if (!Built) {
+    Diags.report(
+        DiagId::StageOutOfTime, S.Loc, "scheduling",
+        fmt::format("{:g}", Opts.TimeLimitSeconds),
+        InTime ? "building the scheduling model" : "ordering transfers", Keep);
+    if (Stats)
+      Stats->HitTimeLimit = true;
+    return Sched;
+  }
+  ScheduleModel &SM = *Built;
+  if (OnModel)
+    OnModel(SM.Model);
   if (SM.NumDecisions == 0)
     return Sched;
   solver::SolveOptions SO = Opts.solveOptions("schedule");
@@ -414,8 +316,13 @@ ir::Schedule tacclc::scheduleExactly(
         Stats->WarmStartObjective = Merged->MakespanUs;
     }
   }
-  solver::Solution Sol = solver::solveWithCbc(SM.Model, SO);
+  solver::Solution Sol;
+  {
+    PhaseScope Phase("solving the scheduling model");
+    Sol = solver::solveWithCbc(SM.Model, SO);
+  }
   if (Stats) {
+    Stats->SolverPeakBytes = Sol.PeakMemoryBytes;
     Stats->Seconds = Sol.Seconds;
     Stats->Status = solver::statusName(Sol.Status).str();
     Stats->HitTimeLimit = Sol.HitTimeLimit;

@@ -16,9 +16,11 @@
 
 #include "ir/Schedule.h"
 #include "ir/Sketch.h"
+#include "passes/ModelSize.h"
 #include "passes/Options.h"
 #include "passes/Routing.h"
 #include "solver/Model.h"
+#include "support/Deadline.h"
 #include "support/Diagnostics.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -66,6 +68,18 @@ struct ScheduleModel {
 ScheduleModel buildScheduleModel(const ir::Sketch &S, const ir::Schedule &Sched,
                                  bool AllowMerge);
 
+/// buildScheduleModel, abandoned (nothing) once \p GiveUp has passed;
+/// checks the compile's deadline as it goes.
+std::optional<ScheduleModel> buildScheduleModel(const ir::Sketch &S,
+                                                const ir::Schedule &Sched,
+                                                bool AllowMerge,
+                                                const Deadline &GiveUp);
+
+/// The exact size of the model buildScheduleModel builds, counted without
+/// building it.
+ModelSize scheduleModelSize(const ir::Sketch &S, const ir::Schedule &Sched,
+                            bool AllowMerge);
+
 /// The earliest times of \p Sched's transfers when the transfers flagged in
 /// \p JoinPrev share a message with the previous transfer of their lane,
 /// keeping the order of \p Sched (by start) on every lane and shared port.
@@ -86,8 +100,11 @@ std::optional<ir::Schedule> retime(const ir::Sketch &S,
 ir::Schedule mergeGreedily(const ir::Sketch &S, const ir::Schedule &Sched);
 
 /// Stage 3: decides merges with CBC and returns the retimed schedule, never
-/// slower than \p Sched. Without decisions to make, returns \p Sched. A
-/// solver failure keeps the stage-2 schedule (with a warning).
+/// slower than \p Sched. Without decisions to make, returns \p Sched
+/// (building the model only for \p OnModel). A solver failure, a model
+/// that cannot fit Opts.Memory and a stage budget (Opts.Budget) that
+/// passes before the model is built each keep the stage-2 schedule (with a
+/// warning).
 /// \p OnModel, when given, sees the model before it is solved.
 ir::Schedule scheduleExactly(
     const ir::Sketch &S, const ir::Schedule &Sched, bool AllowMerge,

@@ -28,6 +28,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <tuple>
 
 using namespace tacclc;
@@ -95,16 +96,22 @@ llvm::StringRef tacclc::orderingName(Ordering O) {
 
 OrderingResult
 tacclc::orderTransfers(const Sketch &S, const Routes &R,
-                       llvm::function_ref<double(const Schedule &)> Score) {
+                       llvm::function_ref<double(const Schedule &)> Score,
+                       const Deadline &GiveUp) {
+  PhaseScope Phase("ordering transfers");
   OrderingResult Out;
   double BestScore = 0;
   for (Ordering O : AllOrderings) {
-    Schedule Sch = scheduleTransfers(S, R, O);
-    double Mine = Score ? Score(Sch) : Sch.MakespanUs;
+    // The first ordering always runs to the end: it is the fallback.
+    std::optional<Schedule> Sch =
+        listSchedule(S, R, O, Out.Tried.empty() ? Deadline() : GiveUp);
+    if (!Sch)
+      break;
+    double Mine = Score ? Score(*Sch) : Sch->MakespanUs;
     Out.Tried.push_back({O, Mine});
     if (Out.Tried.size() == 1 || Mine < BestScore * (1 - 1e-12)) {
       BestScore = Mine;
-      Out.Best = std::move(Sch);
+      Out.Best = std::move(*Sch);
       Out.BestOrdering = O;
     }
   }
@@ -113,6 +120,12 @@ tacclc::orderTransfers(const Sketch &S, const Routes &R,
 
 Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R,
                                    Ordering O) {
+  return std::move(*listSchedule(S, R, O, Deadline()));
+}
+
+std::optional<Schedule> tacclc::listSchedule(const Sketch &S, const Routes &R,
+                                             Ordering O,
+                                             const Deadline &GiveUp) {
   const Topology &Topo = S.Topo;
   const double Bytes = S.chunkBytes();
   std::vector<Job> Jobs;
@@ -123,13 +136,21 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R,
     for (LinkId L : CR.Links)
       Jobs.push_back({CR.Chunk, L});
     Children.resize(Jobs.size());
+    // The chunk's jobs by the rank they leave (then by index), so that the
+    // children of a job are those leaving its destination, in order.
+    std::vector<std::pair<unsigned, size_t>> Leaving;
+    for (size_t J = First; J < Jobs.size(); ++J)
+      Leaving.push_back({Topo.link(Jobs[J].Link).Src.index(), J});
+    std::sort(Leaving.begin(), Leaving.end());
     for (size_t I = First; I < Jobs.size(); ++I) {
       RankId Src = Topo.link(Jobs[I].Link).Src;
       if (S.Coll.isPre(CR.Chunk, Src))
         Jobs[I].Ready = 0;
-      for (size_t J = First; J < Jobs.size(); ++J)
-        if (Topo.link(Jobs[J].Link).Src == Topo.link(Jobs[I].Link).Dst)
-          Children[I].push_back(J);
+      unsigned Dst = Topo.link(Jobs[I].Link).Dst.index();
+      for (auto It = std::lower_bound(Leaving.begin(), Leaving.end(),
+                                      std::make_pair(Dst, size_t(0)));
+           It != Leaving.end() && It->first == Dst; ++It)
+        Children[I].push_back(It->second);
     }
     // Remaining path lengths, leaves first (links are parent-first).
     unsigned SourceNode = Topo.nodeOf(S.Coll.chunk(CR.Chunk).Source);
@@ -236,6 +257,9 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R,
   // message. Continue is the started batch's next job, if any.
   size_t Continue = Jobs.size();
   for (size_t Left = Jobs.size(); Left > 0; --Left) {
+    checkDeadline();
+    if (GiveUp.hasPassed())
+      return std::nullopt;
     size_t Best = Jobs.size(), BestPos = 0;
     double BestStart = 0;
     std::array<double, 3> BestKey{};

@@ -14,10 +14,12 @@
 #include "ir/Routes.h"
 #include "ir/Schedule.h"
 #include "ir/Sketch.h"
+#include "support/Deadline.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -59,20 +61,29 @@ llvm::StringRef orderingName(Ordering O);
 ir::Schedule scheduleTransfers(const ir::Sketch &S, const ir::Routes &R,
                                Ordering O = Ordering::EarliestStart);
 
+/// scheduleTransfers, abandoned (nothing) once \p GiveUp has passed; checks
+/// the compile's deadline (checkDeadline) as it goes.
+std::optional<ir::Schedule> listSchedule(const ir::Sketch &S,
+                                         const ir::Routes &R, Ordering O,
+                                         const Deadline &GiveUp);
+
 /// Stage 2: the schedules of every heuristic, and the best.
 struct OrderingResult {
   ir::Schedule Best;
   Ordering BestOrdering = Ordering::EarliestStart;
-  /// Score of each heuristic's schedule, in AllOrderings order.
+  /// Score of each heuristic's schedule, in AllOrderings order; fewer than
+  /// all of them when the time ran out.
   std::vector<std::pair<Ordering, double>> Tried;
 };
 
 /// Runs every heuristic and keeps the schedule of lowest \p Score (by
 /// default its makespan; ties: the first in AllOrderings), so the result
-/// is deterministic.
-OrderingResult orderTransfers(
-    const ir::Sketch &S, const ir::Routes &R,
-    llvm::function_ref<double(const ir::Schedule &)> Score = nullptr);
+/// is deterministic. Once \p GiveUp has passed, the heuristics not
+/// finished by then are left out (the first always runs to the end).
+OrderingResult
+orderTransfers(const ir::Sketch &S, const ir::Routes &R,
+               llvm::function_ref<double(const ir::Schedule &)> Score = nullptr,
+               const Deadline &GiveUp = {});
 
 } // namespace tacclc
 

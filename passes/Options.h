@@ -10,7 +10,10 @@
 #define TACCLC_PASSES_OPTIONS_H
 
 #include "solver/Solver.h"
+#include "support/Deadline.h"
+#include "support/Memory.h"
 
+#include <algorithm>
 #include <string>
 
 namespace tacclc {
@@ -23,12 +26,25 @@ struct StageOptions {
   bool SolverLog = false;       ///< Let the solver print its log to stderr.
   /// Live progress on stderr while solving.
   solver::ProgressMode Progress = solver::ProgressMode::Off;
+  /// When the stage's work must be over: set by synthesize() on one
+  /// timeline for all stages (this stage's limit plus those of the stages
+  /// before it, from the start of synthesis), or the compile's deadline if
+  /// that is earlier; model building counts. Past it the stage takes its
+  /// fallback (docs/synthesis.md, "Time and memory limits"). Unset: the
+  /// solve alone is limited, by TimeLimitSeconds.
+  Deadline Budget;
+  /// The compile's memory budget: a model that cannot fit is refused, and
+  /// the solver may allocate what is left.
+  MemoryBudget Memory;
 
   /// The solver options of one solve of this stage, labelled \p Label in
   /// progress lines.
   solver::SolveOptions solveOptions(std::string Label) const {
     solver::SolveOptions SO;
     SO.TimeLimitSeconds = TimeLimitSeconds;
+    SO.Until = Budget;
+    if (Memory.Bytes)
+      SO.MemoryLimitBytes = std::max<uint64_t>(1, Memory.available());
     SO.RelativeGap = RelativeGap;
     SO.Threads = Threads;
     SO.Log = SolverLog;

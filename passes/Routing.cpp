@@ -1,10 +1,15 @@
 //===- passes/Routing.cpp - Stage 1 driver: solve and extract routes ------===//
 //
 // Algorithm:
-//   1. reachability: every post rank of every chunk must be reachable from a
+//   1. reachability (after a first check that the stage can fit the memory
+//      budget at all): every post rank of every chunk must be reachable from a
 //      pre rank over links the relay rules allow it, else the sketch is
 //      infeasible (a user error);
-//   2. build the model (RoutingModel.cpp) and solve it with CBC, warm-started;
+//   2. compute the warm start (RoutingStart.cpp), count the model and
+//      refuse it if it cannot fit the memory budget (ModelSize.h), build it
+//      (RoutingModel.cpp) and solve it with CBC, warm-started; when the
+//      stage's time runs out before the model is built, the warm start's
+//      trees are the routes (with a warning);
 //   3. map the status: optimal or feasible-at-time-limit gives routes;
 //      infeasible, no incumbent or solver error gives a diagnostic;
 //   4. extract routes and check they deliver every chunk everywhere it must
@@ -12,9 +17,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Routing.h"
+#include "passes/ModelSize.h"
 #include "passes/RoutingModel.h"
+#include "passes/RoutingStart.h"
 #include "passes/Symmetry.h"
 #include "solver/Solver.h"
+#include "support/Deadline.h"
 
 #include <fmt/format.h>
 
@@ -81,8 +89,10 @@ std::string crossingLinks(const Sketch &S, ChunkId C) {
 } // namespace
 
 bool tacclc::checkRoutable(const Sketch &S, DiagnosticEngine &Diags) {
+  PhaseScope Phase("checking that every chunk can reach its ranks");
   const Collective &Coll = S.Coll;
   for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
+    checkDeadline();
     const Chunk &Ch = Coll.chunk(ChunkId(C));
     std::vector<bool> Seen = reachable(S, ChunkId(C), true);
     for (RankId Post : Ch.Post) {
@@ -105,33 +115,90 @@ bool tacclc::checkRoutable(const Sketch &S, DiagnosticEngine &Diags) {
   return true;
 }
 
+namespace {
+/// The size of \p S's model without the symmetry reduction, for --stats.
+ModelSize unreducedSize(const Sketch &S) {
+  SymmetryGroup Trivial = SymmetryGroup::trivial(S);
+  return routingModelSize(S, Trivial, routingStart(S, Trivial));
+}
+
+/// The routes of the warm start, when the stage's time ran out before its
+/// model was built.
+Routes fallBackToStart(const Sketch &S, const SynthesisOptions &Opts,
+                       const RoutingStart &Start, const ModelSize &Size,
+                       const char *While, DiagnosticEngine &Diags,
+                       SolveStats *Stats) {
+  Diags.report(DiagId::StageOutOfTime, S.Loc, "routing",
+               fmt::format("{:g}", Opts.Routing.TimeLimitSeconds), While,
+               "routing along the warm start's shortest-path trees");
+  if (Stats) {
+    Stats->Variables = Stats->VariablesBefore = Size.Variables;
+    Stats->IntegerVariables = Size.IntegerVariables;
+    Stats->Constraints = Stats->ConstraintsBefore = Size.Rows;
+    Stats->Nonzeros = Size.Nonzeros;
+    Stats->Status = "feasible";
+    Stats->HitTimeLimit = true;
+    Stats->Objective = Start.Horizon;
+    Stats->BestBound = Start.LowerBound;
+    Stats->WarmStartObjective = Start.Horizon;
+    Stats->Note = "the model was not built: the warm start's routes";
+  }
+  return startRoutes(S, Start);
+}
+} // namespace
+
 std::optional<Routes>
 tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
                     DiagnosticEngine &Diags, SolveStats *Stats,
                     llvm::function_ref<void(const solver::Model &)> OnModel) {
-  if (!checkRoutable(S, Diags))
-    return std::nullopt;
   SymmetryGroup Group = Opts.UseSymmetry ? buildSymmetryGroup(S, Diags)
                                          : SymmetryGroup::trivial(S);
-  RoutingModel RM = buildRoutingModel(S, Group);
+  if (Stats) {
+    Stats->GroupSize = Group.size();
+    Stats->ChunkOrbits = Group.numOrbits();
+  }
+  // What cannot fit is refused before it is allocated: the least the stage
+  // needs first, then the model as counted from the warm start.
+  std::string Advice = shrinkAdvice(S, !Group.isTrivial(), Opts.Routing.Memory);
+  auto Fits = [&](const ModelSize &Size) {
+    return fitsMemory(Size, Opts.Routing.Memory, DiagId::ModelTooLarge,
+                      "routing", Advice, S.Loc, Diags);
+  };
+  if (!Fits(routingSizeAtLeast(S, Group)) || !checkRoutable(S, Diags))
+    return std::nullopt;
+  const Deadline &Budget = Opts.Routing.Budget;
+  RoutingStart Start = routingStart(S, Group, Budget);
+  ModelSize Size = routingModelSize(S, Group, Start);
+  if (!Fits(Size))
+    return std::nullopt;
+  const char *Building = "building the routing model";
+  if (Budget.hasPassed())
+    return fallBackToStart(S, Opts, Start, Size, "computing the warm start",
+                           Diags, Stats);
+  std::optional<RoutingModel> Built =
+      buildRoutingModel(S, Group, Start, Budget);
+  if (!Built)
+    return fallBackToStart(S, Opts, Start, Size, Building, Diags, Stats);
+  RoutingModel &RM = *Built;
   if (OnModel)
     OnModel(RM.Model);
 
   solver::SolveOptions SO = Opts.Routing.solveOptions("routing");
   SO.WarmStart = RM.WarmStart;
-  solver::Solution Sol = solver::solveWithCbc(RM.Model, SO);
+  solver::Solution Sol;
+  {
+    PhaseScope Phase("solving the routing model");
+    Sol = solver::solveWithCbc(RM.Model, SO);
+  }
 
   if (Stats) {
-    Stats->GroupSize = Group.size();
-    Stats->ChunkOrbits = Group.numOrbits();
-    // The unreduced model is built only to be measured, when asked for.
-    if (Group.isTrivial() || !Opts.MeasureReduction) {
-      Stats->VariablesBefore = RM.Model.variables().size();
-      Stats->ConstraintsBefore = RM.Model.constraints().size();
-    } else {
-      RoutingModel Full = buildRoutingModel(S, SymmetryGroup::trivial(S));
-      Stats->VariablesBefore = Full.Model.variables().size();
-      Stats->ConstraintsBefore = Full.Model.constraints().size();
+    Stats->VariablesBefore = RM.Model.variables().size();
+    Stats->ConstraintsBefore = RM.Model.constraints().size();
+    // The unreduced model is only counted, when asked for.
+    if (!Group.isTrivial() && Opts.MeasureReduction) {
+      ModelSize Full = unreducedSize(S);
+      Stats->VariablesBefore = Full.Variables;
+      Stats->ConstraintsBefore = Full.Rows;
     }
     Stats->Variables = RM.Model.variables().size();
     Stats->IntegerVariables = RM.Model.numIntegerVariables();
@@ -144,6 +211,7 @@ tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
     Stats->Status = solver::statusName(Sol.Status).str();
     Stats->HitTimeLimit = Sol.HitTimeLimit;
     Stats->Note = Sol.Message;
+    Stats->SolverPeakBytes = Sol.PeakMemoryBytes;
   }
 
   switch (Sol.Status) {

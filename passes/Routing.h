@@ -18,6 +18,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -40,6 +41,8 @@ struct SolveStats {
   bool HitTimeLimit = false;
   /// The solver's account of an early stop or fallback, if any.
   std::string Note;
+  /// Peak resident memory of the solver's process, in bytes (0: unknown).
+  uint64_t SolverPeakBytes = 0;
 
   /// Relative gap between objective and bound (0 when optimal).
   double gap() const;

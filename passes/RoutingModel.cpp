@@ -32,11 +32,9 @@
 // carries [...]`) have no variable for that chunk.
 //
 // Algorithm:
-//   1. per chunk, Dijkstra from its source gives dist_c and a shortest-path
-//      tree; a greedy Steiner tree with link weights raised by the load of
-//      earlier chunks on the link and its shared ports gives one that
-//      spreads traffic and crosses costly links once; the better set of
-//      trees is the warm start and its makespan H bounds T;
+//   1. the warm start (RoutingStart.cpp): per chunk shortest distances
+//      dist_c and a tree reaching every rank that needs it; the trees'
+//      makespan H bounds T;
 //   2. links that cannot deliver c before H are left out of the model, and
 //      M_l = H + cost(l) is the tightest valid big-M;
 //   3. rows are emitted chunk by chunk in a fixed order (determinism).
@@ -45,12 +43,13 @@
 #include "passes/RoutingModel.h"
 #include "passes/Symmetry.h"
 
+#include "support/Deadline.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <deque>
-#include <functional>
 #include <limits>
 #include <set>
 
@@ -60,150 +59,6 @@ using solver::Term;
 using solver::VarId;
 
 namespace {
-/// Per-chunk path data: true shortest distances (for cuts and pruning) and
-/// the warm-start tree with its arrival times.
-struct ChunkPaths {
-  std::vector<double> Dist;     ///< Shortest time from the chunk's pre ranks.
-  std::vector<LinkId> Parent;   ///< Warm-start tree link into each rank.
-  std::vector<double> TreeTime; ///< Arrival time along the tree.
-};
-
-/// Dijkstra from \p From (or, when empty, the pre ranks of \p C) with
-/// per-link weights \p Weight; returns distances and a tree (ties: the
-/// first link in declaration order).
-std::pair<std::vector<double>, std::vector<LinkId>>
-dijkstra(const Sketch &S, ChunkId C, const std::vector<double> &Weight,
-         const std::vector<bool> &From = {}) {
-  const Topology &T = S.Topo;
-  const double Inf = std::numeric_limits<double>::infinity();
-  std::vector<double> Dist(T.getNumRanks(), Inf);
-  std::vector<LinkId> Parent(T.getNumRanks());
-  std::vector<bool> Done(T.getNumRanks(), false);
-  if (From.empty())
-    for (RankId Pre : S.Coll.chunk(C).Pre)
-      Dist[Pre.index()] = 0;
-  else
-    for (unsigned R = 0; R < From.size(); ++R)
-      if (From[R])
-        Dist[R] = 0;
-  for (unsigned Step = 0; Step < T.getNumRanks(); ++Step) {
-    unsigned Best = T.getNumRanks();
-    for (unsigned R = 0; R < T.getNumRanks(); ++R)
-      if (!Done[R] && std::isfinite(Dist[R]) &&
-          (Best == T.getNumRanks() || Dist[R] < Dist[Best]))
-        Best = R;
-    if (Best == T.getNumRanks())
-      break;
-    Done[Best] = true;
-    for (LinkId L : T.outLinks(RankId(Best))) {
-      unsigned Dst = T.link(L).Dst.index();
-      double Via = Dist[Best] + Weight[L.index()];
-      if (!Done[Dst] && Via < Dist[Dst] * (1 - 1e-12)) {
-        Dist[Dst] = Via;
-        Parent[Dst] = L;
-      }
-    }
-  }
-  return {Dist, Parent};
-}
-
-/// A tree that reaches every post rank of \p C: repeatedly join the post
-/// rank nearest to the tree by its shortest path from the tree (the
-/// Takahashi-Matsuyama heuristic for Steiner trees), so a costly link into
-/// a node is crossed once and the node is then served by cheaper ones.
-std::vector<LinkId> steinerTree(const Sketch &S, ChunkId C,
-                                const std::vector<double> &Weight) {
-  const Topology &T = S.Topo;
-  std::vector<bool> InTree(T.getNumRanks(), false);
-  std::vector<LinkId> Parent(T.getNumRanks());
-  for (RankId Pre : S.Coll.chunk(C).Pre)
-    InTree[Pre.index()] = true;
-  for (;;) {
-    auto [Dist, Via] = dijkstra(S, C, Weight, InTree);
-    unsigned Best = T.getNumRanks();
-    for (RankId Post : S.Coll.chunk(C).Post)
-      if (!InTree[Post.index()] && std::isfinite(Dist[Post.index()]) &&
-          (Best == T.getNumRanks() || Dist[Post.index()] < Dist[Best]))
-        Best = Post.index();
-    if (Best == T.getNumRanks())
-      return Parent;
-    for (unsigned R = Best; !InTree[R]; R = T.link(Via[R]).Src.index()) {
-      InTree[R] = true;
-      Parent[R] = Via[R];
-    }
-  }
-}
-
-/// Shortest distances of \p C, and a warm-start tree that avoids links and
-/// shared ports already loaded by earlier chunks (weight = cost + the load
-/// of the link and of each port it uses), so the warm start spreads
-/// traffic over parallel paths instead of piling it on one link or NIC.
-/// \p Load holds the load of every link so far.
-ChunkPaths paths(const Sketch &S, ChunkId C, double Bytes,
-                 const std::vector<double> &Load,
-                 const std::vector<Resource> &Ports, bool Spread) {
-  const Topology &T = S.Topo;
-  std::vector<double> Cost(T.links().size()), Weight(T.links().size());
-  std::vector<double> Busy(Load);
-  if (Spread)
-    for (const Resource &P : Ports) {
-      double PortLoad = 0;
-      for (LinkId L : P.Links)
-        PortLoad += Load[L.index()];
-      for (LinkId L : P.Links)
-        Busy[L.index()] += PortLoad;
-    }
-  for (unsigned L = 0; L < T.links().size(); ++L) {
-    Cost[L] = S.mayCarry(C, LinkId(L))
-                  ? T.link(LinkId(L)).costUs(Bytes)
-                  : std::numeric_limits<double>::infinity();
-    Weight[L] = Cost[L] + (Spread ? Busy[L] : 0.0);
-  }
-  ChunkPaths P;
-  P.Dist = dijkstra(S, C, Cost).first;
-  P.Parent = Spread ? steinerTree(S, C, Weight) : dijkstra(S, C, Weight).second;
-  // Keep only the tree links that lead to a post rank.
-  std::vector<bool> Needed(T.getNumRanks(), false);
-  for (RankId Post : S.Coll.chunk(C).Post)
-    for (unsigned R = Post.index(); !Needed[R] && P.Parent[R].isValid();
-         R = T.link(P.Parent[R]).Src.index())
-      Needed[R] = true;
-  P.TreeTime.assign(T.getNumRanks(), 0.0);
-  std::function<double(unsigned)> Time = [&](unsigned R) -> double {
-    if (!P.Parent[R].isValid())
-      return 0.0;
-    const Link &L = T.link(P.Parent[R]);
-    return Time(L.Src.index()) + Cost[P.Parent[R].index()];
-  };
-  for (unsigned R = 0; R < T.getNumRanks(); ++R) {
-    if (!Needed[R]) {
-      P.Parent[R] = LinkId();
-      continue;
-    }
-    P.TreeTime[R] = Time(R);
-  }
-  return P;
-}
-
-/// The paths of chunk G(C) given those of C: everything moved by G.
-ChunkPaths imagePaths(const Sketch &S, const SymmetryGroup &Group, unsigned G,
-                      const ChunkPaths &P) {
-  if (G == 0)
-    return P;
-  ChunkPaths Out;
-  unsigned N = S.Topo.getNumRanks();
-  Out.Dist.resize(N);
-  Out.Parent.resize(N);
-  Out.TreeTime.resize(N);
-  for (unsigned R = 0; R < N; ++R) {
-    unsigned To = Group.rank(G, RankId(R)).index();
-    Out.Dist[To] = P.Dist[R];
-    Out.TreeTime[To] = P.TreeTime[R];
-    Out.Parent[To] =
-        P.Parent[R].isValid() ? Group.link(G, P.Parent[R]) : LinkId();
-  }
-  return Out;
-}
 
 /// Adds \p Row unless a row with the same terms and bounds exists (under
 /// symmetry, the load rows of a link and of its images coincide).
@@ -242,6 +97,43 @@ private:
   std::set<std::pair<std::vector<std::pair<uint32_t, double>>,
                      std::pair<double, double>>>
       Seen;
+};
+
+/// Which links get a variable for a chunk (buildRoutingModel and
+/// routingModelSize must agree): those leading away from where the chunk
+/// starts that the relay rules let it cross and over which it can reach
+/// the far end before the horizon H. Link costs are computed once.
+class UsableLinks {
+public:
+  UsableLinks(const Sketch &S, double H)
+      : S(S), H(H), IsPre(S.Topo.getNumRanks(), false) {
+    for (const Link &L : S.Topo.links())
+      Cost.push_back(L.costUs(S.chunkBytes()));
+  }
+  /// Answers for chunk \p C with paths \p P from now on.
+  void setChunk(ChunkId C, const ChunkPaths &P) {
+    for (RankId R : S.Coll.chunk(Chunk).Pre)
+      IsPre[R.index()] = false;
+    Chunk = C;
+    Paths = &P;
+    for (RankId R : S.Coll.chunk(Chunk).Pre)
+      IsPre[R.index()] = true;
+  }
+  bool operator()(LinkId L) const {
+    const Link &Lk = S.Topo.link(L);
+    double From = Paths->Dist[Lk.Src.index()];
+    return !IsPre[Lk.Dst.index()] && std::isfinite(From) &&
+           S.mayCarry(Chunk, L) &&
+           From + Cost[L.index()] <= H * (1 + 1e-9) + 1e-9;
+  }
+
+private:
+  const Sketch &S;
+  double H;
+  std::vector<double> Cost;
+  std::vector<bool> IsPre;
+  ChunkId Chunk{0};
+  const ChunkPaths *Paths = nullptr;
 };
 
 /// uc-min / uc-max: one binary per switch link saying whether any chunk
@@ -300,56 +192,26 @@ void addSwitchPolicies(const Sketch &S, const SymmetryGroup &Group,
 }
 } // namespace
 
-RoutingModel tacclc::buildRoutingModel(const Sketch &S,
-                                       const SymmetryGroup &Group) {
+std::optional<RoutingModel>
+tacclc::buildRoutingModel(const Sketch &S, const SymmetryGroup &Group,
+                          const RoutingStart &WarmStart,
+                          const Deadline &GiveUp) {
   const Topology &Topo = S.Topo;
   const Collective &Coll = S.Coll;
   const double Bytes = S.chunkBytes();
   const unsigned NumRanks = Topo.getNumRanks();
   const unsigned NumLinks = Topo.links().size();
+  const std::vector<ChunkPaths> &Paths = WarmStart.Paths;
+  const double H = WarmStart.Horizon, LowerBound = WarmStart.LowerBound;
+  PhaseScope Phase("building the routing model");
+  // Checked once per chunk (and per link in the global rows).
+  auto OutOfTime = [&] {
+    checkDeadline();
+    return GiveUp.hasPassed();
+  };
 
   const std::vector<Resource> Ports = Topo.resources();
-
-  // 1. Shortest distances and warm-start trees: plain shortest-path trees,
-  //    or trees that avoid loaded links; the better makespan is the horizon.
-  std::vector<ChunkPaths> Paths;
-  double H = 0, LowerBound = 0;
-  for (bool Spread : {false, true}) {
-    std::vector<ChunkPaths> Try(Coll.getNumChunks());
-    std::vector<double> Load(NumLinks, 0.0);
-    double TryH = 0;
-    for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
-      if (!Group.isRepresentative(ChunkId(C)))
-        continue;
-      // A representative's tree, and its images for the rest of the orbit
-      // (a symmetric warm start).
-      ChunkPaths P = paths(S, ChunkId(C), Bytes, Load, Ports, Spread);
-      for (unsigned G = 0; G < Group.size(); ++G) {
-        ChunkPaths &Image = Try[Group.chunk(G, ChunkId(C)).index()];
-        Image = imagePaths(S, Group, G, P);
-        for (unsigned R = 0; R < NumRanks; ++R)
-          if (Image.Parent[R].isValid())
-            Load[Image.Parent[R].index()] +=
-                Topo.link(Image.Parent[R]).costUs(Bytes);
-      }
-      for (RankId R : Coll.chunk(ChunkId(C)).Post) {
-        TryH = std::max(TryH, P.TreeTime[R.index()]);
-        LowerBound = std::max(LowerBound, P.Dist[R.index()]);
-      }
-    }
-    for (unsigned L = 0; L < NumLinks; ++L)
-      TryH = std::max(TryH, Load[L] / Topo.link(LinkId(L)).Multiplicity);
-    for (const Resource &P : Ports) {
-      double PortLoad = 0;
-      for (LinkId L : P.Links)
-        PortLoad += Load[L.index()];
-      TryH = std::max(TryH, PortLoad);
-    }
-    if (Paths.empty() || TryH < H) {
-      Paths = std::move(Try);
-      H = TryH;
-    }
-  }
+  UsableLinks Usable(S, H);
 
   RoutingModel RM;
   solver::Model &M = RM.Model;
@@ -368,6 +230,8 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S,
     const ChunkId Ch(C);
     if (!Group.isRepresentative(Ch))
       continue;
+    if (OutOfTime())
+      return std::nullopt;
     const ChunkPaths &P = Paths[C];
     // Arrival-time variables (absent, i.e. 0, at pre ranks).
     std::vector<std::optional<VarId>> Arrive(NumRanks);
@@ -379,13 +243,11 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S,
       Start.push_back(P.Parent[R].isValid() ? P.TreeTime[R] : 0.0);
     }
     // 2. Usable links.
+    Usable.setChunk(Ch, P);
     for (unsigned L = 0; L < NumLinks; ++L) {
+      if (!Usable(LinkId(L)))
+        continue;
       const Link &Lk = Topo.link(LinkId(L));
-      if (Coll.isPre(Ch, Lk.Dst) || !std::isfinite(P.Dist[Lk.Src.index()]) ||
-          !S.mayCarry(Ch, LinkId(L)))
-        continue;
-      if (P.Dist[Lk.Src.index()] + Lk.costUs(Bytes) > H * (1 + 1e-9) + 1e-9)
-        continue;
       RM.UseVar[C][L] = M.addBinary(
           fmt::format("x_c{}_l{}_{}", C, Lk.Src.index(), Lk.Dst.index()));
       bool InTree = P.Parent[Lk.Dst.index()] == LinkId(L);
@@ -458,6 +320,8 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S,
     for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
       if (!Group.isRepresentative(ChunkId(C)))
         continue;
+      if (OutOfTime())
+        return std::nullopt;
       const Chunk &Ch = Coll.chunk(ChunkId(C));
       for (unsigned N = 0; N < Topo.getNumNodes(); ++N) {
         bool HasPre = false, HasPost = false;
@@ -495,6 +359,8 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S,
   // symmetry the rows of a link's images are the same row, kept once.
   RowDeduper Rows(M);
   for (unsigned L = 0; L < NumLinks; ++L) {
+    if (OutOfTime())
+      return std::nullopt;
     std::vector<Term> Row = {{RM.Makespan, 1.0}};
     const Link &Lk = Topo.link(LinkId(L));
     for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
@@ -518,6 +384,138 @@ RoutingModel tacclc::buildRoutingModel(const Sketch &S,
   RM.WarmStart = std::move(Start);
   RM.WarmStartMakespanUs = H;
   return RM;
+}
+
+RoutingModel tacclc::buildRoutingModel(const Sketch &S,
+                                       const SymmetryGroup &Group) {
+  return std::move(*buildRoutingModel(S, Group, routingStart(S, Group)));
+}
+
+ModelSize tacclc::routingModelSize(const Sketch &S, const SymmetryGroup &Group,
+                                   const RoutingStart &Start) {
+  const Topology &Topo = S.Topo;
+  const Collective &Coll = S.Coll;
+  const unsigned NumRanks = Topo.getNumRanks();
+  const unsigned NumLinks = Topo.links().size();
+  const unsigned NumChunks = Coll.getNumChunks();
+  PhaseScope Phase("estimating the routing model");
+  ModelSize Z;
+  Z.Variables = 1; // T
+  auto AddRow = [&](uint64_t Terms) {
+    ++Z.Rows;
+    Z.Nonzeros += Terms;
+  };
+  // Per representative, which links it may use (as buildRoutingModel
+  // decides), and per rank how many of them enter it.
+  std::vector<std::vector<bool>> Use(NumChunks);
+  std::vector<unsigned> InUse(NumRanks);
+  UsableLinks Usable(S, Start.Horizon);
+  for (unsigned C = 0; C < NumChunks; ++C) {
+    const ChunkId Ch(C);
+    if (!Group.isRepresentative(Ch))
+      continue;
+    checkDeadline();
+    const ChunkPaths &P = Start.Paths[C];
+    std::vector<bool> &U = Use[C];
+    U.assign(NumLinks, false);
+    std::fill(InUse.begin(), InUse.end(), 0);
+    Usable.setChunk(Ch, P);
+    for (unsigned L = 0; L < NumLinks; ++L)
+      if (Usable(LinkId(L))) {
+        U[L] = true;
+        ++Z.Variables;
+        ++Z.IntegerVariables;
+        ++InUse[Topo.link(LinkId(L)).Dst.index()];
+      }
+    for (unsigned R = 0; R < NumRanks; ++R) {
+      if (Coll.isPre(Ch, RankId(R)))
+        continue;
+      bool Post = Coll.isPost(Ch, RankId(R)),
+           Arrives = std::isfinite(P.Dist[R]);
+      Z.Variables += Arrives;
+      if (Post || InUse[R] > 0)
+        AddRow(InUse[R]); // recv
+      if (Arrives && InUse[R] > 0)
+        AddRow(InUse[R] + 1); // cut
+      if (Arrives && Post)
+        AddRow(2); // done
+    }
+    for (unsigned L = 0; L < NumLinks; ++L) {
+      if (!U[L])
+        continue;
+      const Link &Lk = Topo.link(LinkId(L));
+      bool FromPre = Coll.isPre(Ch, Lk.Src);
+      AddRow(FromPre ? 2 : 3); // time
+      if (!FromPre)
+        AddRow(1 + InUse[Lk.Src.index()]); // fwd
+      auto Back = Topo.findLink(Lk.Dst, Lk.Src);
+      if (Back && Back->index() > L && U[Back->index()])
+        AddRow(2); // once
+    }
+    if (Topo.getNumNodes() > 1)
+      for (unsigned N = 0; N < Topo.getNumNodes(); ++N) {
+        bool HasPre = false, HasPost = false;
+        for (RankId R : Coll.chunk(Ch).Pre)
+          HasPre |= Topo.nodeOf(R) == N;
+        for (RankId R : Coll.chunk(Ch).Post)
+          HasPost |= Topo.nodeOf(R) == N;
+        if (HasPre || !HasPost)
+          continue;
+        uint64_t Enter = 0;
+        for (unsigned L = 0; L < NumLinks; ++L) {
+          const Link &Lk = Topo.link(LinkId(L));
+          Enter += U[L] && Topo.nodeOf(Lk.Src) != N && Topo.nodeOf(Lk.Dst) == N;
+        }
+        AddRow(Enter); // enter
+      }
+  }
+  // Chunks per link (an orbit's chunks through their representative's
+  // variables): the terms of the load, port and switch rows.
+  std::vector<uint64_t> OnLink(NumLinks, 0);
+  for (unsigned C = 0; C < NumChunks; ++C) {
+    ChunkId Ch(C);
+    const std::vector<bool> &U = Use[Group.representative(Ch).index()];
+    for (unsigned L = 0; L < NumLinks; ++L)
+      OnLink[L] += Group.isRepresentative(Ch)
+                       ? U[L]
+                       : U[Group.representativeLink(Ch, LinkId(L)).index()];
+  }
+  uint64_t Deduped = 0; // terms of the rows RowDeduper keeps keys of
+  for (unsigned L = 0; L < NumLinks; ++L)
+    if (OnLink[L] > 0) {
+      AddRow(1 + OnLink[L]); // load
+      Deduped += OnLink[L];
+    }
+  for (const Resource &Port : Topo.resources()) {
+    uint64_t Terms = 0;
+    for (LinkId L : Port.Links)
+      Terms += OnLink[L.index()];
+    if (Terms >= 2) {
+      AddRow(1 + Terms); // port
+      Deduped += Terms;
+    }
+  }
+  std::vector<bool> Owned(NumLinks, false);
+  for (unsigned L = 0; L < NumLinks; ++L) {
+    const Link &Lk = Topo.link(LinkId(L));
+    if (Lk.Switch < 0 || OnLink[L] == 0 ||
+        Topo.switches()[Lk.Switch].Policy == SwitchPolicy::Free)
+      continue;
+    unsigned Owner = L;
+    for (unsigned G = 1; G < Group.size(); ++G)
+      Owner = std::min(Owner, Group.link(G, LinkId(L)).index());
+    if (!Owned[Owner]) {
+      Owned[Owner] = true;
+      ++Z.Variables;
+      ++Z.IntegerVariables;
+    }
+    AddRow(1 + OnLink[L]); // uc
+    Deduped += OnLink[L];
+  }
+  // UseVar, the warm-start vector and RowDeduper's keys.
+  Z.BuilderBytes = uint64_t(NumChunks) * (NumLinks * 8 + 32) +
+                   Z.Variables * 16 + Deduped * 16;
+  return Z;
 }
 
 Routes tacclc::extractRoutes(const Sketch &S, const RoutingModel &RM,

@@ -12,8 +12,11 @@
 
 #include "ir/Routes.h"
 #include "ir/Sketch.h"
+#include "passes/ModelSize.h"
+#include "passes/RoutingStart.h"
 #include "passes/Symmetry.h"
 #include "solver/Model.h"
+#include "support/Deadline.h"
 
 #include <optional>
 #include <vector>
@@ -33,11 +36,26 @@ struct RoutingModel {
   double WarmStartMakespanUs = 0;
 };
 
-/// Builds the routing model of \p S. Every post rank of every chunk must be
-/// reachable (checked by the caller). Only the orbit representatives of
-/// \p Group get variables and per-chunk rows; the other chunks' routes are
-/// their images (SymmetryGroup::trivial(S) for no reduction).
+/// Builds the routing model of \p S from its warm start \p Start (see
+/// routingStart). Every post rank of every chunk must be reachable (checked
+/// by the caller). Only the orbit representatives of \p Group get variables
+/// and per-chunk rows; the other chunks' routes are their images
+/// (SymmetryGroup::trivial(S) for no reduction). Checks the compile's
+/// deadline as it goes, and returns nothing once \p GiveUp has passed.
+std::optional<RoutingModel> buildRoutingModel(const ir::Sketch &S,
+                                              const SymmetryGroup &Group,
+                                              const RoutingStart &Start,
+                                              const Deadline &GiveUp = {});
+
+/// buildRoutingModel from the sketch's own warm start, never giving up.
 RoutingModel buildRoutingModel(const ir::Sketch &S, const SymmetryGroup &Group);
+
+/// The size of the model buildRoutingModel(S, Group, Start) builds, counted
+/// without building it: exact, except that load, port and switch rows that
+/// coincide (kept once; under symmetry, or where a port has one link in
+/// use) are counted each time.
+ModelSize routingModelSize(const ir::Sketch &S, const SymmetryGroup &Group,
+                           const RoutingStart &Start);
 
 /// Reads routes back from a solution of \p RM (values per variable).
 ir::Routes extractRoutes(const ir::Sketch &S, const RoutingModel &RM,

@@ -18,6 +18,8 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Symmetry.h"
 
+#include "support/Deadline.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -170,10 +172,12 @@ SymmetryGroup tacclc::buildSymmetryGroup(const Sketch &S,
     }
 
   // 2. Links and chunks per element.
+  PhaseScope Phase("mapping links and chunks under the symmetry group");
   G.LinkPerm.resize(G.size());
   G.InvLinkPerm.resize(G.size());
   G.ChunkPerm.resize(G.size());
   for (unsigned E = 1; E < G.size(); ++E) {
+    checkDeadline();
     const Perm &P = G.RankPerm[E];
     Perm &Links = G.LinkPerm[E];
     Links.resize(Topo.links().size());

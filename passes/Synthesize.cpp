@@ -19,9 +19,13 @@
 #include "passes/ListSchedule.h"
 #include "passes/ReduceSchedule.h"
 
+#include "support/Deadline.h"
+
 #include <fmt/format.h>
 
 #include <chrono>
+#include <iterator>
+#include <limits>
 #include <map>
 
 using namespace tacclc;
@@ -41,15 +45,29 @@ public:
               const SynthesisHooks &Hooks, std::vector<StageReport> &Out)
       : Opts(Opts), Diags(Diags), Hooks(Hooks), Out(Out) {}
 
+  /// The budget of the next stage: the stages run on one timeline from
+  /// the start of synthesis, each ending by the sum of its own limit and
+  /// those before it (a stage that starts late because another overran
+  /// gets less), and never after the compile's deadline. So synthesis ends
+  /// by the sum of the stages' limits, whatever each stage takes, and the
+  /// work after it keeps the rest of the compile's time.
+  Deadline budget(const StageOptions &Stage) {
+    if (!(Stage.TimeLimitSeconds > 0))
+      Unlimited = true;
+    Seconds += Stage.TimeLimitSeconds;
+    Deadline Own = Unlimited ? Deadline() : Deadline::after(Start, Seconds);
+    return Own.earliest(compileDeadline());
+  }
+
   std::optional<Routes> route(const Sketch &S, const std::string &Prefix) {
     StageReport R;
     R.Name = Prefix + "routing";
     auto T0 = Clock::now();
-    auto Routes =
-        routeChunks(S, Opts, Diags, &R.Solve, [&](const solver::Model &M) {
-          if (Hooks.OnModel)
-            Hooks.OnModel(R.Name, M);
-        });
+    PhaseScope Phase("routing chunks");
+    SynthesisOptions Within = Opts;
+    Within.Routing.Budget = budget(Opts.Routing);
+    ModelHook Show = shown(R.Name);
+    auto Routes = routeChunks(S, Within, Diags, &R.Solve, ref(Show));
     if (!Routes)
       return std::nullopt;
     R.Seconds = since(T0);
@@ -71,14 +89,23 @@ public:
   /// what merging every allowed pair would give, since batching chunks
   /// pays off only once they share messages.
   Schedule order(const Sketch &S, const Routes &Rt, bool AllowMerge,
-                 const std::string &Prefix) {
+                 const std::string &Prefix, const Deadline &Budget) {
     StageReport R;
     R.Name = Prefix + "ordering";
     auto T0 = Clock::now();
     bool Estimate = AllowMerge && Opts.ExactScheduling;
-    OrderingResult O = orderTransfers(S, Rt, [&](const Schedule &Sch) {
-      return Estimate ? mergeGreedily(S, Sch).MakespanUs : Sch.MakespanUs;
-    });
+    OrderingResult O = orderTransfers(
+        S, Rt,
+        [&](const Schedule &Sch) {
+          return Estimate ? mergeGreedily(S, Sch).MakespanUs : Sch.MakespanUs;
+        },
+        Budget);
+    if (O.Tried.size() < std::size(AllOrderings))
+      Diags.report(DiagId::StageOutOfTime, S.Loc, "scheduling",
+                   fmt::format("{:g}", Opts.Scheduling.TimeLimitSeconds),
+                   "ordering transfers",
+                   fmt::format("keeping the best of the {} orderings tried",
+                               O.Tried.size()));
     R.Seconds = since(T0);
     R.MakespanUs = O.Best.MakespanUs;
     R.Detail = orderingName(O.BestOrdering).str();
@@ -94,17 +121,18 @@ public:
   }
 
   Schedule schedule(const Sketch &S, const Schedule &Sched, bool AllowMerge,
-                    const std::string &Prefix) {
+                    const std::string &Prefix, const Deadline &Budget) {
     StageReport R;
     R.Name = Prefix + "scheduling";
     auto T0 = Clock::now();
     Schedule Out = Sched;
+    PhaseScope Phase("scheduling transfers");
+    StageOptions Within = Opts.Scheduling;
+    Within.Budget = Budget;
+    ModelHook Show = shown(R.Name);
     if (Opts.ExactScheduling)
-      Out = scheduleExactly(S, Sched, AllowMerge, Opts.Scheduling, Diags,
-                            &R.Solve, [&](const solver::Model &M) {
-                              if (Hooks.OnModel)
-                                Hooks.OnModel(R.Name, M);
-                            });
+      Out = scheduleExactly(S, Sched, AllowMerge, Within, Diags, &R.Solve,
+                            ref(Show));
     else
       R.Solve.Status = "skipped";
     R.Seconds = since(T0);
@@ -121,6 +149,22 @@ public:
   }
 
 private:
+  using ModelHook = std::function<void(const solver::Model &)>;
+
+  /// The stage's OnModel callback: the hook's, labelled \p Stage, or none
+  /// (then a model with nothing to decide need not be built at all).
+  ModelHook shown(const std::string &Stage) const {
+    if (!Hooks.OnModel)
+      return nullptr;
+    return [this, Stage](const solver::Model &M) { Hooks.OnModel(Stage, M); };
+  }
+  static llvm::function_ref<void(const solver::Model &)>
+  ref(const ModelHook &Hook) {
+    if (!Hook)
+      return nullptr;
+    return Hook;
+  }
+
   /// Transfers that start with the one before them on their link and lane.
   static unsigned countMerged(const Schedule &Sch) {
     unsigned N = 0;
@@ -145,8 +189,32 @@ private:
   DiagnosticEngine &Diags;
   const SynthesisHooks &Hooks;
   std::vector<StageReport> &Out;
+  /// The timeline of the stages' budgets: when synthesis started, the
+  /// limits of the stages so far, and whether one of them had none.
+  const Clock::time_point Start = Clock::now();
+  double Seconds = 0;
+  bool Unlimited = false;
 };
 } // namespace
+
+/// Whether a combining collective is routed as its dual on the transposed
+/// topology.
+static bool routesTransposed(const Sketch &S) {
+  return !S.Topo.isSymmetric() || !S.Carries.empty();
+}
+
+double tacclc::synthesisTimeLimit(const Sketch &S,
+                                  const SynthesisOptions &Opts) {
+  auto Limit = [](const StageOptions &Stage) {
+    return Stage.TimeLimitSeconds > 0 ? Stage.TimeLimitSeconds
+                                      : std::numeric_limits<double>::infinity();
+  };
+  CollectiveKind Kind = S.Coll.getKind();
+  bool Spreads = Kind == CollectiveKind::AllReduce;
+  unsigned Routings = Spreads && routesTransposed(S) ? 2 : 1;
+  unsigned Schedulings = Spreads ? 2 : 1;
+  return Routings * Limit(Opts.Routing) + Schedulings * Limit(Opts.Scheduling);
+}
 
 std::optional<Synthesis> tacclc::synthesize(const Sketch &S,
                                             const SynthesisOptions &Opts,
@@ -157,7 +225,7 @@ std::optional<Synthesis> tacclc::synthesize(const Sketch &S,
   CollectiveKind Kind = S.Coll.getKind();
   bool Combining = isCombining(Kind);
   if (Combining) {
-    Out.UpTransposed = !S.Topo.isSymmetric() || !S.Carries.empty();
+    Out.UpTransposed = routesTransposed(S);
     Out.Dual = dualSketch(S, Out.UpTransposed);
   }
   const Sketch &Routed = Out.routed(S);
@@ -165,8 +233,9 @@ std::optional<Synthesis> tacclc::synthesize(const Sketch &S,
   if (!Routes)
     return std::nullopt;
   Out.Routes = std::move(*Routes);
-  Schedule Ordered = Run.order(Routed, Out.Routes, !Combining, "");
-  Schedule Up = Run.schedule(Routed, Ordered, !Combining, "");
+  Deadline Scheduling = Run.budget(Opts.Scheduling);
+  Schedule Ordered = Run.order(Routed, Out.Routes, !Combining, "", Scheduling);
+  Schedule Up = Run.schedule(Routed, Ordered, !Combining, "", Scheduling);
   if (!Combining) {
     Out.Schedule = std::move(Up);
     return Out;
@@ -178,10 +247,13 @@ std::optional<Synthesis> tacclc::synthesize(const Sketch &S,
       auto DownRoutes = Run.route(Down, "spread ");
       if (!DownRoutes)
         return std::nullopt;
-      Schedule DownOrdered = Run.order(Down, *DownRoutes, true, "spread ");
-      Spread = Run.schedule(Down, DownOrdered, true, "spread ");
+      Deadline Spreading = Run.budget(Opts.Scheduling);
+      Schedule DownOrdered =
+          Run.order(Down, *DownRoutes, true, "spread ", Spreading);
+      Spread = Run.schedule(Down, DownOrdered, true, "spread ", Spreading);
     } else {
-      Spread = Run.schedule(Routed, Ordered, true, "spread ");
+      Spread = Run.schedule(Routed, Ordered, true, "spread ",
+                            Run.budget(Opts.Scheduling));
     }
   }
   Out.Schedule =

@@ -66,8 +66,20 @@ struct Synthesis {
   }
 };
 
-/// Runs the stages on \p S. Returns nothing after a diagnostic (an
-/// unroutable sketch, a routing solver without a solution).
+/// The time the stages of \p S may take together: the routing limit per
+/// routing (two for an ALLREDUCE routed again to spread its sums) plus the
+/// scheduling limit per ordering and scheduling pass; +inf when a stage
+/// has no limit. The driver's compile deadline is built from it.
+double synthesisTimeLimit(const ir::Sketch &S, const SynthesisOptions &Opts);
+
+/// Runs the stages on \p S. Each stage runs under its own budget (on one
+/// timeline from the start of synthesis: its time limit plus those of the
+/// stages before it, or the compile's deadline if that is earlier; model
+/// building counts) and takes its fallback when that passes
+/// (docs/synthesis.md). Returns nothing after a diagnostic (an unroutable
+/// sketch, a routing solver without a solution, a model that cannot fit
+/// the memory budget); throws TimeLimitExceeded when the compile's
+/// deadline passes.
 std::optional<Synthesis> synthesize(const ir::Sketch &S,
                                     const SynthesisOptions &Opts,
                                     DiagnosticEngine &Diags,

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "Program.h"
 
+#include "tacclrt/Poll.h"
+
 #include <fmt/format.h>
 
 namespace tacclrt {
@@ -81,6 +83,7 @@ std::optional<Program> buildProgram(const Algo &A, IssueSink &Sink) {
   Program P;
   P.Ranks.resize(A.Gpus.size());
   for (std::size_t R = 0; R < A.Gpus.size(); ++R) {
+    poll();
     const Gpu &G = A.Gpus[R];
     for (const Tb &B : G.Tbs) {
       TbProgram TP;

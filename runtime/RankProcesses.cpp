@@ -3,7 +3,9 @@
 // runRankProcesses and SharedMemory (RankProcesses.h): fork, then a polling
 // wait (waitpid WNOHANG every few milliseconds) that applies the grace
 // period after the first failure and the overall limit, killing with
-// SIGKILL and always reaping, so no process outlives the call.
+// SIGKILL and always reaping, so no process outlives the call; and each
+// rank asks for SIGKILL when its parent dies, so none outlives a
+// supervisor that is killed either.
 //
 //===----------------------------------------------------------------------===//
 #include "RankProcesses.h"
@@ -11,6 +13,7 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,9 +53,16 @@ runRankProcesses(unsigned N, const std::function<int(unsigned)> &Body,
                  double LimitSeconds, std::string &Why) {
   std::fflush(nullptr); // nothing buffered is written twice
   std::vector<pid_t> Pids;
+  const pid_t Parent = getpid();
   for (unsigned R = 0; R < N; ++R) {
     pid_t Pid = fork();
     if (Pid == 0) {
+      // A rank never outlives the supervisor, however that ends (this
+      // thread waits for every rank, so it outlives them); the check
+      // covers a supervisor that died before the request.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != Parent)
+        _exit(1);
       int Status = 1;
       try {
         Status = Body(R);

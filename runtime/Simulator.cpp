@@ -25,6 +25,7 @@
 #include "IssueSink.h"
 #include "Program.h"
 #include "tacclrt/Collective.h"
+#include "tacclrt/Poll.h"
 
 #include <fmt/format.h>
 
@@ -296,6 +297,7 @@ void Engine::reportDeadlock() {
 
 void Engine::run() {
   for (;;) {
+    poll();
     bool Moved = true;
     while (Moved) {
       Moved = false;

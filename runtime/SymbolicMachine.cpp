@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 #include "SymbolicMachine.h"
 
+#include "tacclrt/Poll.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -390,10 +392,12 @@ void SymbolicMachine::run() {
   bool Any = true;
   while (Any) {
     Any = false;
-    for (unsigned R = 0; R < NRanks; ++R)
+    for (unsigned R = 0; R < NRanks; ++R) {
+      poll();
       for (std::size_t T = 0; T < P.Ranks[R].size(); ++T)
         while (advance(P.Ranks[R][T], States[R][T]))
           Any = true;
+    }
   }
   for (unsigned R = 0; R < NRanks; ++R)
     for (const TbState &St : States[R])

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "TreeReader.h"
 
+#include "tacclrt/Poll.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -339,8 +341,10 @@ private:
       G.SChunks = static_cast<int>(*V);
     checkChildCount(N, Ctx);
     for (pugi::xml_node Child : N.children())
-      if (isExpectedChild(Child, "tb", Ctx))
+      if (isExpectedChild(Child, "tb", Ctx)) {
+        poll(); // a caller under a time limit may stop here
         G.Tbs.push_back(readTb(Child, G.Id));
+      }
     return G;
   }
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Validator.h"
 #include "tacclrt/Collective.h"
+#include "tacclrt/Poll.h"
 
 #include <fmt/format.h>
 
@@ -200,6 +201,7 @@ private:
   }
 
   void checkGpu(const Gpu &G) {
+    poll();
     checkChunkCounts(G);
     std::size_t Steps = 0;
     for (const Tb &T : G.Tbs)

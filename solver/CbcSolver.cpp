@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 #include "solver/Model.h"
 #include "solver/Progress.h"
+#include "solver/SolutionCodec.h"
 #include "solver/Solver.h"
 #include "solver/Subprocess.h"
 
@@ -51,6 +52,7 @@
 #include <unistd.h>
 
 using namespace tacclc::solver;
+using tacclc::Deadline;
 
 namespace {
 
@@ -61,6 +63,9 @@ constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double IntegerRounding = 1e-6;
 /// Largest Model::maxViolation of a warm start that counts as feasible.
 constexpr double WarmStartTolerance = 1e-6;
+/// With less time than this left before SolveOptions::Until, the solver is
+/// not started.
+constexpr double MinSolveSeconds = 0.1;
 
 double secondsSince(Clock::time_point Start) {
   return std::chrono::duration<double>(Clock::now() - Start).count();
@@ -216,28 +221,47 @@ double boundOrNaN(double Bound, double Offset) {
   return Bound + Offset;
 }
 
-/// Feeds CBC's incumbent and bound to a ProgressReporter. Clones made for the
-/// sub-searches of heuristics (models with a parent) stay quiet. Every event
-/// gets the base class's answer (no action), so the search is unchanged.
-class ProgressEvents : public CbcEventHandler {
+/// Seconds an isolated CBC may run past its time limit before it is
+/// stopped, and how long before SolveOptions::Until it is asked to stop.
+/// Searching, CBC stops at its next node, well within this; in
+/// preprocessing or the root LP it checks no clock at all (for minutes on a
+/// large model), and waiting longer would only eat the time of what comes
+/// after the solve.
+double graceSeconds(double Limit) { return 0.25 + 0.025 * Limit; }
+
+/// Feeds CBC's incumbent and bound to a ProgressReporter (when there is
+/// one), and stops the search at the next node once SolveOptions::Until
+/// has passed, as CBC stops at its own time limit: with its incumbent.
+/// Clones made for the sub-searches of heuristics (models with a parent)
+/// stay quiet. Every other answer is the base class's (no action), so the
+/// search is unchanged until then.
+class SolveEvents : public CbcEventHandler {
 public:
-  ProgressEvents(ProgressReporter &Reporter, const Model &M)
-      : Reporter(&Reporter), Maximize(M.getSense() == Sense::Maximize),
-        Offset(M.getObjectiveOffset()) {}
+  SolveEvents(ProgressReporter *Reporter, const Model &M, Deadline Until,
+              bool &Stopped)
+      : Reporter(Reporter), Maximize(M.getSense() == Sense::Maximize),
+        Offset(M.getObjectiveOffset()), Until(Until), Stopped(&Stopped) {}
   CbcAction event(CbcEvent Event) override {
     observe(Event);
-    return CbcEventHandler::event(Event);
+    return stopsNow(Event) ? stop : CbcEventHandler::event(Event);
   }
   CbcAction event(CbcEvent Event, void *Data) override {
     observe(Event);
-    return CbcEventHandler::event(Event, Data);
+    return stopsNow(Event) ? stop : CbcEventHandler::event(Event, Data);
   }
-  CbcEventHandler *clone() const override { return new ProgressEvents(*this); }
+  CbcEventHandler *clone() const override { return new SolveEvents(*this); }
 
 private:
+  bool stopsNow(CbcEvent Event) const {
+    if ((Event != node && Event != treeStatus) || !Until.hasPassed())
+      return false;
+    *Stopped = true;
+    return true;
+  }
+
   void observe(CbcEvent Event) const {
     // beforeSolution events show a candidate in the incumbent's place.
-    if (!model_ || model_->parentModel() || !model_->solver() ||
+    if (!Reporter || !model_ || model_->parentModel() || !model_->solver() ||
         Event == beforeSolution1 || Event == beforeSolution2)
       return;
     // CbcMain1 may minimise -objective instead of maximising the objective.
@@ -251,6 +275,8 @@ private:
   ProgressReporter *Reporter;
   bool Maximize;
   double Offset;
+  Deadline Until;
+  bool *Stopped;
 };
 
 /// CBC can run out of time before it even evaluates the warm start (its
@@ -309,8 +335,16 @@ Solution runCbc(const Model &M, const SolveOptions &Options,
   CbcMain0(Cbc, Data);
   Data.noPrinting_ = !Options.Log;
   Data.useSignalHandler_ = false;
-  if (Progress.enabled()) {
-    ProgressEvents Events(Progress, M);
+  bool StoppedAtDeadline = false;
+  if (Progress.enabled() || Options.Until.isSet()) {
+    // Asked to stop a grace before Until, by when an isolated CBC that
+    // could not stop is killed.
+    double Left = Options.Until.secondsLeft();
+    Deadline StopAt = Options.Until.isSet()
+                          ? Deadline::after(Left - graceSeconds(Left))
+                          : Deadline();
+    SolveEvents Events(Progress.enabled() ? &Progress : nullptr, M, StopAt,
+                       StoppedAtDeadline);
     Cbc.passInEventHandler(&Events); // stores a clone
   }
 
@@ -338,7 +372,7 @@ Solution runCbc(const Model &M, const SolveOptions &Options,
   const double *X = Cbc.bestSolution();
   double Offset = M.getObjectiveOffset();
   bool TimedOut =
-      Cbc.isSecondsLimitReached() ||
+      Cbc.isSecondsLimitReached() || StoppedAtDeadline ||
       (hasTimeLimit(Options) && Elapsed >= Options.TimeLimitSeconds);
   if (Cbc.isAbandoned()) {
     S.Status = SolveStatus::Error;
@@ -436,88 +470,62 @@ Solution runCbcCaught(const Model &M, const SolveOptions &Options,
   return S;
 }
 
-/// Serialises the fields of \p S that cross the process boundary.
-std::string encode(const Solution &S) {
-  std::string Out;
-  auto Put = [&](const void *P, size_t N) {
-    Out.append(static_cast<const char *>(P), N);
-  };
-  int32_t Status = static_cast<int32_t>(S.Status);
-  uint8_t TimeLimit = S.HitTimeLimit;
-  uint64_t MsgLen = S.Message.size(), NumValues = S.Values.size();
-  Put(&Status, sizeof(Status));
-  Put(&TimeLimit, sizeof(TimeLimit));
-  Put(&S.Objective, sizeof(double));
-  Put(&S.BestBound, sizeof(double));
-  Put(&MsgLen, sizeof(MsgLen));
-  Out += S.Message;
-  Put(&NumValues, sizeof(NumValues));
-  Put(S.Values.data(), NumValues * sizeof(double));
-  return Out;
-}
-
-/// The inverse of encode; nothing if \p In is malformed.
-std::optional<Solution> decode(const std::string &In) {
-  size_t Pos = 0;
-  auto Get = [&](void *P, size_t N) {
-    if (Pos + N > In.size())
-      return false;
-    std::memcpy(P, In.data() + Pos, N);
-    Pos += N;
-    return true;
-  };
-  Solution S;
-  int32_t Status;
-  uint8_t TimeLimit;
-  uint64_t MsgLen, NumValues;
-  if (!Get(&Status, sizeof(Status)) || !Get(&TimeLimit, sizeof(TimeLimit)) ||
-      TimeLimit > 1 || !Get(&S.Objective, sizeof(double)) ||
-      !Get(&S.BestBound, sizeof(double)) || !Get(&MsgLen, sizeof(MsgLen)) ||
-      MsgLen > In.size() - Pos)
-    return std::nullopt;
-  S.Message = In.substr(Pos, MsgLen);
-  Pos += MsgLen;
-  if (!Get(&NumValues, sizeof(NumValues)) ||
-      NumValues > (In.size() - Pos) / sizeof(double))
-    return std::nullopt;
-  S.Values.resize(NumValues);
-  if (!Get(S.Values.data(), NumValues * sizeof(double)) || Pos != In.size())
-    return std::nullopt;
-  S.Status = static_cast<SolveStatus>(Status);
-  S.HitTimeLimit = TimeLimit == 1;
+/// \p M's warm start as a Feasible solution stopped by the time limit, when
+/// it is feasible; else \p S unchanged but for \p Why.
+Solution warmStartOr(Solution S, const Model &M, const SolveOptions &Options,
+                     const std::string &Why) {
+  S.Message = Why;
+  if (Options.WarmStart.empty() ||
+      M.maxViolation(Options.WarmStart) > WarmStartTolerance)
+    return S;
+  takeValues(S, M, Options.WarmStart.data());
+  S.Status = SolveStatus::Feasible;
+  S.Message = Why + "; returning the warm start";
   return S;
 }
 
-/// Runs CBC in a child process (Subprocess.h). A crash or overrun of the
-/// child falls back to a feasible warm start, else it is an Error.
+/// Runs CBC in a child process (Subprocess.h). A crash, overrun or memory
+/// exhaustion of the child falls back to a feasible warm start, else it is
+/// an Error.
 Solution runIsolated(const Model &M, const SolveOptions &Options,
                      Clock::time_point Start) {
   std::string Error;
-  double Hard = hasTimeLimit(Options) ? 2 * Options.TimeLimitSeconds + 30 : 0;
+  ChildLimits Limits;
+  Limits.MemoryBytes = Options.MemoryLimitBytes;
+  // CBC stops itself at its limit (or a grace before Until) at its next
+  // search node; the child is stopped a grace after its limit, or at Until.
+  double Hard =
+      hasTimeLimit(Options)
+          ? Options.TimeLimitSeconds + graceSeconds(Options.TimeLimitSeconds)
+          : std::numeric_limits<double>::infinity();
+  Hard = std::min(Hard, Options.Until.secondsLeft());
+  if (std::isfinite(Hard))
+    Limits.HardTimeoutSeconds = std::max(Hard, 1e-3);
+  ChildReport Report;
   auto Bytes = runInChild(
       [&] {
         Solution S = runCbcCaught(M, Options, Start);
         std::cout.flush(); // the child ends with _exit: flush CBC's log
         std::fflush(nullptr);
-        return encode(S);
+        return encodeSolution(S);
       },
-      Hard, Error);
+      Limits, Error, &Report);
   if (Bytes) {
-    if (auto S = decode(*Bytes))
+    if (auto S = decodeSolution(*Bytes)) {
+      S->PeakMemoryBytes = Report.PeakBytes;
       return *S;
+    }
     Error = "the solver process returned a malformed result";
   } else if (Options.Progress == ProgressMode::Line) {
     clearProgressLine(STDERR_FILENO); // the child died mid-line
   }
   Solution S;
   S.Status = SolveStatus::Error;
-  S.Message = Error;
-  if (!Options.WarmStart.empty() &&
-      M.maxViolation(Options.WarmStart) <= WarmStartTolerance) {
-    takeValues(S, M, Options.WarmStart.data());
-    S.Status = SolveStatus::Feasible;
-    S.Message = Error + "; returning the warm start";
-  }
+  S.HitTimeLimit = Error.find("time limit") != std::string::npos;
+  S.PeakMemoryBytes = Report.PeakBytes;
+  S = warmStartOr(std::move(S), M, Options, Error);
+  if (!S.hasValues())
+    S.HitTimeLimit = false;
   return S;
 }
 
@@ -535,6 +543,11 @@ Solution tacclc::solver::solveWithCbc(const Model &M,
     S.Message = std::move(Problem);
   } else if (M.numVariables() == 0) {
     S = solveWithoutVariables(M);
+  } else if (Options.Until.secondsLeft() < MinSolveSeconds) {
+    S.Status = SolveStatus::NoSolution;
+    S.HitTimeLimit = true;
+    S = warmStartOr(std::move(S), M, Options,
+                    "no time was left for the solver");
   } else {
     std::lock_guard<std::mutex> Lock(SolveMutex);
     StdoutRedirect Redirect(/*ToStderr=*/Options.Log);

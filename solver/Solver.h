@@ -9,8 +9,11 @@
 #ifndef TACCLC_SOLVER_SOLVER_H
 #define TACCLC_SOLVER_SOLVER_H
 
+#include "support/Deadline.h"
+
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -36,6 +39,19 @@ enum class ProgressMode {
 struct SolveOptions {
   /// Wall-clock limit in seconds; <= 0 or +inf means no limit.
   double TimeLimitSeconds = 60;
+  /// When the solve must be over (the stage's share of the compile's time),
+  /// if before TimeLimitSeconds runs out: CBC is asked to stop a little
+  /// before it, at its next search node (with its incumbent, as at its own
+  /// limit), an isolated solver still running at Until is stopped (the warm
+  /// start is then returned), and a solve with almost no time left returns
+  /// the warm start without starting CBC. The limit CBC is given stays
+  /// TimeLimitSeconds, so a solve that ends in time searches as it would
+  /// without a deadline. Unset: only TimeLimitSeconds.
+  Deadline Until;
+  /// Bytes the isolated solver may allocate (its process's data limit);
+  /// 0 means no limit of its own. Running out is an Error (or the warm
+  /// start, when it is feasible).
+  uint64_t MemoryLimitBytes = 0;
   /// Stop when (incumbent - bound) / |incumbent| is at most this (CBC's
   /// `ratioGap`); such a solution is reported as Optimal.
   double RelativeGap = 1e-4;
@@ -97,6 +113,9 @@ struct Solution {
   /// The solve stopped at SolveOptions::TimeLimitSeconds (then the status is
   /// Feasible or NoSolution).
   bool HitTimeLimit = false;
+  /// Peak resident memory of the isolated solver's process, in bytes (0
+  /// when it did not run in a child).
+  uint64_t PeakMemoryBytes = 0;
 
   /// True for Optimal and Feasible, the statuses that carry Values.
   bool hasValues() const;

@@ -51,6 +51,9 @@ struct CompileOptions {
   SliceOverlap Overlap = SliceOverlap::Auto; ///< --slice-overlap.
   bool TimeLimitGiven = false; ///< --time-limit overrides the sketch's.
   bool GapGiven = false;       ///< --gap overrides the sketch's.
+  /// --max-memory in bytes: nothing for the default (half the physical
+  /// memory), 0 for no budget of its own (support/Memory.h).
+  std::optional<uint64_t> MaxMemoryBytes;
 };
 
 /// Options of `tacclc check`.

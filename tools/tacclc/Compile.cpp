@@ -23,7 +23,11 @@
 #include "tools/tacclc/Machine.h"
 #include "tools/tacclc/Output.h"
 
+#include "support/Deadline.h"
+#include "support/Memory.h"
+
 #include "tacclrt/Loader.h"
+#include "tacclrt/Poll.h"
 #include "tacclrt/Simulator.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -44,19 +48,19 @@ int emitText(const CompileOptions &Opts, DiagnosticEngine &Diags,
   return writeOutput(Opts.Output, Text, Diags);
 }
 
-/// Loads and checks generated XML with the runtime; any failure is a
+/// The runtime's verdict on generated XML (verifyXml); any failure is a
 /// compiler bug.
-void verifyOrDie(const std::string &Xml, bool Legacy, bool Identical) {
-  tacclrt::Report Rep = verifyXml(Xml, Legacy, Identical);
+void verifyOrDie(const tacclrt::Report &Rep) {
   if (!Rep.hasErrors())
     return;
   reportInternalError("the generated algorithm failed verification:\n" +
                       Rep.str());
 }
 
-/// The simulator's time of \p Xml on \p S's machine at the sketch's size
-/// (rounded up to what the program divides), or nothing if it cannot run.
-std::optional<double> simulatedUs(const std::string &Xml, const ir::Sketch &S) {
+/// simulatedUs, which the compile's deadline stops with TimeLimitExceeded.
+std::optional<double> simulateUntilDeadline(const std::string &Xml,
+                                            const ir::Sketch &S) {
+  PhaseScope Phase("simulating the program");
   tacclrt::LoadOptions LO;
   tacclrt::Report Rep;
   auto A = tacclrt::loadPlan(Xml, "<generated>", LO, Rep);
@@ -74,6 +78,19 @@ std::optional<double> simulatedUs(const std::string &Xml, const ir::Sketch &S) {
   return R.TimeUs;
 }
 
+/// The simulator's time of \p Xml on \p S's machine at the sketch's size
+/// (rounded up to what the program divides), or nothing if it cannot run,
+/// or not before the compile's deadline: a prediction is never worth
+/// failing for (the summary goes without it; a trial lowering that gets
+/// none is not chosen, and the deadline stops what comes next).
+std::optional<double> simulatedUs(const std::string &Xml, const ir::Sketch &S) {
+  try {
+    return simulateUntilDeadline(Xml, S);
+  } catch (const TimeLimitExceeded &) {
+    return std::nullopt;
+  }
+}
+
 /// How many slices of its protocol the runtime cuts one chunk into at the
 /// largest size the sketch is meant for (each slice is one pass over every
 /// threadblock's steps).
@@ -87,15 +104,20 @@ uint64_t slicesPerChunk(const ir::Sketch &S) {
 }
 } // namespace
 
-int tacclc::runCompile(const CompileOptions &Opts) {
-  auto Began = std::chrono::steady_clock::now();
-  llvm::SourceMgr SM;
-  DiagnosticEngine Diags(SM);
-  Diags.setShowNames(Opts.DiagNames);
+/// The compile after the driver's setup (runCompile): everything but the
+/// reporting of a deadline that passes. Sets \p Limit to how the compile's
+/// time limit was made up, for that report.
+static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
+                   std::chrono::steady_clock::time_point Began,
+                   std::string &Limit) {
+  llvm::SourceMgr &SM = Diags.getSourceMgr();
   auto Fail = [&] {
     Diags.flush(llvm::errs());
     return ExitUserError;
   };
+  // What the compile is doing, for the time-limit and out-of-memory
+  // messages; the stages name their own steps.
+  std::optional<PhaseScope> Phase(std::in_place, "reading the sketch");
 
   std::string Why;
   auto Buf = readSourceFile(Opts.Input, Why);
@@ -162,6 +184,17 @@ int tacclc::runCompile(const CompileOptions &Opts) {
   }
   Synth.MeasureReduction =
       Opts.Stats || Opts.Summary || Opts.Verbose || !Opts.ReportFile.empty();
+  // Time and memory (docs/synthesis.md, "Time and memory limits"): the
+  // stages' limits, plus a tenth (at least a second) for the front end,
+  // lowering and verification, bound the whole compile.
+  double StageSeconds = synthesisTimeLimit(*Sketch, Synth);
+  double Grace = std::max(1.0, 0.1 * StageSeconds);
+  Limit = fmt::format("{:g} s (the stages' time limits, {:g} s, plus {:g} s)",
+                      StageSeconds + Grace, StageSeconds, Grace);
+  DeadlineScope CompileLimit(Deadline::after(Began, StageSeconds + Grace),
+                             StageSeconds + Grace);
+  Synth.Routing.Memory = Synth.Scheduling.Memory =
+      memoryBudget(Opts.MaxMemoryBytes);
   SynthesisHooks Hooks;
   std::string Models;
   if (Opts.Emit == EmitKind::Milp)
@@ -175,13 +208,23 @@ int tacclc::runCompile(const CompileOptions &Opts) {
     Hooks.OnStage = [&](const StageReport &R) {
       llvm::errs() << formatStage(R) << "\n";
     };
+  Phase.reset();
   auto Result = synthesize(*Sketch, Synth, Diags, Hooks);
   if (!Result)
     return Fail();
+  Phase.emplace("generating the program");
   Diags.flush(llvm::errs());
-  if (Opts.Stats)
+  if (Opts.Stats) {
     for (const StageReport &R : Result->Stages)
       llvm::errs() << "stats: " << formatStageStats(R) << "\n";
+    llvm::errs() << "stats: compiler peak memory "
+                 << formatBytes(peakResidentBytes()) << " (budget "
+                 << (Synth.Routing.Memory.Bytes
+                         ? formatBytes(Synth.Routing.Memory.Bytes) + ", " +
+                               Synth.Routing.Memory.Source
+                         : std::string("none"))
+                 << ")\n";
+  }
   if (Opts.Emit == EmitKind::Milp)
     return emitText(Opts, Diags, Models);
   if (Opts.Emit == EmitKind::Routes)
@@ -256,9 +299,10 @@ int tacclc::runCompile(const CompileOptions &Opts) {
   // after a few rounds with no fusion at all (--summary says so).
   bool FusionDropped = false;
   CG.NoFuseRanks.assign(Sketch->Topo.getNumRanks(), false);
+  tacclrt::Report Rep; // of the last program built
   for (unsigned Round = 0;; ++Round) {
-    tacclrt::Report Rep =
-        verifyXml(*Xml, Opts.LegacyDialect, Sketch->IdenticalResults);
+    PhaseScope Verifying("verifying the program");
+    Rep = verifyXml(*Xml, Opts.LegacyDialect, Sketch->IdenticalResults);
     if (!Rep.hasErrors() || !CG.FuseRelays)
       break;
     bool Named = false;
@@ -274,7 +318,7 @@ int tacclc::runCompile(const CompileOptions &Opts) {
     if (!Xml)
       return Fail();
   }
-  verifyOrDie(*Xml, Opts.LegacyDialect, Sketch->IdenticalResults);
+  verifyOrDie(Rep);
   if (!Opts.Summary && Opts.ReportFile.empty())
     return emitText(Opts, Diags, *Xml);
   size_t Unfused =
@@ -298,5 +342,25 @@ int tacclc::runCompile(const CompileOptions &Opts) {
   int Rc = writeOutputs(Outputs, Diags);
   if (Rc == ExitSuccess && Opts.Summary)
     printSummary(Facts);
+  return Rc;
+}
+
+int tacclc::runCompile(const CompileOptions &Opts) {
+  auto Began = std::chrono::steady_clock::now();
+  llvm::SourceMgr SM;
+  DiagnosticEngine Diags(SM);
+  Diags.setShowNames(Opts.DiagNames);
+  // The checker and the simulator stop at the deadline too.
+  tacclrt::PollHook Saved = tacclrt::setPollHook(&checkDeadline);
+  std::string Limit;
+  int Rc;
+  try {
+    Rc = compile(Opts, Diags, Began, Limit);
+  } catch (const TimeLimitExceeded &E) {
+    Diags.report(DiagId::CompileTimeLimit, llvm::SMRange(), E.phase(), Limit);
+    Diags.flush(llvm::errs());
+    Rc = ExitUserError;
+  }
+  tacclrt::setPollHook(Saved);
   return Rc;
 }

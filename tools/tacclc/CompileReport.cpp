@@ -9,6 +9,7 @@
 #include "tools/tacclc/Output.h"
 
 #include "ir/Printer.h"
+#include "support/Memory.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -60,6 +61,8 @@ std::string tacclc::formatStageStats(const StageReport &R) {
                       "bound {:.6g}",
                       S.WarmStartObjective, outcome(S), S.Seconds, S.Objective,
                       S.BestBound);
+  if (S.SolverPeakBytes)
+    Text += "; solver peak memory " + formatBytes(S.SolverPeakBytes);
   return Text;
 }
 

@@ -14,6 +14,10 @@
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/Commands.h"
 
+#include "solver/Subprocess.h"
+#include "support/Memory.h"
+#include "support/Sizes.h"
+
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Process.h"
@@ -106,8 +110,19 @@ cl::opt<bool>
 // Solver settings: one value for every stage, or STAGE=VALUE pairs.
 cl::opt<std::string> TimeLimit(
     "time-limit",
-    cl::desc("Seconds per MILP solve (default 60): N, or routing=N,schedule=M"),
+    cl::desc("Seconds per stage, model building and solve included (default "
+             "60): N, or routing=N,schedule=M. The compile as a whole ends "
+             "within the stages' sum plus a tenth (at least 1 s), else it "
+             "stops naming the phase that ran out"),
     cl::value_desc("spec"), cl::sub(*cl::TopLevelSubCommand),
+    cl::cat(CompileCat));
+cl::opt<std::string> MaxMemory(
+    "max-memory",
+    cl::desc("Memory the compile may use, solver included, e.g. 4G or 512M "
+             "(default: half the physical memory; never more than ulimit -v "
+             "and -d allow; 'none' for no budget). A model that cannot fit "
+             "is refused before it is built"),
+    cl::value_desc("size"), cl::sub(*cl::TopLevelSubCommand),
     cl::cat(CompileCat));
 cl::opt<std::string>
     Gap("gap",
@@ -349,10 +364,28 @@ bool parseStageValues(llvm::StringRef Option, llvm::StringRef Text, double Lo,
   }
   return true;
 }
+/// Parses --max-memory: a size as parseSizeList reads one, or "none" (0: no
+/// budget). Prints an error and returns nothing on bad input.
+std::optional<uint64_t> parseMemory(llvm::StringRef Text) {
+  if (Text.trim().equals_insensitive("none"))
+    return 0;
+  auto Sizes = parseSizeList(Text.trim());
+  if (!Sizes || Sizes->size() != 1) {
+    llvm::errs() << "tacclc: error: --max-memory: '" << Text
+                 << "' is not a size (e.g. 4G, 512M) or 'none'\n";
+    return std::nullopt;
+  }
+  return Sizes->front();
+}
 } // namespace
 
 int main(int argc, char **argv) {
+  std::vector<int> Ignored = solver::ignoredTerminationSignals();
   InitLLVM X(argc, argv);
+  // An allocation failure is one line and exit status 2, not LLVM's abort;
+  // SIGINT, SIGTERM and SIGHUP take the solver's child process along.
+  installOutOfMemoryHandler();
+  solver::installTerminationHandlers(Ignored);
   // LLVM registers its own `-stats` (LLVM statistics, meaningless here);
   // replace it with ours before parsing.
   if (cl::Option *LLVMStats = cl::getRegisteredOptions().lookup("stats"))
@@ -375,8 +408,9 @@ int main(int argc, char **argv) {
           "  tacclc bounds --topology T --collective C --size S   bounds\n"
           "  tacclc fmt [-i | --check] FILE.sketch...   canonical layout\n"
           "  tacclc lsp                      language server (stdio)\n\n"
-          "Exit status: 0 success, 1 error in the input, 2 usage or "
-          "internal error.\n",
+          "Exit status: 0 success, 1 error in the input (a compile past its "
+          "time limit or memory budget included), 2 usage or internal error "
+          "or out of memory.\n",
           &errs()))
     return ExitInternal;
   bool Legacy = TargetDialect == Dialect::Legacy;
@@ -485,6 +519,11 @@ int main(int argc, char **argv) {
     return ExitInternal;
   R.Threads = unsigned(RThreads);
   Sc.Threads = unsigned(ScThreads);
+  if (MaxMemory.getNumOccurrences()) {
+    O.MaxMemoryBytes = parseMemory(MaxMemory);
+    if (!O.MaxMemoryBytes)
+      return ExitInternal;
+  }
   // Progress: lines under -v, one live line on a terminal, else nothing.
   solver::ProgressMode Progress = Verbose ? solver::ProgressMode::Lines
                                   : llvm::sys::Process::StandardErrIsDisplayed()

@@ -280,6 +280,49 @@ TEST_CASE("solveWithCbc returns a feasible warm start when time runs out") {
   }
 }
 
+TEST_CASE("solveWithCbc keeps to SolveOptions::Until") {
+  Model M = knapsack(100);
+  SolveOptions O;
+  O.TimeLimitSeconds = 60;
+  O.WarmStart = greedyStart(M);
+  // No time left: the warm start, at once, without CBC.
+  O.Until = tacclc::Deadline::after(-1);
+  Solution S = solveWithCbc(M, O);
+  CAPTURE(S.Message);
+  REQUIRE(S.Status == SolveStatus::Feasible);
+  CHECK(S.HitTimeLimit);
+  CHECK(S.Values == O.WarmStart);
+  CHECK(S.Seconds < 1);
+  CHECK(S.PeakMemoryBytes == 0);
+  // A little time left: CBC stops at its next search node after it (with
+  // its incumbent), or its process is stopped shortly after.
+  O.Until = tacclc::Deadline::after(0.5);
+  S = solveWithCbc(M, O);
+  CAPTURE(S.Message);
+  REQUIRE(S.hasValues());
+  CHECK(S.Seconds < 0.5 + 0.6 + 1);
+  CHECK(S.Objective >= objectiveOf(M, O.WarmStart) - 1e-9);
+  CHECK(S.PeakMemoryBytes > 0);
+}
+
+TEST_CASE("solveWithCbc falls back to the warm start when CBC runs out of "
+          "memory") {
+  Model M = knapsack(100);
+  SolveOptions O;
+  O.TimeLimitSeconds = 30;
+  O.WarmStart = greedyStart(M);
+  O.MemoryLimitBytes = 1; // nothing beyond what the child inherits
+  Solution S = solveWithCbc(M, O);
+  CAPTURE(S.Message);
+  REQUIRE(S.Status == SolveStatus::Feasible);
+  CHECK(S.Message.find("ran out of memory") != std::string::npos);
+  CHECK(S.Values == O.WarmStart);
+  O.WarmStart.clear();
+  S = solveWithCbc(M, O);
+  CHECK(S.Status == SolveStatus::Error);
+  CHECK(S.Message.find("ran out of memory") != std::string::npos);
+}
+
 TEST_CASE("solveWithCbc ignores an infeasible warm start") {
   Model M = knapsack(40, 20);
   std::vector<double> AllIn(M.numVariables(), 1.0); // far over capacity

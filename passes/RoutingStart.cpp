@@ -1,0 +1,297 @@
+//===- passes/RoutingStart.cpp - Stage 1: the routing warm start ----------===//
+//
+// Algorithm:
+//   1. per chunk, Dijkstra from its source gives dist_c and a shortest-path
+//      tree; a greedy Steiner tree with link weights raised by the load of
+//      earlier chunks on the link and its shared ports gives one that
+//      spreads traffic and crosses costly links once; the better set of
+//      trees is the warm start and its makespan H bounds T;
+//   2. only orbit representatives are searched; the other chunks of an
+//      orbit get the representative's trees, moved by the group element.
+//
+// Dijkstra settles ranks by (distance, index) from a heap, which is the
+// order of a scan for the nearest rank with the lowest index on ties, in
+// O(E log V); the Steiner heuristic stops each search at the nearest rank
+// it still has to join.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/RoutingStart.h"
+
+#include "solver/Model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <queue>
+
+using namespace tacclc;
+using namespace tacclc::ir;
+
+namespace {
+/// Dijkstra from \p From (or, when empty, the pre ranks of \p C) with
+/// per-link weights \p Weight; returns distances and a tree (ties: the
+/// first link in declaration order). With \p Targets, it stops once every
+/// rank as near as the nearest target is settled: the distances of the
+/// ranks not settled then are only upper bounds, all beyond that target's.
+std::pair<std::vector<double>, std::vector<LinkId>>
+dijkstra(const Sketch &S, ChunkId C, const std::vector<double> &Weight,
+         const std::vector<bool> &From = {},
+         const std::vector<bool> *Targets = nullptr) {
+  const Topology &T = S.Topo;
+  const double Inf = std::numeric_limits<double>::infinity();
+  std::vector<double> Dist(T.getNumRanks(), Inf);
+  std::vector<LinkId> Parent(T.getNumRanks());
+  std::vector<bool> Done(T.getNumRanks(), false);
+  if (From.empty())
+    for (RankId Pre : S.Coll.chunk(C).Pre)
+      Dist[Pre.index()] = 0;
+  else
+    for (unsigned R = 0; R < From.size(); ++R)
+      if (From[R])
+        Dist[R] = 0;
+  // Ranks are settled by (distance, index), the order a scan for the
+  // nearest unsettled rank with the lowest index on ties would give; a heap
+  // makes that O(E log V) instead of O(V^2).
+  using Entry = std::pair<double, unsigned>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> Heap;
+  for (unsigned R = 0; R < T.getNumRanks(); ++R)
+    if (std::isfinite(Dist[R]))
+      Heap.push({Dist[R], R});
+  double Nearest = Inf; // distance of the nearest target settled
+  while (!Heap.empty() && Heap.top().first <= Nearest) {
+    auto [D, Best] = Heap.top();
+    Heap.pop();
+    if (Done[Best] || D != Dist[Best])
+      continue; // settled, or superseded by a shorter distance
+    Done[Best] = true;
+    if (Targets && (*Targets)[Best] && Nearest == Inf)
+      Nearest = D;
+    for (LinkId L : T.outLinks(RankId(Best))) {
+      unsigned Dst = T.link(L).Dst.index();
+      double Via = Dist[Best] + Weight[L.index()];
+      if (!Done[Dst] && Via < Dist[Dst] * (1 - 1e-12)) {
+        Dist[Dst] = Via;
+        Parent[Dst] = L;
+        Heap.push({Via, Dst});
+      }
+    }
+  }
+  return {Dist, Parent};
+}
+
+/// A tree that reaches every post rank of \p C: repeatedly join the post
+/// rank nearest to the tree by its shortest path from the tree (the
+/// Takahashi-Matsuyama heuristic for Steiner trees), so a costly link into
+/// a node is crossed once and the node is then served by cheaper ones.
+std::vector<LinkId> steinerTree(const Sketch &S, ChunkId C,
+                                const std::vector<double> &Weight) {
+  const Topology &T = S.Topo;
+  std::vector<bool> InTree(T.getNumRanks(), false);
+  std::vector<LinkId> Parent(T.getNumRanks());
+  for (RankId Pre : S.Coll.chunk(C).Pre)
+    InTree[Pre.index()] = true;
+  // The post ranks not yet in the tree: only the nearest is needed, so each
+  // search stops there (the others' distances are then larger than its).
+  std::vector<bool> Wanted(T.getNumRanks(), false);
+  for (RankId Post : S.Coll.chunk(C).Post)
+    Wanted[Post.index()] = !InTree[Post.index()];
+  for (;;) {
+    auto [Dist, Via] = dijkstra(S, C, Weight, InTree, &Wanted);
+    unsigned Best = T.getNumRanks();
+    for (RankId Post : S.Coll.chunk(C).Post)
+      if (!InTree[Post.index()] && std::isfinite(Dist[Post.index()]) &&
+          (Best == T.getNumRanks() || Dist[Post.index()] < Dist[Best]))
+        Best = Post.index();
+    if (Best == T.getNumRanks())
+      return Parent;
+    for (unsigned R = Best; !InTree[R]; R = T.link(Via[R]).Src.index()) {
+      InTree[R] = true;
+      Wanted[R] = false;
+      Parent[R] = Via[R];
+    }
+  }
+}
+
+/// Shortest distances of \p C, and a warm-start tree that avoids links and
+/// shared ports already loaded by earlier chunks (weight = cost + the load
+/// of the link and of each port it uses), so the warm start spreads
+/// traffic over parallel paths instead of piling it on one link or NIC.
+/// \p Load holds the load of every link so far.
+ChunkPaths paths(const Sketch &S, ChunkId C, double Bytes,
+                 const std::vector<double> &Load,
+                 const std::vector<Resource> &Ports, bool Spread) {
+  const Topology &T = S.Topo;
+  std::vector<double> Cost(T.links().size()), Weight(T.links().size());
+  std::vector<double> Busy(Load);
+  if (Spread)
+    for (const Resource &P : Ports) {
+      double PortLoad = 0;
+      for (LinkId L : P.Links)
+        PortLoad += Load[L.index()];
+      for (LinkId L : P.Links)
+        Busy[L.index()] += PortLoad;
+    }
+  for (unsigned L = 0; L < T.links().size(); ++L) {
+    Cost[L] = S.mayCarry(C, LinkId(L))
+                  ? T.link(LinkId(L)).costUs(Bytes)
+                  : std::numeric_limits<double>::infinity();
+    Weight[L] = Cost[L] + (Spread ? Busy[L] : 0.0);
+  }
+  ChunkPaths P;
+  P.Dist = dijkstra(S, C, Cost).first;
+  P.Parent = Spread ? steinerTree(S, C, Weight) : dijkstra(S, C, Weight).second;
+  // Keep only the tree links that lead to a post rank.
+  std::vector<bool> Needed(T.getNumRanks(), false);
+  for (RankId Post : S.Coll.chunk(C).Post)
+    for (unsigned R = Post.index(); !Needed[R] && P.Parent[R].isValid();
+         R = T.link(P.Parent[R]).Src.index())
+      Needed[R] = true;
+  // Arrival times along the tree, each rank's computed once from its
+  // parent's (the ancestors of a needed rank are needed).
+  P.TreeTime.assign(T.getNumRanks(), 0.0);
+  std::vector<bool> Timed(T.getNumRanks(), false);
+  std::vector<unsigned> Path;
+  for (unsigned R = 0; R < T.getNumRanks(); ++R) {
+    if (!Needed[R])
+      continue;
+    for (unsigned U = R; !Timed[U] && P.Parent[U].isValid();
+         U = T.link(P.Parent[U]).Src.index())
+      Path.push_back(U);
+    for (; !Path.empty(); Path.pop_back()) {
+      unsigned U = Path.back();
+      const Link &L = T.link(P.Parent[U]);
+      P.TreeTime[U] = P.TreeTime[L.Src.index()] + Cost[P.Parent[U].index()];
+      Timed[U] = true;
+    }
+  }
+  for (unsigned R = 0; R < T.getNumRanks(); ++R)
+    if (!Needed[R])
+      P.Parent[R] = LinkId();
+  return P;
+}
+
+/// The paths of chunk G(C) given those of C: everything moved by G.
+ChunkPaths imagePaths(const Sketch &S, const SymmetryGroup &Group, unsigned G,
+                      const ChunkPaths &P) {
+  if (G == 0)
+    return P;
+  ChunkPaths Out;
+  unsigned N = S.Topo.getNumRanks();
+  Out.Dist.resize(N);
+  Out.Parent.resize(N);
+  Out.TreeTime.resize(N);
+  for (unsigned R = 0; R < N; ++R) {
+    unsigned To = Group.rank(G, RankId(R)).index();
+    Out.Dist[To] = P.Dist[R];
+    Out.TreeTime[To] = P.TreeTime[R];
+    Out.Parent[To] =
+        P.Parent[R].isValid() ? Group.link(G, P.Parent[R]) : LinkId();
+  }
+  return Out;
+}
+
+} // namespace
+
+RoutingStart tacclc::routingStart(const Sketch &S, const SymmetryGroup &Group,
+                                  const Deadline &GiveUp) {
+  const Topology &Topo = S.Topo;
+  const Collective &Coll = S.Coll;
+  const double Bytes = S.chunkBytes();
+  const unsigned NumRanks = Topo.getNumRanks();
+  const unsigned NumLinks = Topo.links().size();
+  const std::vector<Resource> Ports = Topo.resources();
+  PhaseScope Phase("computing the shortest-path warm start");
+  RoutingStart Out;
+  for (bool Spread : {false, true}) {
+    std::vector<ChunkPaths> Try(Coll.getNumChunks());
+    std::vector<double> Load(NumLinks, 0.0);
+    double TryH = 0;
+    for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
+      if (!Group.isRepresentative(ChunkId(C)))
+        continue;
+      checkDeadline();
+      if (Spread && GiveUp.hasPassed())
+        return Out; // the plain trees
+      // A representative's tree, and its images for the rest of the orbit
+      // (a symmetric warm start).
+      ChunkPaths P = paths(S, ChunkId(C), Bytes, Load, Ports, Spread);
+      for (unsigned G = 0; G < Group.size(); ++G) {
+        ChunkPaths &Image = Try[Group.chunk(G, ChunkId(C)).index()];
+        Image = imagePaths(S, Group, G, P);
+        for (unsigned R = 0; R < NumRanks; ++R)
+          if (Image.Parent[R].isValid())
+            Load[Image.Parent[R].index()] +=
+                Topo.link(Image.Parent[R]).costUs(Bytes);
+      }
+      for (RankId R : Coll.chunk(ChunkId(C)).Post) {
+        TryH = std::max(TryH, P.TreeTime[R.index()]);
+        Out.LowerBound = std::max(Out.LowerBound, P.Dist[R.index()]);
+      }
+    }
+    for (unsigned L = 0; L < NumLinks; ++L)
+      TryH = std::max(TryH, Load[L] / Topo.link(LinkId(L)).Multiplicity);
+    for (const Resource &P : Ports) {
+      double PortLoad = 0;
+      for (LinkId L : P.Links)
+        PortLoad += Load[L.index()];
+      TryH = std::max(TryH, PortLoad);
+    }
+    if (Out.Paths.empty() || TryH < Out.Horizon) {
+      Out.Paths = std::move(Try);
+      Out.Horizon = TryH;
+    }
+  }
+  return Out;
+}
+
+ModelSize tacclc::routingSizeAtLeast(const Sketch &S,
+                                     const SymmetryGroup &Group) {
+  const Collective &Coll = S.Coll;
+  const uint64_t NumChunks = Coll.getNumChunks(),
+                 NumRanks = S.Topo.getNumRanks(),
+                 NumLinks = S.Topo.links().size();
+  ModelSize Z;
+  Z.AtLeast = true;
+  Z.Variables = 1;
+  for (unsigned C = 0; C < NumChunks; ++C) {
+    if (!Group.isRepresentative(ChunkId(C)))
+      continue;
+    uint64_t Needs = 0;
+    for (RankId R : Coll.chunk(ChunkId(C)).Post)
+      Needs += !Coll.isPre(ChunkId(C), R);
+    Z.Variables += 2 * Needs; // an arrival time and a link into the rank
+    Z.IntegerVariables += Needs;
+    Z.Rows += 2 * Needs; // it arrives once, before the makespan
+    Z.Nonzeros += 3 * Needs;
+  }
+  // Two sets of paths (the candidate and the best so far), then the map.
+  Z.BuilderBytes =
+      NumChunks * (2 * NumRanks * (2 * sizeof(double) + sizeof(LinkId)) +
+                   NumLinks * sizeof(std::optional<solver::VarId>));
+  return Z;
+}
+
+Routes tacclc::startRoutes(const Sketch &S, const RoutingStart &Start) {
+  const Topology &Topo = S.Topo;
+  Routes Out;
+  for (unsigned C = 0; C < S.Coll.getNumChunks(); ++C) {
+    const ChunkPaths &P = Start.Paths[C];
+    ChunkRoute CR;
+    CR.Chunk = ChunkId(C);
+    // Breadth-first from the pre ranks so parents precede children.
+    std::vector<RankId> Queue(S.Coll.chunk(ChunkId(C)).Pre);
+    for (size_t Next = 0; Next < Queue.size(); ++Next)
+      for (LinkId L : Topo.outLinks(Queue[Next])) {
+        RankId Dst = Topo.link(L).Dst;
+        if (P.Parent[Dst.index()] != L)
+          continue;
+        CR.Links.push_back(L);
+        Queue.push_back(Dst);
+      }
+    Out.Chunks.push_back(std::move(CR));
+  }
+  Out.RelaxedMakespanUs = Start.Horizon;
+  Out.SolverStatus = "warm start";
+  return Out;
+}

@@ -1,0 +1,65 @@
+//===- passes/RoutingStart.h - Stage 1: the routing warm start --*- C++ -*-===//
+//
+// The shortest-path data the routing model is built from: per chunk, the
+// shortest distances from its pre ranks (for the model's cuts and pruning)
+// and a tree reaching every rank that needs it (the warm start), whose
+// makespan bounds the model's (the horizon H, source of every big-M). The
+// trees are themselves a valid routing: when the routing stage runs out of
+// time before its model is built, startRoutes() is the fallback.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLC_PASSES_ROUTINGSTART_H
+#define TACCLC_PASSES_ROUTINGSTART_H
+
+#include "ir/Routes.h"
+#include "ir/Sketch.h"
+#include "passes/ModelSize.h"
+#include "passes/Symmetry.h"
+#include "support/Deadline.h"
+
+#include <vector>
+
+namespace tacclc {
+
+/// Per-chunk path data: true shortest distances (for cuts and pruning) and
+/// the warm-start tree with its arrival times.
+struct ChunkPaths {
+  std::vector<double> Dist;       ///< Shortest time from the chunk's pre ranks.
+  std::vector<ir::LinkId> Parent; ///< Warm-start tree link into each rank.
+  std::vector<double> TreeTime;   ///< Arrival time along the tree.
+};
+
+/// The routing model's warm start.
+struct RoutingStart {
+  /// Per chunk (an orbit's chunks get their representative's, moved).
+  std::vector<ChunkPaths> Paths;
+  /// The trees' makespan (link and port loads included): the horizon H.
+  double Horizon = 0;
+  /// The largest shortest distance to a rank that needs a chunk: a lower
+  /// bound on the makespan.
+  double LowerBound = 0;
+};
+
+/// Shortest paths and warm-start trees of \p S's chunks, symmetric under
+/// \p Group: plain shortest-path trees, or Steiner trees that avoid loaded
+/// links, whichever has the smaller makespan. The Steiner trees (the
+/// costlier search) are left out once \p GiveUp has passed. Checks the
+/// compile's deadline (checkDeadline) as it goes.
+RoutingStart routingStart(const ir::Sketch &S, const SymmetryGroup &Group,
+                          const Deadline &GiveUp = {});
+
+/// What the routing stage needs at least, before its warm start is
+/// computed: the warm start's paths and the map from chunks and links to
+/// variables (as BuilderBytes), and per orbit representative an arrival
+/// variable, a binary and two rows for each rank that needs its chunk.
+/// Counts are lower bounds (ModelSize::AtLeast): a stage that cannot fit
+/// even these is refused before anything is computed.
+ModelSize routingSizeAtLeast(const ir::Sketch &S, const SymmetryGroup &Group);
+
+/// The warm-start trees as routes (each chunk's links parent first), with
+/// the trees' makespan as the relaxed makespan.
+ir::Routes startRoutes(const ir::Sketch &S, const RoutingStart &Start);
+
+} // namespace tacclc
+
+#endif // TACCLC_PASSES_ROUTINGSTART_H

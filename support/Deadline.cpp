@@ -1,0 +1,84 @@
+//===- support/Deadline.cpp - The compile's time limit and phases ---------===//
+//
+// The installed deadline is process-wide state: the compile runs its stages
+// on one thread, and the phase is an atomic pointer to a string literal so
+// that the out-of-memory handler can read it on any thread without
+// allocating.
+//
+//===----------------------------------------------------------------------===//
+#include "support/Deadline.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cmath>
+#include <limits>
+
+using namespace tacclc;
+
+namespace {
+/// Longer than any compile: treated as no deadline at all (and keeps the
+/// clock arithmetic far from overflow).
+constexpr double Forever = 365.0 * 24 * 3600;
+
+Deadline Installed;
+double InstalledLimit = 0;
+std::atomic<const char *> Phase{nullptr};
+} // namespace
+
+Deadline Deadline::after(double Seconds) {
+  return after(Clock::now(), Seconds);
+}
+
+Deadline Deadline::after(Clock::time_point Start, double Seconds) {
+  Deadline D;
+  if (std::isnan(Seconds) || Seconds > Forever)
+    return D;
+  D.Set = true;
+  D.When = Start + std::chrono::duration_cast<Clock::duration>(
+                       std::chrono::duration<double>(Seconds));
+  return D;
+}
+
+double Deadline::secondsLeft() const {
+  if (!Set)
+    return std::numeric_limits<double>::infinity();
+  return std::chrono::duration<double>(When - Clock::now()).count();
+}
+
+Deadline Deadline::earliest(const Deadline &Other) const {
+  if (!Set)
+    return Other;
+  if (!Other.Set)
+    return *this;
+  return When <= Other.When ? *this : Other;
+}
+
+TimeLimitExceeded::TimeLimitExceeded(const char *Phase, double LimitSeconds)
+    : Phase(Phase ? Phase : "compiling"), LimitSeconds(LimitSeconds),
+      Message(fmt::format("the time limit of {:g} s passed while {}",
+                          LimitSeconds, this->Phase)) {}
+
+DeadlineScope::DeadlineScope(Deadline D, double LimitSeconds)
+    : Saved(Installed), SavedLimit(InstalledLimit) {
+  Installed = D;
+  InstalledLimit = LimitSeconds;
+}
+
+DeadlineScope::~DeadlineScope() {
+  Installed = Saved;
+  InstalledLimit = SavedLimit;
+}
+
+Deadline tacclc::compileDeadline() { return Installed; }
+
+void tacclc::checkDeadline() {
+  if (Installed.hasPassed())
+    throw TimeLimitExceeded(currentPhase(), InstalledLimit);
+}
+
+PhaseScope::PhaseScope(const char *Name) : Saved(Phase.exchange(Name)) {}
+
+PhaseScope::~PhaseScope() { Phase.store(Saved); }
+
+const char *tacclc::currentPhase() { return Phase.load(); }
