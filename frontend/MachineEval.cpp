@@ -66,6 +66,8 @@ private:
   bool bindParams(llvm::ArrayRef<Arg> Args, llvm::SMRange UseLoc);
   bool collectClasses();
   void exec(const Node &N);
+  /// False (after reporting) when the machine has more than MaxRanks GPUs.
+  bool rankCountFits(int64_t Nodes);
   std::optional<Endpoint> endpoint(const Address &A);
   std::optional<unsigned> rankOf(const Endpoint &E, const ir::Topology &T);
 
@@ -214,6 +216,10 @@ void MachineEvaluator::exec(const Node &N) {
       GpusPerNode.reset();
     }
     Ok &= GpusPerNode.has_value();
+    // A machine too large is refused before its links are evaluated (a
+    // mesh of 10^5 GPUs would spend its whole loop budget first).
+    if (GpusPerNode)
+      Ok &= rankCountFits(S.lookup("nodes").value_or(1));
   } else if (const auto *L = llvm::dyn_cast<LetStmt>(&N)) {
     auto V = evalExpr(*L->Value, S, Diags);
     if (!V) {
@@ -342,6 +348,18 @@ std::optional<unsigned> MachineEvaluator::rankOf(const Endpoint &E,
   return static_cast<unsigned>(E.Node * T.getGpusPerNode() + E.Gpu);
 }
 
+bool MachineEvaluator::rankCountFits(int64_t Nodes) {
+  // Each factor is checked first so that the product cannot overflow; a
+  // count below 1 is reported elsewhere.
+  if (Nodes < 1 || *GpusPerNode < 1 ||
+      (Nodes <= MaxRanks && *GpusPerNode <= MaxRanks &&
+       Nodes * *GpusPerNode <= MaxRanks))
+    return true;
+  Diags.report(DiagId::RankCountTooLarge, GpusStmt->getRange(),
+               fmt::format("{} x {}", Nodes, *GpusPerNode), MaxRanks);
+  return false;
+}
+
 std::optional<Machine> MachineEvaluator::run(llvm::ArrayRef<Arg> Args,
                                              llvm::SMRange UseLoc) {
   if (!bindParams(Args, UseLoc) || !collectClasses())
@@ -369,13 +387,8 @@ std::optional<Machine> MachineEvaluator::run(llvm::ArrayRef<Arg> Args,
                  Nodes);
     return std::nullopt;
   }
-  // Each factor is checked first so that the product cannot overflow.
-  if (Nodes > MaxRanks || *GpusPerNode > MaxRanks ||
-      Nodes * *GpusPerNode > MaxRanks) {
-    Diags.report(DiagId::RankCountTooLarge, GpusStmt->getRange(),
-                 fmt::format("{} x {}", Nodes, *GpusPerNode), MaxRanks);
+  if (!rankCountFits(Nodes))
     return std::nullopt;
-  }
   if (Nodes * *GpusPerNode < 2) {
     Diags.report(DiagId::RankCountTooSmall, GpusStmt->getRange(),
                  Nodes * *GpusPerNode);
