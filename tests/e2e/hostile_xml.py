@@ -6,13 +6,15 @@ Each input is built to be slow to load, to flood the output or to never end:
 that each warn, /dev/zero, a FIFO nobody writes to, a directory and a sparse
 file over the loader's 256 MiB cap. Every tool must refuse each with the
 expected error, exit status 1 and at most a few dozen lines (repeated
-warnings end in one "... and N more warnings like this"). The inputs are
+warnings end in one "... and N more warnings like this"), under a 2 GiB
+address-space limit. The inputs are
 generated here, in a temporary folder. Exits 1 on the first failure.
 
 Usage: hostile_xml.py --tacclc PATH --bench PATH
 """
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -49,13 +51,22 @@ def fail(message):
     sys.exit(1)
 
 
+# Every tool runs under this address-space limit: hostile inputs must be
+# refused before they need more.
+ADDRESS_SPACE = 2 << 30
+
+
+def limit_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+
+
 def tools(opts, path):
     """Runs check, run and taccl-bench on `path`; yields (name, result)."""
     for name, argv in (("check", [opts.tacclc, "check", path]),
                        ("run", [opts.tacclc, "run", path]),
                        ("taccl-bench", [opts.bench, path, "--sizes", "4KB"])):
         yield name, subprocess.run(argv, capture_output=True, text=True,
-                                   timeout=120)
+                                   timeout=120, preexec_fn=limit_memory)
 
 
 def expect(opts, path, needles, max_lines=40):
