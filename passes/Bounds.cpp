@@ -13,17 +13,16 @@
 // send (N-1) x to v; a violated check yields, from the minimum cut, a set S
 // whose ratio B+(S)/|S n Vc| is below x, which becomes the next x, until no
 // check fails; that last set binds. REDUCESCATTER is the same on the
-// reversed network; ALLREDUCE is T*_RS + T*_AG as anchors-and-bounds.md
-// states: a bound for the reduce-scatter-then-allgather algorithms tacclc
-// and NCCL build (the per-rank bound below holds for any algorithm).
-// BROADCAST (REDUCE) needs M / (minimum cut from the root to a rank (from a
-// rank to the root)). ALLTOALL needs |S n Vc| |Vc \ S| (M/N) / B+(S): the
-// uniform sparsest cut, NP-hard in general, so it is maximised over every
-// set of ranks when there are at most 16, else over candidate sets (single
-// ranks, whole nodes and unions of them, NIC groups, and the allgather's
-// binding sets, each with its complement), each with the port vertices
-// placed by a minimum cut; any set gives a valid bound, so the result is a
-// lower bound either way, exact in the first case.
+// reversed network; ALLREDUCE is T*_RS + T*_AG: a bound for the
+// reduce-scatter-then-allgather algorithms tacclc and NCCL build (the per-rank
+// bound below holds for any algorithm). BROADCAST (REDUCE) needs M / (minimum
+// cut from the root to a rank (from a rank to the root)). ALLTOALL needs |S n
+// Vc| |Vc \ S| (M/N) / B+(S): the uniform sparsest cut, NP-hard in general, so
+// it is maximised over every set of ranks when there are at most 16, else over
+// candidate sets (single ranks, whole nodes and unions of them, NIC groups, and
+// the allgather's binding sets, each with its complement), each with the port
+// vertices placed by a minimum cut; any set gives a valid bound, so the result
+// is a lower bound either way, exact in the first case.
 //
 // Per-rank bound. in_r and out_r are the maximum flows into and out of rank
 // r from and to all other ranks: its direct capacity with each port counted

@@ -2,12 +2,12 @@
 //
 // Lower bounds on the time of a collective on a machine in the alpha-beta
 // model, to judge synthesised and baseline algorithms against
-// (anchors-and-bounds.md section 2): the cut (bandwidth) bound computed
-// exactly by max-flow on a network where every shared port (a NIC side, a
-// switch port) is a vertex of its own, so its capacity counts once however
-// many logical links pass through it; the per-rank injection and ejection
-// bound; the latency bound from alpha-weighted shortest paths; and their
-// maximum, which is itself a lower bound.
+// (the per-rank bounds of nccl-tests' doc/PERFORMANCE.md, generalised): the cut
+// (bandwidth) bound computed exactly by max-flow on a network where every
+// shared port (a NIC side, a switch port) is a vertex of its own, so its
+// capacity counts once however many logical links pass through it; the per-rank
+// injection and ejection bound; the latency bound from alpha-weighted shortest
+// paths; and their maximum, which is itself a lower bound.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_PASSES_BOUNDS_H

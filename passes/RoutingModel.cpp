@@ -1,6 +1,8 @@
 //===- passes/RoutingModel.cpp - Stage 1 routing MILP formulation ---------===//
 //
-// The compact formulation measured in shared/reference/cbc-calibration.md:
+// A compact formulation that CBC solves in seconds at these sizes (big-M
+// arrival times alone give a weak LP bound; the valid inequalities below
+// close most of it):
 //
 //   x[c,l]  binary   chunk c crosses link l = (s -> r)
 //   t[c,r]  >= 0     arrival time of chunk c at rank r (0 where c starts)

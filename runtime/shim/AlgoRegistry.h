@@ -6,7 +6,8 @@
 // runtime's loader as `tacclc check` loads them. A file that does not load
 // is remembered with the reason, to be reported once. A call is served by
 // the first algorithm, in sorted path order, that matches it as the MSCCL
-// executor matches (msccl-ef-format.md section 2.5): same collective and
+// executor matches (Azure/msccl-executor-nccl, src/misc/msccl/
+// msccl_lifecycle.cc): same collective and
 // rank count, a file that serves in-place (or out-of-place) calls when the
 // call is one, minBytes <= bytes and (maxBytes == 0 or bytes <= maxBytes),
 // the total count a multiple of nchunksperloop, a count above 0, a built-in

@@ -1,7 +1,7 @@
 //===- tests/unit/passes/BoundsTest.cpp - Lower bounds on collectives -----===//
 //
-// The bound table of anchors-and-bounds.md section 2 (NDv2, DGX-2, DGX-A100,
-// DGX-H100 of 2 to 8 nodes and DGX-1, nominal speeds of its section 3):
+// Our bound table (NDv2, DGX-2, DGX-A100, DGX-H100 of 2 to 8 nodes and
+// DGX-1, at the vendors' nominal link speeds):
 // allgather, allreduce and alltoall algbw to the table's rounding and the
 // cut it names; closed forms on a ring of 4 and a star through one switch.
 //
