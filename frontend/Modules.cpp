@@ -18,6 +18,7 @@
 #include "frontend/Frontend.h"
 #include "support/InputFile.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -25,7 +26,6 @@
 
 #include <cctype>
 #include <map>
-#include <set>
 
 using namespace tacclc;
 
@@ -64,8 +64,7 @@ private:
   DiagnosticEngine &Diags;
   ModuleSet Set;
   std::map<std::string, unsigned> ByKey; // real path -> module
-  std::vector<std::string> Stack;        // paths being loaded
-  std::set<std::string> OnStack;         // the same, to search
+  std::vector<std::string> Stack;        // paths being loaded (<= 64)
   uint64_t TotalBytes = 0;
   bool Ok = true;
 };
@@ -98,7 +97,6 @@ std::optional<unsigned> Loader::load(unsigned BufferId,
   ByKey[Key] = Index;
   Set.Modules.push_back({std::move(Ast), moduleName(Path), Path.str(), {}});
   Stack.push_back(Key);
-  OnStack.insert(Key);
   for (const auto &Imp : Set.Modules[Index].Ast->Imports) {
     std::string Rel = Imp->Path;
     if (llvm::sys::path::extension(Rel).empty())
@@ -129,7 +127,7 @@ std::optional<unsigned> Loader::load(unsigned BufferId,
         llvm::sys::fs::real_path(Found, Real) ? Found : Real.str().str();
     auto Done = ByKey.find(ImpKey);
     if (Done != ByKey.end()) {
-      if (OnStack.count(ImpKey)) {
+      if (llvm::is_contained(Stack, ImpKey)) {
         std::string Chain;
         bool In = false;
         for (const std::string &S : Stack) {
@@ -170,7 +168,6 @@ std::optional<unsigned> Loader::load(unsigned BufferId,
     else
       Ok = false;
   }
-  OnStack.erase(Key);
   Stack.pop_back();
   return Index;
 }

@@ -47,27 +47,30 @@ const char *tacclc::formatOf(DiagId Id) {
   return Infos[static_cast<unsigned>(Id)].Format;
 }
 
+Diagnostic *DiagnosticEngine::countIfFull(DiagId Id, llvm::SMRange Range) {
+  unsigned Kind = static_cast<unsigned>(Id);
+  if (Kept[Kind] < MaxPerKind)
+    return nullptr;
+  Severity Sev = severityOf(Id);
+  if (Sev == Severity::Error)
+    ++NumErrors;
+  ++Dropped[Kind];
+  Discarded = {Id, Sev, Range, std::string(), {}};
+  return &Discarded;
+}
+
 Diagnostic &DiagnosticEngine::add(DiagId Id, llvm::SMRange Range,
                                   std::string Message) {
   Severity Sev = severityOf(Id);
   if (Sev == Severity::Error)
     ++NumErrors;
-  unsigned Kind = static_cast<unsigned>(Id);
-  if (Kept.empty()) {
-    Kept.assign(std::size(Infos), 0);
-    Dropped.assign(std::size(Infos), 0);
-  }
-  if (Kept[Kind] >= MaxPerKind) {
-    ++Dropped[Kind];
-    Discarded = {Id, Sev, Range, std::string(), {}};
-    return Discarded;
-  }
-  ++Kept[Kind];
+  ++Kept[static_cast<unsigned>(Id)];
   Pending.push_back({Id, Sev, Range, std::move(Message), {}});
   return Pending.back();
 }
 
-void DiagnosticEngine::print(llvm::raw_ostream &OS, const Diagnostic &D) {
+void DiagnosticEngine::print(llvm::raw_ostream &OS, const Diagnostic &D,
+                             unsigned Buf) {
   std::string Msg = D.Message;
   if (ShowNames)
     Msg += " [" + nameOf(D.Id).str() + "]";
@@ -82,22 +85,34 @@ void DiagnosticEngine::print(llvm::raw_ostream &OS, const Diagnostic &D) {
   if (D.Range.End.isValid() &&
       D.Range.End.getPointer() > D.Range.Start.getPointer() + 1)
     Ranges.push_back(D.Range);
-  if (!printWindowed(OS, D, Msg))
+  if (!printWindowed(OS, D, Msg, Buf))
     SM.PrintMessage(OS, D.Range.Start, toKind(D.Sev), Msg, Ranges);
 }
 
-bool DiagnosticEngine::printWindowed(llvm::raw_ostream &OS,
-                                     const Diagnostic &D,
-                                     const std::string &Msg) {
+bool DiagnosticEngine::printWindowed(llvm::raw_ostream &OS, const Diagnostic &D,
+                                     const std::string &Msg, unsigned Buf) {
   const char *At = D.Range.Start.getPointer();
-  unsigned Buf = SM.FindBufferContainingLoc(D.Range.Start);
+  if (Buf == 0)
+    Buf = SM.FindBufferContainingLoc(D.Range.Start);
   if (Buf == 0)
     return false;
   const llvm::MemoryBuffer *MB = SM.getMemoryBuffer(Buf);
+  // Most lines are short: looking at most MaxShownLineLength characters
+  // either way from the location says so.
+  auto LineBreak = [](char C) { return C == '\n' || C == '\r'; };
+  size_t Back = 0, Ahead = 0;
+  while (Back <= MaxShownLineLength && At - Back > MB->getBufferStart() &&
+         !LineBreak(At[-ptrdiff_t(Back) - 1]))
+    ++Back;
+  while (Back + Ahead <= MaxShownLineLength &&
+         At + Ahead < MB->getBufferEnd() && !LineBreak(At[Ahead]))
+    ++Ahead;
+  if (Back + Ahead <= MaxShownLineLength)
+    return false;
   auto [Line, Col] = SM.getLineAndColumn(D.Range.Start, Buf);
   const char *LineStart = At - (Col - 1);
   const char *LineEnd = At;
-  while (LineEnd < MB->getBufferEnd() && *LineEnd != '\n' && *LineEnd != '\r')
+  while (LineEnd < MB->getBufferEnd() && !LineBreak(*LineEnd))
     ++LineEnd;
   const size_t Len = size_t(LineEnd - LineStart);
   if (Len <= MaxShownLineLength)
@@ -119,15 +134,15 @@ bool DiagnosticEngine::printWindowed(llvm::raw_ostream &OS,
                              Len, size_t(D.Range.End.getPointer() - LineStart));
     To = std::min(To, End);
     if (To > From)
-      Ranges.push_back({unsigned(From - Begin + Shift),
-                        unsigned(To - Begin + Shift)});
+      Ranges.push_back(
+          {unsigned(From - Begin + Shift), unsigned(To - Begin + Shift)});
   }
   // The location prefix carries the true column; the line shown, a window.
   std::string Where =
       fmt::format("{}:{}:{}", MB->getBufferIdentifier().str(), Line, Col);
   llvm::SMDiagnostic Diag(SM, D.Range.Start, "", int(Line),
-                          int(Caret - Begin + Shift), toKind(D.Sev), Msg,
-                          Shown, Ranges);
+                          int(Caret - Begin + Shift), toKind(D.Sev), Msg, Shown,
+                          Ranges);
   Diag.print(Where.c_str(), OS);
   return true;
 }
@@ -145,11 +160,12 @@ void DiagnosticEngine::flush(llvm::raw_ostream &OS) {
       K = Key(SM.FindBufferContainingLoc(At), At.getPointer());
     Order.push_back({K, I});
   }
-  std::stable_sort(Order.begin(), Order.end(),
-                   [](const auto &A, const auto &B) { return A.first < B.first; });
+  std::stable_sort(
+      Order.begin(), Order.end(),
+      [](const auto &A, const auto &B) { return A.first < B.first; });
   for (const auto &Entry : Order) {
     const Diagnostic &D = Pending[Entry.second];
-    print(OS, D);
+    print(OS, D, Entry.first.first);
     for (const Diagnostic &N : D.Notes)
       print(OS, N);
   }
@@ -168,8 +184,8 @@ void DiagnosticEngine::flush(llvm::raw_ostream &OS) {
                {}});
   }
   Pending.clear();
-  Kept.clear();
-  Dropped.clear();
+  Kept.fill(0);
+  Dropped.fill(0);
   OS.flush();
 }
 

@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cstdint>
 
 #include <string>
@@ -31,6 +32,12 @@ enum class DiagId {
 #define DIAG(Name, Severity, Format) Name,
 #include "support/Diagnostics.def"
 };
+
+/// How many kinds Diagnostics.def declares.
+inline constexpr unsigned NumDiagIds = 0
+#define DIAG(Name, Severity, Format) +1
+#include "support/Diagnostics.def"
+    ;
 
 /// Severity of a diagnostic.
 enum class Severity { Error, Warning, Note };
@@ -60,6 +67,8 @@ public:
   /// Reports \p Id at \p Range, formatting the registered message with Args.
   template <typename... Args>
   Diagnostic &report(DiagId Id, llvm::SMRange Range, const Args &...As) {
+    if (Diagnostic *Full = countIfFull(Id, Range))
+      return *Full; // not even formatted
     return add(Id, Range, fmt::format(fmt::runtime(formatOf(Id)), As...));
   }
   /// Reports \p Id at a single location.
@@ -71,6 +80,8 @@ public:
   template <typename... Args>
   void note(Diagnostic &Parent, DiagId Id, llvm::SMRange Range,
             const Args &...As) {
+    if (&Parent == &Discarded)
+      return;
     Parent.Notes.push_back({Id,
                             severityOf(Id),
                             Range,
@@ -108,18 +119,22 @@ public:
   static constexpr size_t MaxShownLineLength = 160;
 
 private:
+  /// When \p Id has MaxPerKind diagnostics kept, counts this one and
+  /// returns Discarded; else null.
+  Diagnostic *countIfFull(DiagId Id, llvm::SMRange Range);
   Diagnostic &add(DiagId Id, llvm::SMRange Range, std::string Message);
-  void print(llvm::raw_ostream &OS, const Diagnostic &D);
+  /// Prints \p D; \p Buf is its buffer when known (0: found here).
+  void print(llvm::raw_ostream &OS, const Diagnostic &D, unsigned Buf = 0);
   /// Prints \p D with a window of its long source line; false when the line
   /// is short enough to print as it is.
   bool printWindowed(llvm::raw_ostream &OS, const Diagnostic &D,
-                     const std::string &Msg);
+                     const std::string &Msg, unsigned Buf);
 
   llvm::SourceMgr &SM;
   std::vector<Diagnostic> Pending;
-  std::vector<uint64_t> Kept;    ///< Per kind: reported and kept.
-  std::vector<uint64_t> Dropped; ///< Per kind: reported beyond MaxPerKind.
-  Diagnostic Discarded;          ///< What report returns once a kind is full.
+  std::array<uint64_t, NumDiagIds> Kept{};    ///< Per kind: reported, kept.
+  std::array<uint64_t, NumDiagIds> Dropped{}; ///< Per kind: beyond MaxPerKind.
+  Diagnostic Discarded; ///< What report returns once a kind is full.
   unsigned NumErrors = 0;
   bool ShowNames = false;
 };

@@ -16,8 +16,8 @@
 #include <fcntl.h>
 #include <mutex>
 #include <set>
-#include <tuple>
 #include <sys/stat.h>
+#include <tuple>
 #include <unistd.h>
 #include <utility>
 
@@ -44,6 +44,15 @@ struct InputRegistry {
 InputRegistry &registry() {
   static InputRegistry R;
   return R;
+}
+
+/// Records the file \p St describes as an input, if it is a regular file.
+void remember(const struct stat &St) {
+  if (!S_ISREG(St.st_mode))
+    return;
+  InputRegistry &R = registry();
+  std::lock_guard<std::mutex> G(R.Lock);
+  R.Files.insert(keyOf(St));
 }
 
 /// Why a file of mode \p Mode cannot be read as source text, or empty.
@@ -108,11 +117,8 @@ std::string tacclc::describeBytes(uint64_t Bytes) {
 
 void tacclc::noteInputFile(llvm::StringRef Path) {
   struct stat St;
-  if (::stat(Path.str().c_str(), &St) != 0 || !S_ISREG(St.st_mode))
-    return;
-  InputRegistry &R = registry();
-  std::lock_guard<std::mutex> G(R.Lock);
-  R.Files.insert(keyOf(St));
+  if (::stat(Path.str().c_str(), &St) == 0)
+    remember(St);
 }
 
 bool tacclc::wasReadAsInput(const struct stat &St) {
@@ -158,10 +164,6 @@ tacclc::readSourceFile(llvm::StringRef Path, std::string &Error,
     ::close(Fd);
   if (!Error.empty())
     return nullptr;
-  if (S_ISREG(St.st_mode)) {
-    InputRegistry &R = registry();
-    std::lock_guard<std::mutex> G(R.Lock);
-    R.Files.insert(keyOf(St));
-  }
+  remember(St);
   return llvm::MemoryBuffer::getMemBufferCopy(Text, Id);
 }

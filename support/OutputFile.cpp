@@ -31,10 +31,11 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <csignal>
+#include <cstdlib>
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -59,6 +60,11 @@ struct Prepared {
   std::string TempName; ///< Set once the temporary has a name.
   bool InPlace = false; ///< The owner cannot be kept: rewrite the file.
 };
+
+/// An output as messages name it.
+std::string displayName(const std::string &Path) {
+  return Path.empty() || Path == "-" ? "<stdout>" : Path;
+}
 
 std::string parentOf(llvm::StringRef Path) {
   llvm::StringRef P = llvm::sys::path::parent_path(Path);
@@ -147,8 +153,12 @@ bool resolve(const std::string &Given, const OutputOptions &Opts, Target &T,
     T.How = Way::Stdout;
     return true;
   }
+  // stat follows every link: St describes the file finally named, and
+  // ENOENT means a new file (or a dangling link naming one).
   struct stat St;
   if (::stat(Given.c_str(), &St) == 0) {
+    T.Exists = true;
+    T.St = St;
     if (S_ISDIR(St.st_mode)) {
       Reason = "it is a directory";
       return false;
@@ -172,9 +182,7 @@ bool resolve(const std::string &Given, const OutputOptions &Opts, Target &T,
   }
   if (!followLinks(Given, T, Reason))
     return false;
-  T.Exists = ::stat(T.Final.c_str(), &T.St) == 0;
-  if (T.Exists && !Opts.MayReplaceInputs &&
-      wasReadAsInput(T.St)) {
+  if (T.Exists && !Opts.MayReplaceInputs && wasReadAsInput(T.St)) {
     Reason = "it is one of this command's inputs";
     return false;
   }
@@ -189,8 +197,11 @@ bool resolve(const std::string &Given, const OutputOptions &Opts, Target &T,
   return true;
 }
 
-/// Removes `.NAME.PID.tacclc-tmp` files beside \p Final whose process is
-/// gone (a run killed while it wrote).
+/// Removes `.NAME.PID.tacclc-tmp` files beside \p Final that no run holds
+/// any more (one killed while it wrote). A run holds an exclusive flock on
+/// its temporaries from their creation, released however it ends; so a
+/// temporary whose lock can be taken is stale, even when the pid in its name
+/// is that of a live process in another pid namespace.
 void removeStaleTemporaries(const std::string &Final) {
   std::string Dir = parentOf(Final);
   std::string Prefix = "." + llvm::sys::path::filename(Final).str() + ".";
@@ -205,42 +216,46 @@ void removeStaleTemporaries(const std::string &Final) {
     long Pid = 0;
     if (Name.getAsInteger(10, Pid) || Pid <= 0 || Pid == long(::getpid()))
       continue;
-    if (::kill(pid_t(Pid), 0) != 0 && errno == ESRCH)
-      ::unlink((Dir + "/" + E->d_name).c_str());
+    std::string Path = Dir + "/" + E->d_name;
+    int Fd = ::open(Path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (Fd < 0)
+      continue;
+    if (::flock(Fd, LOCK_EX | LOCK_NB) == 0)
+      ::unlink(Path.c_str());
+    ::close(Fd);
   }
   ::closedir(D);
 }
 
-/// The mode a new file gets: 0666 less the umask.
-mode_t newFileMode() {
-  mode_t Mask = ::umask(0);
-  ::umask(Mask);
-  return 0666 & ~Mask;
-}
-
-/// Opens the named temporary for \p T (where O_TMPFILE is unsupported).
-int openNamedTemporary(const Target &T, Prepared &P, std::string &Reason) {
-  P.TempName = temporaryPathFor(T.Final, long(::getpid()));
-  llvm::sys::RemoveFileOnSignal(P.TempName);
-  ::unlink(P.TempName.c_str()); // our own, from a run with a reused pid
-  int Fd = ::open(P.TempName.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
-                  0600);
-  if (Fd < 0)
-    Reason = describeErrno(errno);
-  return Fd;
+/// The name this run gives its temporary for \p T, registered for removal
+/// on signals and cleared of a file a run with the same pid left.
+std::string claimTemporaryName(const Target &T) {
+  std::string Name = temporaryPathFor(T.Final, long(::getpid()));
+  llvm::sys::RemoveFileOnSignal(Name);
+  ::unlink(Name.c_str());
+  return Name;
 }
 
 bool prepare(const Target &T, llvm::StringRef Text, Prepared &P,
              std::string &Reason) {
   removeStaleTemporaries(T.Final);
-  P.Fd = ::open(parentOf(T.Final).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC,
-                0600);
-  if (P.Fd < 0 && (P.Fd = openNamedTemporary(T, P, Reason)) < 0)
+  // A new file gets 0666 less the umask, applied by the kernel; a replaced
+  // one its old mode, below.
+  const mode_t Mode = T.Exists ? 0600 : 0666;
+  P.Fd =
+      ::open(parentOf(T.Final).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, Mode);
+  if (P.Fd < 0) { // no O_TMPFILE here: named at once
+    P.TempName = claimTemporaryName(T);
+    P.Fd = ::open(P.TempName.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
+                  Mode);
+  }
+  if (P.Fd < 0 || ::flock(P.Fd, LOCK_EX) != 0) {
+    Reason = describeErrno(errno);
     return false;
+  }
   if (!writeAll(P.Fd, Text, Reason))
     return false;
-  mode_t Mode = T.Exists ? (T.St.st_mode & 07777) : newFileMode();
-  if (::fchmod(P.Fd, Mode) != 0) {
+  if (T.Exists && ::fchmod(P.Fd, T.St.st_mode & 07777) != 0) {
     Reason = describeErrno(errno);
     return false;
   }
@@ -254,9 +269,7 @@ bool prepare(const Target &T, llvm::StringRef Text, Prepared &P,
 bool nameTemporary(const Target &T, Prepared &P, std::string &Reason) {
   if (!P.TempName.empty())
     return true;
-  P.TempName = temporaryPathFor(T.Final, long(::getpid()));
-  llvm::sys::RemoveFileOnSignal(P.TempName);
-  ::unlink(P.TempName.c_str());
+  P.TempName = claimTemporaryName(T);
   std::string Self = fmt::format("/proc/self/fd/{}", P.Fd);
   if (::linkat(AT_FDCWD, Self.c_str(), AT_FDCWD, P.TempName.c_str(),
                AT_SYMLINK_FOLLOW) == 0 ||
@@ -311,21 +324,12 @@ void pauseForTests() {
     ::usleep(std::min(Wait, 60000u) * 1000u);
 }
 
-} // namespace
-
-std::string tacclc::temporaryPathFor(llvm::StringRef Target, long Pid) {
-  llvm::SmallString<256> Path(llvm::sys::path::parent_path(Target));
-  llvm::sys::path::append(Path, "." + llvm::sys::path::filename(Target) + "." +
-                                    std::to_string(Pid) + ".tacclc-tmp");
-  return Path.str().str();
-}
-
 /// Resolves every output of \p Paths into \p Ts.
 bool resolveAll(llvm::ArrayRef<std::string> Paths, const OutputOptions &Opts,
                 std::vector<Target> &Ts, OutputError &Err) {
   Ts.assign(Paths.size(), Target());
   for (size_t I = 0; I < Paths.size(); ++I) {
-    Err.Path = Paths[I];
+    Err.Path = displayName(Paths[I]);
     if (!resolve(Paths[I], Opts, Ts[I], Err.Reason))
       return false;
     for (size_t J = 0; J < I; ++J)
@@ -336,6 +340,15 @@ bool resolveAll(llvm::ArrayRef<std::string> Paths, const OutputOptions &Opts,
       }
   }
   return true;
+}
+
+} // namespace
+
+std::string tacclc::temporaryPathFor(llvm::StringRef Target, long Pid) {
+  llvm::SmallString<256> Path(llvm::sys::path::parent_path(Target));
+  llvm::sys::path::append(Path, "." + llvm::sys::path::filename(Target) + "." +
+                                    std::to_string(Pid) + ".tacclc-tmp");
+  return Path.str().str();
 }
 
 bool tacclc::checkOutputPaths(llvm::ArrayRef<std::string> Paths,
@@ -354,7 +367,7 @@ bool tacclc::writeOutputFiles(llvm::ArrayRef<OutputFile> Files,
     return false;
   std::vector<Prepared> Ps(Files.size());
   auto Fail = [&](size_t I) {
-    Err.Path = Files[I].Path;
+    Err.Path = displayName(Files[I].Path);
     discard(Ps);
     return false;
   };
@@ -380,7 +393,7 @@ bool tacclc::writeOutputFiles(llvm::ArrayRef<OutputFile> Files,
   }
   discard(Ps); // closes the descriptors; every temporary has been renamed
   for (size_t I = 0; I < Files.size(); ++I) {
-    Err.Path = Files[I].Path;
+    Err.Path = displayName(Files[I].Path);
     const Target &T = Ts[I];
     if (T.How == Way::Stdout) {
       llvm::outs().flush(); // what the command printed before comes first

@@ -9,7 +9,8 @@
 // a pipe and standard output ("-" or no path) are written through. A file that
 // this process read as input is never replaced unless the caller allows it
 // (`fmt -i`). Temporary files are removed on signals, and a temporary file
-// left by a killed run is removed by the next run that writes beside it.
+// left by a killed run (no longer locked by it) is removed by the next run
+// that writes beside it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_SUPPORT_OUTPUTFILE_H
@@ -30,7 +31,7 @@ struct OutputFile {
 
 /// Why an output could not be written.
 struct OutputError {
-  std::string Path;   ///< The output as the user named it.
+  std::string Path;   ///< The output as named; `<stdout>` for standard output.
   std::string Reason; ///< Lower case: "permission denied", ...
 };
 

@@ -104,16 +104,18 @@ std::string today() {
   return Buf;
 }
 
+/// Prints why an output cannot be written; false, for returning.
+bool cannotWrite(const OutputError &Err) {
+  errs() << "taccl-profile: error: cannot write '" << Err.Path
+         << "': " << Err.Reason << "\n";
+  return false;
+}
+
 /// Writes the description and the measurements together, or neither
 /// (support/OutputFile.h: atomic, through links, never over an input).
 bool write(llvm::ArrayRef<OutputFile> Files) {
   OutputError Err;
-  if (writeOutputFiles(Files, OutputOptions(), Err))
-    return true;
-  errs() << "taccl-profile: error: cannot write '"
-         << (Err.Path.empty() ? "<stdout>" : Err.Path) << "': " << Err.Reason
-         << "\n";
-  return false;
+  return writeOutputFiles(Files, OutputOptions(), Err) || cannotWrite(Err);
 }
 
 /// Whether \p Name can name a machine: the language's parser decides
@@ -207,8 +209,7 @@ int main(int Argc, char **Argv) {
   OutputError Err;
   if ((!Simulate.empty() || Node == 0) &&
       !checkOutputPaths(Paths, OutputOptions(), Err)) {
-    errs() << "taccl-profile: error: cannot write '" << Err.Path
-           << "': " << Err.Reason << "\n";
+    cannotWrite(Err);
     return 1;
   }
   ProfileOptions O;

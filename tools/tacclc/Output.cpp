@@ -22,8 +22,7 @@ int tacclc::writeOutputs(llvm::ArrayRef<OutputFile> Files,
   OutputError Err;
   if (writeOutputFiles(Files, Opts, Err))
     return ExitSuccess;
-  Diags.report(DiagId::CannotWriteFile, llvm::SMRange(),
-               Err.Path.empty() ? "<stdout>" : Err.Path, Err.Reason);
+  Diags.report(DiagId::CannotWriteFile, llvm::SMRange(), Err.Path, Err.Reason);
   Diags.flush(llvm::errs());
   return ExitUserError;
 }

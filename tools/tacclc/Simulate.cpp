@@ -53,7 +53,6 @@ bool simulateFile(const std::string &Input, const ir::Topology &Topo,
   LO.D = Opts.LegacyDialect ? tacclrt::Dialect::Legacy
                             : tacclrt::Dialect::Executor;
   tacclrt::Report Rep;
-  noteInputFile(Input); // no output may replace it
   auto A = tacclrt::loadPlanFile(Input, LO, Rep);
   for (const tacclrt::Issue &I : Rep)
     llvm::errs() << tacclrt::format(I) << "\n";
@@ -99,10 +98,10 @@ bool simulateFile(const std::string &Input, const ir::Topology &Topo,
     if (!R.Ok)
       return false;
     if (SO.RecordTransfers)
-      *Timeline = timelineChart(
-          fmt::format("{} on {}, {} ({:.2f} us)", Line.Name, Opts.Topology,
-                      sizeLabel(double(Bytes)), R.TimeUs),
-          M, R.Transfers);
+      *Timeline = timelineChart(fmt::format("{} on {}, {} ({:.2f} us)",
+                                            Line.Name, Opts.Topology,
+                                            sizeLabel(double(Bytes)), R.TimeUs),
+                                M, R.Transfers);
     // A plan that moves nothing takes no time: no bandwidth to report.
     const bool Timed = R.TimeUs > 0;
     double AlgBw = Timed ? double(Bytes) / (R.TimeUs * 1e3) : 0;
@@ -177,7 +176,7 @@ int tacclc::runSim(const SimOptions &Opts) {
   if (!Opts.Plot.empty())
     Outputs.push_back({Opts.Plot, ""});
   for (const std::string &Input : Opts.Inputs)
-    noteInputFile(Input);
+    noteInputFile(Input); // no output may replace it
   std::vector<std::string> Paths;
   for (const OutputFile &F : Outputs)
     Paths.push_back(F.Path);
@@ -190,8 +189,7 @@ int tacclc::runSim(const SimOptions &Opts) {
   std::string Timeline;
   for (size_t I = 0; I < Opts.Inputs.size(); ++I)
     if (!simulateFile(Opts.Inputs[I], *Topo, *Sizes, Opts, Text, Series, Bounds,
-                      I == 0 && !Opts.Timeline.empty() ? &Timeline
-                                                       : nullptr))
+                      I == 0 && !Opts.Timeline.empty() ? &Timeline : nullptr))
       return ExitUserError;
   Series.insert(Series.end(), Bounds.begin(), Bounds.end());
   if (Opts.Json)
