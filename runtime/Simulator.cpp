@@ -1,29 +1,34 @@
-//===- runtime/Simulator.cpp - Alpha-beta simulation of a plan ------------===//
+//===- runtime/Simulator.cpp - Flow-level simulation of a plan ------------===//
 //
 // Algorithm: a discrete-event simulation over the executable Program.
-//   1. sizes as the runtime computes them: count_total elements cut into
-//      nchunksperloop chunks, moved a slice per loop iteration;
+//   1. sizes as the runtime computes them (SimCall.h): count_total elements
+//      cut into nchunksperloop chunks, moved a slice per loop iteration;
 //   2. every threadblock runs its operations in order, iteration after
-//      iteration; an operation first waits for its dependencies (published
-//      steps of the same iteration or later), then takes its message from
-//      the receive connection, then starts its send once the send
-//      connection has room, and finishes when that message has landed;
-//   3. a message spends alpha on its link, then moves its bytes at a rate
-//      that is the smallest fair share of every resource it uses (its link,
-//      times the link's multiplicity, and each shared port); a step of cnt
-//      chunks is one message when they fit in a slice together, else the
-//      runtime splits it (maxAllowedCount, at most 71 chunks per message)
-//      and it pays one alpha per part;
-//   4. between events (a message leaving alpha, a message landing) rates
-//      are constant; time advances to the next event, threadblocks are
-//      advanced until none can move, and the loop repeats. A state where
-//      nothing moves and nothing is in flight is a deadlock.
+//      iteration, from the protocol's launch latency on; an operation first
+//      waits for its dependencies (published steps of the same iteration or
+//      later), then takes its message from the receive connection, then
+//      posts its send once the send connection's FIFO has free steps for
+//      it, and moves on
+//      (the message lands later: successive messages overlap their
+//      latency, as NCCL's FIFO steps do);
+//   3. a message spends its hop latency, then, after the messages posted
+//      before it on its connection, moves its wire bytes at a rate set by
+//      how links and shared ports serve concurrent connections
+//      (SimSharing.h: max-min fair, or one at a time); a step the runtime
+//      splits into several primitive calls (more chunks than fit in a
+//      slice) is that many messages, each taking a FIFO slot;
+//   4. between events (a message leaving its latency, a message landing)
+//      rates are constant; time advances to the next event, threadblocks
+//      are advanced until none can move, and the loop repeats. A state
+//      where nothing moves and nothing is in flight is a deadlock.
 //
 //===----------------------------------------------------------------------===//
 #include "tacclrt/Simulator.h"
 
 #include "IssueSink.h"
 #include "Program.h"
+#include "SimCall.h"
+#include "SimSharing.h"
 #include "tacclrt/Collective.h"
 #include "tacclrt/Poll.h"
 
@@ -34,6 +39,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace tacclrt {
@@ -51,26 +57,32 @@ public:
 
 private:
   using ConnKey = std::tuple<int, int, int>; // sender, receiver, channel
+  struct Message {
+    long Seq = 0;        ///< The flow that carries it.
+    unsigned Steps = 1;  ///< FIFO steps it takes.
+    bool Landed = false; ///< All its bytes have arrived.
+  };
   struct Conn {
     int Link = -1;
-    unsigned Held = 0;   ///< Messages sent and not yet received.
-    unsigned Landed = 0; ///< Of those, fully arrived.
+    unsigned Held = 0;         ///< FIFO steps of messages posted, not received.
+    std::deque<Message> Queue; ///< Those messages, in posting order.
   };
   struct Flow {
     int Link = 0;
     ConnKey Key;
-    int Rank = 0, Tb = 0;
-    double Remaining = 0;
-    double DataStart = 0; ///< When alpha is over.
+    double Remaining = 0; ///< Wire bytes still to move.
+    double DataStart = 0; ///< When the hop latency is over.
     double Rate = 0;
+    long Seq = 0; ///< Posting order, for serial service.
     SimTransfer Rec;
   };
-  enum class Phase { Deps, Recv, Send, Busy };
+  enum class Phase { Deps, Recv, Send };
   struct TbRun {
     const TbProgram *T = nullptr;
     std::size_t Op = 0;
     long Iter = 0;
     Phase Ph = Phase::Deps;
+    std::uint64_t Part = 0; ///< Messages of the step received or posted.
     bool Done = false;
   };
 
@@ -81,68 +93,32 @@ private:
   IssueSink &Sink;
   SimResult &Out;
 
-  std::map<std::pair<int, int>, int> LinkOf;
+  SimCallShape Shape;
   std::map<ConnKey, Conn> Conns;
   std::vector<std::vector<long>> Flags; // [rank][tb]
   std::vector<std::vector<TbRun>> Runs; // [rank][tb]
   std::vector<Flow> Flows;
+  /// Capacity (bytes per us) of every link, then of every port.
+  std::vector<double> Capacity;
   double Now = 0;
-  long Iterations = 0;
-  std::uint64_t SizePerChunk = 0, SliceElems = 0;
-  /// Chunks one message of a cnt > 1 step may carry: as many as fit in a
-  /// slice, 1 to 71 (MSCCL's maxAllowedCount).
-  std::uint64_t MaxCount = 1;
-  unsigned Capacity = 1;
+  long Posted = 0;
 
-  double messageBytes(const Step &S, long Iter) const {
-    std::uint64_t Done = static_cast<std::uint64_t>(Iter) * SliceElems;
-    std::uint64_t N = std::min(SliceElems, SizePerChunk - Done);
-    return double(N) * double(S.Cnt) * O.TypeSize;
-  }
   bool advance(TbRun &R);
   void finishOp(TbRun &R);
-  void startSend(TbRun &R, const Operation &Op);
+  void post(TbRun &R, const Operation &Op);
   void setRates();
   void reportDeadlock();
 };
 
 bool Engine::setup() {
-  Where AlgoW;
-  AlgoW.Line = A.Line;
-  AlgoW.Col = A.Col;
-  if (M.NRanks != A.NGpus) {
-    Sink.error(AlgoW, fmt::format("the plan has {} ranks, machine '{}' has {}",
-                                  A.NGpus, M.Name, M.NRanks));
+  if (!shapeCall(A, P, M, O, Sink, Shape))
     return false;
-  }
-  for (std::size_t L = 0; L < M.Links.size(); ++L)
-    LinkOf[{M.Links[L].Src, M.Links[L].Dst}] = static_cast<int>(L);
-  if (O.TypeSize == 0 || O.Bytes == 0 || O.Bytes % O.TypeSize != 0) {
-    Sink.error(AlgoW, fmt::format("{} B is not a positive number of {}-byte "
-                                  "elements",
-                                  O.Bytes, O.TypeSize));
-    return false;
-  }
-  std::uint64_t Total = O.Bytes / O.TypeSize;
-  std::uint64_t Chunks = static_cast<std::uint64_t>(A.NChunksPerLoop);
-  if (Total % Chunks != 0) {
-    Sink.error(AlgoW, fmt::format("{} elements do not divide into "
-                                  "nchunksperloop={} chunks: the runtime would "
-                                  "not select this algorithm",
-                                  Total, Chunks));
-    return false;
-  }
-  SizePerChunk = Total / Chunks;
-  std::uint64_t Slice =
-      O.SliceBytes ? O.SliceBytes : protocolSliceBytes(A.Proto);
-  SliceElems = std::max<std::uint64_t>(1, Slice / O.TypeSize);
-  Iterations = static_cast<long>((SizePerChunk + SliceElems - 1) / SliceElems);
-  MaxCount =
-      std::clamp<std::uint64_t>(Slice / (SizePerChunk * O.TypeSize), 1, 71);
-  Out.Iterations = Iterations;
-  Capacity =
-      O.FifoMessages ? O.FifoMessages : (A.Proto == Protocol::Simple ? 2u : 8u);
-  bool Ok = true;
+  Out.Iterations = Shape.Iterations;
+  const double Inf = std::numeric_limits<double>::infinity();
+  for (const SimLink &L : M.Links)
+    Capacity.push_back(L.BetaUsPerB > 0 ? L.Multiplicity / L.BetaUsPerB : Inf);
+  for (const SimPort &Pt : M.Ports)
+    Capacity.push_back(Pt.BetaUsPerB > 0 ? 1 / Pt.BetaUsPerB : Inf);
   Runs.resize(P.Ranks.size());
   Flags.resize(P.Ranks.size());
   for (std::size_t R = 0; R < P.Ranks.size(); ++R) {
@@ -152,21 +128,12 @@ bool Engine::setup() {
       Run.T = &T;
       Run.Done = T.Ops.empty();
       Runs[R].push_back(Run);
-      if (T.Send < 0)
-        continue;
-      auto It = LinkOf.find({T.Rank, T.Send});
-      if (It == LinkOf.end()) {
-        Sink.error(stepWhere(A, T.Rank, T.Id, -1),
-                   fmt::format("sends to rank {}, but machine '{}' has no "
-                               "link {} -> {}",
-                               T.Send, M.Name, T.Rank, T.Send));
-        Ok = false;
-        continue;
-      }
-      Conns[{T.Rank, T.Send, T.Chan}].Link = It->second;
+      if (T.Send >= 0)
+        Conns[{T.Rank, T.Send, T.Chan}].Link = Shape.linkOf(T.Rank, T.Send);
     }
   }
-  return Ok;
+  Now = launchLatencyUs(A.Proto, O);
+  return true;
 }
 
 void Engine::finishOp(TbRun &R) {
@@ -174,28 +141,28 @@ void Engine::finishOp(TbRun &R) {
   if (Op.S->HasDep)
     Flags[R.T->Rank][R.T->Id] = R.Iter * FlagScale + Op.PublishedStep;
   R.Ph = Phase::Deps;
+  R.Part = 0;
   if (++R.Op == R.T->Ops.size()) {
     R.Op = 0;
-    if (++R.Iter == Iterations)
+    if (++R.Iter == Shape.Iterations)
       R.Done = true;
   }
 }
 
-void Engine::startSend(TbRun &R, const Operation &Op) {
+void Engine::post(TbRun &R, const Operation &Op) {
   ConnKey Key{R.T->Rank, R.T->Send, R.T->Chan};
   Conn &C = Conns[Key];
-  ++C.Held;
+  const double Bytes = Shape.partBytes(*Op.S, R.Iter, R.Part);
+  const unsigned Steps = Shape.stepsOf(Bytes);
+  C.Held += Steps;
+  C.Queue.push_back({Posted, Steps, false});
   const SimLink &L = M.Links[static_cast<std::size_t>(C.Link)];
   Flow F;
   F.Link = C.Link;
   F.Key = Key;
-  F.Rank = R.T->Rank;
-  F.Tb = R.T->Id;
-  F.Remaining = messageBytes(*Op.S, R.Iter);
-  // The runtime moves at most MaxCount chunks per message (below); a
-  // larger step is that many messages in a row, each paying alpha.
-  const std::uint64_t Cnt = std::uint64_t(std::max(Op.S->Cnt, 1));
-  F.DataStart = Now + L.AlphaUs * double((Cnt + MaxCount - 1) / MaxCount);
+  F.Remaining = wireBytes(Bytes, A.Proto, O);
+  F.DataStart = Now + hopLatencyUs(L, A.Proto, O);
+  F.Seq = Posted++;
   F.Rec.Src = L.Src;
   F.Rec.Dst = L.Dst;
   F.Rec.Link = C.Link;
@@ -204,17 +171,18 @@ void Engine::startSend(TbRun &R, const Operation &Op) {
   F.Rec.Iteration = R.Iter;
   F.Rec.Chunk = Op.S->SrcOff;
   F.Rec.Cnt = Op.S->Cnt;
-  F.Rec.Bytes = F.Remaining;
+  F.Rec.Bytes = Bytes;
   F.Rec.StartUs = Now;
+  F.Rec.DataUs = F.DataStart;
   Flows.push_back(F);
-  R.Ph = Phase::Busy;
 }
 
 bool Engine::advance(TbRun &R) {
-  if (R.Done || R.Ph == Phase::Busy)
+  if (R.Done)
     return false;
   const Operation &Op = R.T->Ops[R.Op];
   const StepType Ty = Op.S->Type;
+  const std::uint64_t Parts = Shape.parts(*Op.S);
   bool Moved = false;
   if (R.Ph == Phase::Deps) {
     for (const Dependency &D : Op.Deps)
@@ -226,12 +194,17 @@ bool Engine::advance(TbRun &R) {
   }
   if (R.Ph == Phase::Recv) {
     auto It = Conns.find({R.T->Recv, R.T->Rank, R.T->Chan});
-    if (It == Conns.end() || It->second.Landed == 0)
-      return Moved;
-    --It->second.Landed;
-    --It->second.Held;
+    while (R.Part < Parts) {
+      if (It == Conns.end() || It->second.Queue.empty() ||
+          !It->second.Queue.front().Landed)
+        return Moved;
+      It->second.Held -= It->second.Queue.front().Steps;
+      It->second.Queue.pop_front();
+      ++R.Part;
+      Moved = true;
+    }
+    R.Part = 0;
     R.Ph = Phase::Send;
-    Moved = true;
   }
   if (R.Ph == Phase::Send) {
     if (!sendsMessage(Ty)) {
@@ -239,42 +212,53 @@ bool Engine::advance(TbRun &R) {
       return true;
     }
     Conn &C = Conns[{R.T->Rank, R.T->Send, R.T->Chan}];
-    if (C.Held >= Capacity)
-      return Moved;
-    startSend(R, Op);
+    while (R.Part < Parts) {
+      const unsigned Steps =
+          Shape.stepsOf(Shape.partBytes(*Op.S, R.Iter, R.Part));
+      if (C.Held > 0 && C.Held + Steps > Shape.Capacity)
+        return Moved;
+      post(R, Op);
+      ++R.Part;
+      Moved = true;
+    }
+    finishOp(R);
     return true;
   }
   return Moved;
 }
 
 void Engine::setRates() {
-  std::vector<unsigned> OnLink(M.Links.size(), 0), OnPort(M.Ports.size(), 0);
-  for (const Flow &F : Flows) {
-    if (F.DataStart > Now)
-      continue;
-    ++OnLink[static_cast<std::size_t>(F.Link)];
-    for (int Port : M.Links[static_cast<std::size_t>(F.Link)].Ports)
-      ++OnPort[static_cast<std::size_t>(Port)];
+  // A connection moves its messages in order, one at a time (NCCL's FIFO
+  // steps): only the oldest message of each connection moves, once its
+  // latency is over. Flows are kept in posting order.
+  std::vector<std::size_t> Active;
+  std::set<ConnKey> Seen;
+  for (std::size_t I = 0; I < Flows.size(); ++I)
+    if (Seen.insert(Flows[I].Key).second && Flows[I].DataStart <= Now)
+      Active.push_back(I);
+  if (O.Service == PortService::Serial)
+    std::stable_sort(Active.begin(), Active.end(),
+                     [&](std::size_t X, std::size_t Y) {
+                       return std::tie(Flows[X].DataStart, Flows[X].Seq) <
+                              std::tie(Flows[Y].DataStart, Flows[Y].Seq);
+                     });
+  std::vector<std::vector<int>> Uses;
+  Uses.reserve(Active.size());
+  const int NLinks = static_cast<int>(M.Links.size());
+  for (std::size_t I : Active) {
+    const SimLink &L = M.Links[static_cast<std::size_t>(Flows[I].Link)];
+    std::vector<int> U{Flows[I].Link};
+    for (int Port : L.Ports)
+      U.push_back(NLinks + Port);
+    Uses.push_back(std::move(U));
   }
-  const double Inf = std::numeric_limits<double>::infinity();
-  for (Flow &F : Flows) {
-    if (F.DataStart > Now) {
-      F.Rate = 0;
-      continue;
-    }
-    const SimLink &L = M.Links[static_cast<std::size_t>(F.Link)];
-    double Rate = L.BetaUsPerB > 0
-                      ? L.Multiplicity / L.BetaUsPerB /
-                            OnLink[static_cast<std::size_t>(F.Link)]
-                      : Inf;
-    for (int Port : L.Ports) {
-      const SimPort &Pt = M.Ports[static_cast<std::size_t>(Port)];
-      if (Pt.BetaUsPerB > 0)
-        Rate = std::min(Rate, 1 / Pt.BetaUsPerB /
-                                  OnPort[static_cast<std::size_t>(Port)]);
-    }
-    F.Rate = Rate;
-  }
+  std::vector<double> Rates = O.Service == PortService::Serial
+                                  ? serialRates(Capacity, Uses)
+                                  : maxMinRates(Capacity, Uses);
+  for (Flow &F : Flows)
+    F.Rate = 0;
+  for (std::size_t K = 0; K < Active.size(); ++K)
+    Flows[Active[K]].Rate = Rates[K];
 }
 
 void Engine::reportDeadlock() {
@@ -320,10 +304,11 @@ void Engine::run() {
       return;
     }
     setRates();
-    // The next event: a message leaving alpha or landing. A message lands
-    // exactly when its computed finish time is reached (never by comparing
-    // leftover bytes with a tolerance, which rounding in Now can defeat), so
-    // every pass lands a message or ends an alpha: the loop always moves.
+    // The next event: a message leaving its latency or landing. A message
+    // lands exactly when its computed finish time is reached (never by
+    // comparing leftover bytes with a tolerance, which rounding in Now can
+    // defeat), so every pass lands a message or ends a latency: the loop
+    // always moves.
     const double Inf = std::numeric_limits<double>::infinity();
     std::vector<double> Finish(Flows.size(), Inf);
     double Next = Inf;
@@ -333,9 +318,10 @@ void Engine::run() {
         Next = std::min(Next, F.DataStart);
         continue;
       }
-      Finish[I] = F.Rate == Inf || F.Remaining <= 0
-                      ? Now
-                      : std::max(Now, Now + F.Remaining / F.Rate);
+      if (F.Remaining <= 0 || F.Rate == Inf)
+        Finish[I] = Now;
+      else if (F.Rate > 0)
+        Finish[I] = std::max(Now, Now + F.Remaining / F.Rate);
       Next = std::min(Next, Finish[I]);
     }
     for (std::size_t I = 0; I < Flows.size(); ++I) {
@@ -356,10 +342,9 @@ void Engine::run() {
         Left.push_back(F);
         continue;
       }
-      ++Conns[F.Key].Landed;
-      TbRun &R = Runs[static_cast<std::size_t>(F.Rank)]
-                     [static_cast<std::size_t>(F.Tb)];
-      finishOp(R);
+      for (Message &Msg : Conns[F.Key].Queue)
+        if (Msg.Seq == F.Seq)
+          Msg.Landed = true;
       if (O.RecordTransfers) {
         F.Rec.EndUs = Now;
         Out.Transfers.push_back(F.Rec);

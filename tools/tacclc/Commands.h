@@ -93,6 +93,11 @@ struct SimOptions {
   std::string Topology; ///< `machine(args)` or `FILE.sketch:machine(args)`.
   std::string Sizes = "1KB:1GB";
   bool Json = false;
+  /// Links and ports serve one message at a time instead of sharing
+  /// their bandwidth max-min fairly.
+  bool SerialPorts = false;
+  /// Charge the protocols' costs (wire overhead, latencies).
+  bool ProtocolCosts = true;
   std::vector<std::string> IncludeDirs;
   bool LegacyDialect = false;
 };

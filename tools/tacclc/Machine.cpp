@@ -23,7 +23,8 @@ namespace {
 /// between nodes (over the NICs). Diagnostics go to \p Errs, or nowhere.
 std::optional<ir::Topology> instantiate(const std::string &Ref,
                                         const std::vector<std::string> &Dirs,
-                                        bool AllPairs, llvm::raw_ostream *Errs) {
+                                        bool AllPairs,
+                                        llvm::raw_ostream *Errs) {
   std::string Import, Machine = Ref;
   size_t Colon = Ref.find(':');
   size_t Paren = Ref.find('(');
@@ -42,8 +43,7 @@ std::optional<ir::Topology> instantiate(const std::string &Ref,
   unsigned Id = SM.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(
           Text, "<--topology " +
-                    (Ref.size() <= 60 ? Ref : Ref.substr(0, 57) + "...") +
-                    ">"),
+                    (Ref.size() <= 60 ? Ref : Ref.substr(0, 57) + "...") + ">"),
       llvm::SMLoc());
   FrontendOptions FO;
   FO.IncludeDirs = Dirs;
@@ -89,9 +89,11 @@ tacclrt::SimMachine tacclc::toSimMachine(ir::Topology T, double ChunkBytes) {
   }
   for (size_t I = 0; I < T.links().size(); ++I) {
     const ir::Link &L = T.links()[I];
-    M.Links.push_back({static_cast<int>(L.Src.index()),
-                       static_cast<int>(L.Dst.index()), L.AlphaUs, L.BetaUsPerB,
-                       L.Multiplicity, PortsOf[I]});
+    M.Links.push_back(
+        {static_cast<int>(L.Src.index()), static_cast<int>(L.Dst.index()),
+         L.AlphaUs, L.BetaUsPerB, L.Multiplicity, PortsOf[I],
+         T.nodeOf(L.Src) == T.nodeOf(L.Dst) ? tacclrt::LinkKind::Intra
+                                            : tacclrt::LinkKind::Net});
   }
   return M;
 }

@@ -88,6 +88,9 @@ bool simulateFile(const std::string &Input, const ir::Topology &Topo,
     }
     tacclrt::SimOptions SO;
     SO.Bytes = Bytes;
+    SO.Service = Opts.SerialPorts ? tacclrt::PortService::Serial
+                                  : tacclrt::PortService::Fair;
+    SO.ProtocolOverheads = Opts.ProtocolCosts;
     SO.RecordTransfers = Timeline && !Recorded;
     Recorded = true;
     double Chunk = double(Bytes) / A->NChunksPerLoop;

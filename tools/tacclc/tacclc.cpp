@@ -17,6 +17,7 @@
 #include "solver/Subprocess.h"
 #include "support/Memory.h"
 #include "support/Sizes.h"
+#include "tacclrt/Simulator.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -231,6 +232,20 @@ cl::opt<std::string> SimSizes("sizes",
                               cl::cat(SimCat));
 cl::opt<bool> SimJson("json", cl::desc("Print JSON instead of a table"),
                       cl::sub(SimCmd), cl::cat(SimCat));
+cl::opt<tacclrt::PortService> SimPortService(
+    "port-service",
+    cl::desc("How links and shared ports serve concurrent messages"),
+    cl::values(clEnumValN(tacclrt::PortService::Fair, "fair",
+                          "max-min fair sharing of the bandwidth (default)"),
+               clEnumValN(tacclrt::PortService::Serial, "serial",
+                          "one whole message at a time (a plan that relies "
+                          "on concurrent flows sharing a port slows down)")),
+    cl::init(tacclrt::PortService::Fair), cl::sub(SimCmd), cl::cat(SimCat));
+cl::opt<bool> SimNoProtocolCosts(
+    "no-protocol-costs",
+    cl::desc("Charge only the links' alpha and beta: no protocol wire "
+             "overhead, per-hop or launch latency"),
+    cl::sub(SimCmd), cl::cat(SimCat));
 cl::list<std::string> SimIncludeDirs("I",
                                      cl::desc("Search this folder for "
                                               "imports"),
@@ -469,6 +484,8 @@ int main(int argc, char **argv) {
     O.Topology = SimTopology;
     O.Sizes = SimSizes;
     O.Json = SimJson;
+    O.SerialPorts = SimPortService == tacclrt::PortService::Serial;
+    O.ProtocolCosts = !SimNoProtocolCosts;
     O.IncludeDirs.assign(SimIncludeDirs.begin(), SimIncludeDirs.end());
     O.LegacyDialect = Legacy;
     return runSim(O);

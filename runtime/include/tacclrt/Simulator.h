@@ -5,11 +5,18 @@
 // per slice of the buffer (the runtime's loop), each threadblock's steps in
 // order, dependencies on published steps, sends and receives paired per
 // (sender, receiver, channel) connection through FIFOs of a few messages.
-// Each message crosses the machine's link between its two ranks: alpha
-// first, then its bytes at the link's bandwidth, shared equally with the
-// other messages on that link and on every shared port it uses (a NIC's
-// send or receive side, a switch port), so concurrent transfers slow each
-// other down. Local copies and reductions are free.
+// A send waits for a free FIFO slot, not for the message to land, so
+// successive messages on a connection overlap their latency. Each message
+// crosses the machine's link between its two ranks: its hop latency first
+// (the link's alpha, at least the protocol's per-hop latency), then its
+// bytes on the wire (LL and LL128 carry flags) at a max-min fair share of
+// its link and of every shared port it uses (a NIC's send or receive side,
+// a switch port), so concurrent transfers slow each other down. A call
+// starts after the protocol's launch latency. Local copies and reductions
+// are free.
+//
+// protocolCosts() holds the protocol figures; every engine (this one and
+// the SimGrid referee) charges them through the same functions.
 //
 // The machine is a plain description (ranks, links, shared ports) so that
 // this layer does not depend on the compiler; tools build it from a
@@ -37,6 +44,12 @@ struct SimPort {
   double BetaUsPerB = 0;
 };
 
+/// What a link is made of, for the protocols' per-hop latencies.
+enum class LinkKind {
+  Intra, ///< Inside a node: NVLink, NVSwitch.
+  Net,   ///< Between nodes, through NICs.
+};
+
 /// A directed link between two ranks.
 struct SimLink {
   /// Sending rank.
@@ -51,6 +64,8 @@ struct SimLink {
   unsigned Multiplicity = 1;
   /// The shared ports (indices into SimMachine::Ports) the link uses.
   std::vector<int> Ports;
+  /// Inside a node or across the network.
+  LinkKind Kind = LinkKind::Intra;
 };
 
 /// The modelled machine.
@@ -65,6 +80,35 @@ struct SimMachine {
   std::vector<SimPort> Ports;
 };
 
+/// How a link or shared port serves the messages that cross it at once.
+enum class PortService {
+  /// Max-min fair sharing of the bandwidth (flow-level models, SimGrid's).
+  Fair,
+  /// One message at a time, whole, in the order their data is ready; the
+  /// others wait. A plan that relies on many concurrent flows sharing a
+  /// port slows down under it.
+  Serial,
+};
+
+/// A protocol's costs, as both simulation engines charge them.
+struct ProtocolCosts {
+  /// Bytes on the wire per data byte (LL: 16 per 8, LL128: 128 per 120).
+  double WirePerDataByte = 1;
+  /// Least latency of one hop, microseconds, by LinkKind (NCCL's per-hop
+  /// latencies of its ring tuning model).
+  double HopUs[2] = {0, 0};
+  /// Latency of a call before its first step (NCCL's base latency).
+  double LaunchUs = 0;
+  /// Data bytes of one of the connection FIFO's steps; a message takes as
+  /// many steps as its bytes need (at least one).
+  double StepBytes = 1;
+  /// Steps a connection's FIFO holds (NCCL_STEPS).
+  unsigned FifoSteps = 8;
+};
+
+/// The costs of protocol \p P.
+ProtocolCosts protocolCosts(Protocol P);
+
 /// Options of one simulated call.
 struct SimOptions {
   /// Call size as the runtime selects algorithms by (count x sizeMultiplier
@@ -75,13 +119,29 @@ struct SimOptions {
   /// Slice of every chunk per loop iteration, bytes; 0 = the protocol's
   /// (Simple 2 MiB, LL 32 KiB, LL128 576000 B).
   std::uint64_t SliceBytes = 0;
-  /// Messages a connection holds before a send waits; 0 = the protocol's
-  /// (Simple 2: a message of a full slice takes 4 of NCCL's 8 steps; LL and
-  /// LL128 8).
+  /// Messages a connection holds before a send waits, each taking one
+  /// FIFO step; 0 = the protocol's FIFO of 8 steps, a message taking as
+  /// many steps as its bytes need (a full Simple slice takes 4).
   unsigned FifoMessages = 0;
+  /// Charge the protocol's costs (wire overhead, per-hop and launch
+  /// latency); off, a message costs exactly its link's alpha and beta.
+  bool ProtocolOverheads = true;
+  /// How links and ports serve concurrent messages.
+  PortService Service = PortService::Fair;
   /// Record every transfer (for timelines).
   bool RecordTransfers = false;
 };
+
+/// The latency of one message on \p L under protocol \p P (the link's
+/// alpha, at least the protocol's per-hop latency when \p O charges
+/// protocol overheads).
+double hopLatencyUs(const SimLink &L, Protocol P, const SimOptions &O);
+
+/// The bytes on the wire of a message of \p DataBytes under \p P.
+double wireBytes(double DataBytes, Protocol P, const SimOptions &O);
+
+/// The latency before a call's first step under \p P.
+double launchLatencyUs(Protocol P, const SimOptions &O);
 
 /// One message as it crossed its link.
 struct SimTransfer {
@@ -97,9 +157,10 @@ struct SimTransfer {
   int Chunk = 0, Cnt = 1;
   /// Bytes moved.
   double Bytes = 0;
-  /// When the send started (after its wait for FIFO room) and when the
-  /// last byte arrived, microseconds.
-  double StartUs = 0, EndUs = 0;
+  /// When the send was posted (after its wait for FIFO room), when its
+  /// bytes started to move (after the hop latency) and when the last byte
+  /// arrived, microseconds.
+  double StartUs = 0, DataUs = 0, EndUs = 0;
 };
 
 /// What one simulation found.

@@ -16,6 +16,14 @@ using namespace tacclrt;
 using namespace tacclrt::test;
 
 namespace {
+/// Options without protocol costs: a message costs its link's alpha and
+/// beta exactly, so closed forms hold.
+SimOptions raw() {
+  SimOptions O;
+  O.ProtocolOverheads = false;
+  return O;
+}
+
 /// A unidirectional ring (and, with \p Full, every other pair too).
 SimMachine ring(int N, double Alpha, double Beta, bool Full = false) {
   SimMachine M;
@@ -33,7 +41,7 @@ TEST_CASE("sim: ring allgather takes (N-1)(alpha + beta M/N)") {
   Algo A = loadFixture("allgather_ring4.xml");
   const double Alpha = 0.7, Beta = 46e-6; // us, us per byte
   for (std::uint64_t Bytes : {std::uint64_t(4096), std::uint64_t(1) << 20}) {
-    SimOptions O;
+    SimOptions O = raw();
     O.Bytes = Bytes;
     SimResult R = simulate(A, ring(4, Alpha, Beta), O, "ring.xml");
     REQUIRE_MESSAGE(R.Ok, R.Issues.str());
@@ -44,7 +52,7 @@ TEST_CASE("sim: ring allgather takes (N-1)(alpha + beta M/N)") {
 
 TEST_CASE("sim: slices pipeline along the ring") {
   Algo A = loadFixture("allgather_ring4.xml");
-  SimOptions O;
+  SimOptions O = raw();
   O.Bytes = 4 << 20; // 1 MiB per chunk
   O.SliceBytes = 256 << 10;
   O.FifoMessages = 8;
@@ -64,7 +72,7 @@ TEST_CASE("sim: slices pipeline along the ring") {
 TEST_CASE("sim: direct alltoall, and two messages sharing one link") {
   Algo A = loadFixture("alltoall3.xml");
   const double Alpha = 1, Beta = 1e-3;
-  SimOptions O;
+  SimOptions O = raw();
   O.Bytes = 3 * 3000 * 4; // 3000 floats per chunk
   SimResult Direct = simulate(A, ring(3, Alpha, Beta, true), O, "a.xml");
   REQUIRE_MESSAGE(Direct.Ok, Direct.Issues.str());
@@ -89,14 +97,14 @@ TEST_CASE("sim: direct alltoall, and two messages sharing one link") {
 
 TEST_CASE("sim: a missing link or a wrong machine is an error") {
   Algo A = loadFixture("alltoall3.xml");
-  SimOptions O;
+  SimOptions O = raw();
   O.Bytes = 3 * 4 * 1000;
   SimResult R = simulate(A, ring(3, 1, 1e-3), O, "a.xml");
   CHECK_FALSE(R.Ok);
   CHECK(findIssue(R.Issues, "but machine 'ring' has no link"));
   R = simulate(A, ring(4, 1, 1e-3, true), O, "a.xml");
   CHECK(findIssue(R.Issues, "the plan has 3 ranks, machine 'ring' has 4"));
-  SimOptions Odd;
+  SimOptions Odd = raw();
   Odd.Bytes = 3 * 4 + 4; // 4 elements: not 3 equal chunks
   R = simulate(A, ring(3, 1, 1e-3, true), Odd, "a.xml");
   CHECK(findIssue(R.Issues, "do not divide into nchunksperloop=3"));
@@ -107,7 +115,7 @@ TEST_CASE("sim: a tiny last slice late in a long call still lands") {
   // messages are 4 bytes at a time of tens of milliseconds, where rounding
   // in the clock used to leave a message never quite landed (a hang).
   Algo A = loadFixture("allgather_ring4.xml");
-  SimOptions O;
+  SimOptions O = raw();
   O.Bytes = std::uint64_t(4) * 4 * (524288 * 50 + 1);
   SimResult R = simulate(A, ring(4, 2.6, 105e-6), O, "ring.xml");
   REQUIRE(R.Ok);
@@ -143,7 +151,7 @@ TEST_CASE("sim: a step of several chunks is one message only while they "
   Loaded L = load(Xml);
   REQUIRE_MESSAGE(L.A, L.R.str());
   const double Alpha = 5, Beta = 1e-3;
-  SimOptions O;
+  SimOptions O = raw();
   O.SliceBytes = 4096;
   // 1 KiB chunks: both fit in a 4 KiB slice, one message.
   O.Bytes = 4 * 1024;
@@ -151,10 +159,105 @@ TEST_CASE("sim: a step of several chunks is one message only while they "
   REQUIRE_MESSAGE(Small.Ok, Small.Issues.str());
   CHECK(Small.TimeUs == doctest::Approx(Alpha + Beta * 2048));
   // 8 KiB chunks: two slices each, and the runtime sends the two chunks of
-  // each slice as two messages: two alphas per iteration.
+  // each slice as two messages. Four messages of 4 KiB are posted at once
+  // (the FIFO holds them) and overlap their latency: one alpha.
   O.Bytes = 4 * 8192;
+  O.FifoMessages = 8;
+  O.RecordTransfers = true;
   SimResult Big = simulate(*L.A, ring(2, Alpha, Beta), O, "cnt2.xml");
   REQUIRE_MESSAGE(Big.Ok, Big.Issues.str());
   CHECK(Big.Iterations == 2);
-  CHECK(Big.TimeUs == doctest::Approx(2 * (2 * Alpha + Beta * 8192)));
+  CHECK(Big.Transfers.size() == 2 * 2 * 2);
+  CHECK(Big.TimeUs == doctest::Approx(Alpha + Beta * 16384));
+  // With room for one message only, each waits for the one before to be
+  // received: four alphas per rank, one after the other.
+  O.FifoMessages = 1;
+  SimResult Tight = simulate(*L.A, ring(2, Alpha, Beta), O, "cnt2.xml");
+  REQUIRE(Tight.Ok);
+  CHECK(Tight.TimeUs == doctest::Approx(4 * (Alpha + Beta * 4096)));
+}
+
+TEST_CASE("sim: successive messages on a connection overlap their latency") {
+  // One slow hop (0 -> 1, alpha 10) on a ring of fast ones. Rank 0 forwards
+  // three chunks over it; each is ready long before the one before lands,
+  // so the sends overlap and the call takes one slow latency, not three.
+  Algo A = loadFixture("allgather_ring4.xml");
+  SimMachine M = ring(4, 0.1, 1e-6);
+  M.Links[0].AlphaUs = 10;
+  SimOptions O = raw();
+  O.Bytes = 4096;
+  O.FifoMessages = 8;
+  SimResult R = simulate(A, M, O, "ring.xml");
+  REQUIRE_MESSAGE(R.Ok, R.Issues.str());
+  CHECK(R.TimeUs == doctest::Approx(10 + 2 * 0.1).epsilon(1e-3));
+  // A FIFO of two messages: the third send waits for the first to be
+  // received, one slow latency later.
+  O.FifoMessages = 2;
+  R = simulate(A, M, O, "ring.xml");
+  REQUIRE(R.Ok);
+  CHECK(R.TimeUs == doctest::Approx(20).epsilon(1e-3));
+}
+
+TEST_CASE("sim: protocols charge their wire bytes and latencies") {
+  Algo A = loadFixture("alltoall3.xml");
+  const double Alpha = 0.2, Beta = 1e-3;
+  SimOptions O;
+  O.Bytes = 3 * 3000 * 4;
+  for (Protocol P : {Protocol::Simple, Protocol::LL, Protocol::LL128}) {
+    A.Proto = P;
+    ProtocolCosts C = protocolCosts(P);
+    SimResult R = simulate(A, ring(3, Alpha, Beta, true), O, "a.xml");
+    REQUIRE_MESSAGE(R.Ok, R.Issues.str());
+    CHECK(R.TimeUs == doctest::Approx(C.LaunchUs + std::max(Alpha, C.HopUs[0]) +
+                                      Beta * 12000 * C.WirePerDataByte));
+  }
+  CHECK(protocolCosts(Protocol::LL).WirePerDataByte == 2);
+  CHECK(protocolCosts(Protocol::LL128).WirePerDataByte ==
+        doctest::Approx(128.0 / 120.0));
+  // A link across nodes takes the protocol's network latency.
+  A.Proto = Protocol::Simple;
+  SimMachine Net = ring(3, Alpha, Beta, true);
+  for (SimLink &L : Net.Links)
+    L.Kind = LinkKind::Net;
+  SimResult R = simulate(A, Net, O, "a.xml");
+  REQUIRE(R.Ok);
+  CHECK(R.TimeUs == doctest::Approx(8.4 + 14.0 + Beta * 12000));
+}
+
+TEST_CASE("sim: ports are shared max-min fairly, or serve one message at a "
+          "time") {
+  // Rank 0 sends to ranks 1 and 2 through its NIC port; the link to rank 2
+  // is four times slower than the port.
+  Algo A = loadFixture("alltoall3.xml");
+  const double Beta = 1e-3;
+  SimMachine M = ring(3, 0, Beta, true);
+  M.Ports.push_back({"nic 0 send", Beta});
+  for (SimLink &L : M.Links)
+    if (L.Src == 0) {
+      L.Ports.push_back(0);
+      if (L.Dst == 2)
+        L.BetaUsPerB = 4 * Beta;
+    }
+  SimOptions O = raw();
+  O.Bytes = 3 * 3000 * 4;
+  O.RecordTransfers = true;
+  auto endOf = [](const SimResult &R, int Src, int Dst) {
+    for (const SimTransfer &T : R.Transfers)
+      if (T.Src == Src && T.Dst == Dst)
+        return T.EndUs;
+    return -1.0;
+  };
+  // Max-min: 0 -> 2 is held to a quarter of the port by its link, so
+  // 0 -> 1 gets the other three quarters (an equal split would give it
+  // half).
+  SimResult Fair = simulate(A, M, O, "a.xml");
+  REQUIRE_MESSAGE(Fair.Ok, Fair.Issues.str());
+  CHECK(endOf(Fair, 0, 1) == doctest::Approx(12000 * Beta * 4 / 3));
+  CHECK(Fair.TimeUs == doctest::Approx(12000 * 4 * Beta));
+  // Serial: 0 -> 1 first, whole, at the port's rate; 0 -> 2 waits for it.
+  O.Service = PortService::Serial;
+  SimResult Serial = simulate(A, M, O, "a.xml");
+  REQUIRE(Serial.Ok);
+  CHECK(endOf(Serial, 0, 1) == doctest::Approx(12000 * Beta));
+  CHECK(Serial.TimeUs == doctest::Approx(12000 * Beta + 12000 * 4 * Beta));
 }
