@@ -18,8 +18,9 @@
 //     waits out each message's hop latency from its posting (so successive
 //     messages overlap their latency), then puts its wire bytes through the
 //     mailbox, which SimGrid times on the route with its network model.
-//     Under serial port service the pump holds a mutex of the link and of
-//     every port for the whole transfer, taken in one global order.
+//     Under serial port service a message moves only when its link and
+//     all its ports are free, and holds them all until it lands; one that
+//     waits holds none (work-conserving, as in the in-house engine).
 //
 //===----------------------------------------------------------------------===//
 #include "SimGridEngine.h"
@@ -48,6 +49,20 @@ constexpr double UsPerS = 1e6;
 constexpr double Unlimited = 1e18;
 
 double nowUs() { return sg4::Engine::get_clock() * UsPerS; }
+
+/// Waits on \p Cv until \p Ready holds. Actors run one at a time, so the
+/// lock only serves the condition variable. It is taken and released by
+/// hand, never by a destructor: SimGrid kills the actors still waiting at
+/// the end (the pumps, or every actor of a deadlock) by unwinding their
+/// stacks, and a lock they do not hold then must not be released.
+template <class F>
+void waitUntil(const sg4::MutexPtr &Mu, const sg4::ConditionVariablePtr &Cv,
+               F Ready) {
+  Mu->lock();
+  while (!Ready())
+    Cv->wait(Mu);
+  Mu->unlock();
+}
 
 /// A message on its way: what the receiving threadblock takes.
 struct SgMessage {
@@ -95,8 +110,11 @@ private:
   const SimEngineKind K;
 
   std::vector<sg4::Host *> Hosts;
-  /// A mutex per link, then per port (serial port service).
-  std::vector<sg4::MutexPtr> Serial;
+  /// Serial port service: whether each link, then each port, is moving a
+  /// message, and the lock and condition that guard it.
+  std::vector<char> Busy;
+  sg4::MutexPtr BusyMu;
+  sg4::ConditionVariablePtr BusyCv;
   std::map<ConnKey, std::unique_ptr<SgConn>> Conns;
   std::vector<std::vector<long>> Flags; // [rank][tb]
   std::vector<sg4::MutexPtr> RankMu;
@@ -141,9 +159,11 @@ void SgRun::build(sg4::NetZone *Zone) {
                     nullptr, nullptr, Route, false);
   }
   Zone->seal();
-  if (O.Service == PortService::Serial)
-    for (std::size_t I = 0; I < M.Links.size() + M.Ports.size(); ++I)
-      Serial.push_back(sg4::Mutex::create());
+  if (O.Service == PortService::Serial) {
+    Busy.assign(M.Links.size() + M.Ports.size(), 0);
+    BusyMu = sg4::Mutex::create();
+    BusyCv = sg4::ConditionVariable::create();
+  }
 }
 
 void SgRun::start() {
@@ -212,7 +232,6 @@ void SgRun::post(SgConn &C, const TbProgram &T, const Operation &Op, long Iter,
   Msg->Rec.Cnt = Op.S->Cnt;
   Msg->Rec.Bytes = Msg->Bytes;
   Msg->Rec.StartUs = Msg->PostUs;
-  std::unique_lock<sg4::Mutex> Lock(*C.Mu);
   C.Posted.push_back(Msg);
   C.Cv->notify_one();
 }
@@ -223,25 +242,30 @@ void SgRun::pump(SgConn &C) {
   std::vector<std::size_t> Held{static_cast<std::size_t>(C.Link)};
   for (int Port : L.Ports)
     Held.push_back(M.Links.size() + static_cast<std::size_t>(Port));
-  std::sort(Held.begin(), Held.end());
   for (;;) {
-    SgMessage *Msg = nullptr;
-    {
-      std::unique_lock<sg4::Mutex> Lock(*C.Mu);
-      C.Cv->wait(Lock, [&] { return !C.Posted.empty(); });
-      Msg = C.Posted.front();
-      C.Posted.pop_front();
-    }
+    waitUntil(C.Mu, C.Cv, [&] { return !C.Posted.empty(); });
+    SgMessage *Msg = C.Posted.front();
+    C.Posted.pop_front();
     sg4::this_actor::sleep_until((Msg->PostUs + HopUs) / UsPerS);
-    if (!Serial.empty())
+    const bool Serial = !Busy.empty();
+    if (Serial) {
+      // All of its resources at once or none: a message waiting for one
+      // port holds no other (the in-house engine's work-conserving order).
+      waitUntil(BusyMu, BusyCv, [&] {
+        return std::none_of(Held.begin(), Held.end(),
+                            [&](std::size_t R) { return Busy[R] != 0; });
+      });
       for (std::size_t R : Held)
-        Serial[R]->lock();
+        Busy[R] = 1;
+    }
     Msg->Rec.DataUs = nowUs();
     const double Wire = wireBytes(Msg->Bytes, A.Proto, O);
     C.Box->put(Msg, static_cast<std::uint64_t>(std::ceil(Wire)));
-    if (!Serial.empty())
-      for (auto R = Held.rbegin(); R != Held.rend(); ++R)
-        Serial[*R]->unlock();
+    if (Serial) {
+      for (std::size_t R : Held)
+        Busy[R] = 0;
+      BusyCv->notify_all();
+    }
   }
 }
 
@@ -249,8 +273,9 @@ void SgRun::threadblock(const TbProgram &T) {
   SgTbState &St =
       States[static_cast<std::size_t>(T.Rank)][static_cast<std::size_t>(T.Id)];
   auto &RankFlags = Flags[static_cast<std::size_t>(T.Rank)];
-  sg4::Mutex &Mu = *RankMu[static_cast<std::size_t>(T.Rank)];
-  sg4::ConditionVariable &Cv = *RankCv[static_cast<std::size_t>(T.Rank)];
+  const sg4::MutexPtr &Mu = RankMu[static_cast<std::size_t>(T.Rank)];
+  const sg4::ConditionVariablePtr &Cv =
+      RankCv[static_cast<std::size_t>(T.Rank)];
   SgConn *Out = nullptr, *In = nullptr;
   if (T.Send >= 0)
     Out = Conns.at({T.Rank, T.Send, T.Chan}).get();
@@ -264,16 +289,13 @@ void SgRun::threadblock(const TbProgram &T) {
       const Operation &Op = T.Ops[St.Op];
       const long Iter = St.Iter;
       St.What = 0;
-      {
-        std::unique_lock<sg4::Mutex> Lock(Mu);
-        Cv.wait(Lock, [&] {
-          for (const Dependency &D : Op.Deps)
-            if (RankFlags[static_cast<std::size_t>(D.Tb)] <
-                Iter * FlagScale + D.Step)
-              return false;
-          return true;
-        });
-      }
+      waitUntil(Mu, Cv, [&] {
+        for (const Dependency &D : Op.Deps)
+          if (RankFlags[static_cast<std::size_t>(D.Tb)] <
+              Iter * FlagScale + D.Step)
+            return false;
+        return true;
+      });
       const std::uint64_t Parts = Shape.parts(*Op.S);
       if (receivesMessage(Op.S->Type)) {
         St.What = 1;
@@ -293,10 +315,9 @@ void SgRun::threadblock(const TbProgram &T) {
           post(*Out, T, Op, Iter, Part);
       }
       if (Op.S->HasDep) {
-        std::unique_lock<sg4::Mutex> Lock(Mu);
         RankFlags[static_cast<std::size_t>(T.Id)] =
             Iter * FlagScale + Op.PublishedStep;
-        Cv.notify_all();
+        Cv->notify_all();
       }
     }
   St.Done = true;
