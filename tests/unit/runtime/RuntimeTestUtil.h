@@ -11,6 +11,7 @@
 #include "tacclrt/Diagnostic.h"
 #include "tacclrt/Loader.h"
 #include "tacclrt/Plan.h"
+#include "tacclrt/Simulator.h"
 
 #include <fstream>
 #include <optional>
@@ -90,6 +91,47 @@ inline void eraseStep(Algo &A, int Rank, int TbId, int Pos) {
   Steps.erase(Steps.begin() + Pos);
   for (std::size_t K = 0; K < Steps.size(); ++K)
     Steps[K].S = static_cast<int>(K);
+}
+
+/// Options without protocol costs: a message costs its link's alpha and
+/// beta exactly, so closed forms hold.
+inline SimOptions rawSimOptions() {
+  SimOptions O;
+  O.ProtocolOverheads = false;
+  return O;
+}
+
+/// A unidirectional ring of \p N ranks (with \p Full, every other pair
+/// too), every link with \p Alpha and \p Beta.
+inline SimMachine ringMachine(int N, double Alpha, double Beta,
+                              bool Full = false) {
+  SimMachine M;
+  M.Name = "ring";
+  M.NRanks = N;
+  for (int R = 0; R < N; ++R)
+    for (int D = 0; D < N; ++D)
+      if (D != R && (Full || D == (R + 1) % N))
+        M.Links.push_back({R, D, 0, 0, 1, {}});
+  for (SimLink &L : M.Links) {
+    L.AlphaUs = Alpha;
+    L.BetaUsPerB = Beta;
+  }
+  return M;
+}
+
+/// Three fully connected ranks with no latency where rank 0 sends through
+/// one NIC port of inverse bandwidth \p Beta; its link to rank 2 is four
+/// times slower than the port, the others as fast.
+inline SimMachine sharedPortMachine(double Beta) {
+  SimMachine M = ringMachine(3, 0, Beta, true);
+  M.Ports.push_back({"nic 0 send", Beta});
+  for (SimLink &L : M.Links)
+    if (L.Src == 0) {
+      L.Ports.push_back(0);
+      if (L.Dst == 2)
+        L.BetaUsPerB = 4 * Beta;
+    }
+  return M;
 }
 
 } // namespace tacclrt::test

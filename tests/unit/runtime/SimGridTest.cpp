@@ -33,21 +33,10 @@ bool haveSimGrid() {
   return false;
 }
 
-SimOptions raw() {
-  SimOptions O;
-  O.ProtocolOverheads = false;
-  return O;
-}
+SimOptions raw() { return rawSimOptions(); }
 
 SimMachine mesh(int N, double Alpha, double Beta, bool Full) {
-  SimMachine M;
-  M.Name = "mesh";
-  M.NRanks = N;
-  for (int R = 0; R < N; ++R)
-    for (int D = 0; D < N; ++D)
-      if (D != R && (Full || D == (R + 1) % N))
-        M.Links.push_back({R, D, Alpha, Beta, 1, {}});
-  return M;
+  return ringMachine(N, Alpha, Beta, Full);
 }
 
 /// Both engines on the same call; returns {in-house, SimGrid}.
@@ -125,14 +114,7 @@ TEST_CASE("simgrid: closed forms agree with the in-house engine within 1%") {
   SUBCASE("two flows through one port, fair and serial") {
     Algo A = loadFixture("alltoall3.xml");
     const double Beta = 1e-3;
-    SimMachine M = mesh(3, 0, Beta, true);
-    M.Ports.push_back({"nic 0 send", Beta});
-    for (SimLink &L : M.Links)
-      if (L.Src == 0) {
-        L.Ports.push_back(0);
-        if (L.Dst == 2)
-          L.BetaUsPerB = 4 * Beta;
-      }
+    SimMachine M = sharedPortMachine(Beta);
     SimOptions O = raw();
     O.Bytes = 3 * 3000 * 4;
     auto [In, Sg] = both(A, M, O);

@@ -16,24 +16,9 @@ using namespace tacclrt;
 using namespace tacclrt::test;
 
 namespace {
-/// Options without protocol costs: a message costs its link's alpha and
-/// beta exactly, so closed forms hold.
-SimOptions raw() {
-  SimOptions O;
-  O.ProtocolOverheads = false;
-  return O;
-}
-
-/// A unidirectional ring (and, with \p Full, every other pair too).
+SimOptions raw() { return rawSimOptions(); }
 SimMachine ring(int N, double Alpha, double Beta, bool Full = false) {
-  SimMachine M;
-  M.Name = "ring";
-  M.NRanks = N;
-  for (int R = 0; R < N; ++R)
-    for (int D = 0; D < N; ++D)
-      if (D != R && (Full || D == (R + 1) % N))
-        M.Links.push_back({R, D, Alpha, Beta, 1, {}});
-  return M;
+  return ringMachine(N, Alpha, Beta, Full);
 }
 } // namespace
 
@@ -230,14 +215,7 @@ TEST_CASE("sim: ports are shared max-min fairly, or serve one message at a "
   // is four times slower than the port.
   Algo A = loadFixture("alltoall3.xml");
   const double Beta = 1e-3;
-  SimMachine M = ring(3, 0, Beta, true);
-  M.Ports.push_back({"nic 0 send", Beta});
-  for (SimLink &L : M.Links)
-    if (L.Src == 0) {
-      L.Ports.push_back(0);
-      if (L.Dst == 2)
-        L.BetaUsPerB = 4 * Beta;
-    }
+  SimMachine M = sharedPortMachine(Beta);
   SimOptions O = raw();
   O.Bytes = 3 * 3000 * 4;
   O.RecordTransfers = true;
