@@ -9,6 +9,7 @@
 #include "tools/tacclc/Output.h"
 
 #include "ir/Printer.h"
+#include "passes/TimeModel.h"
 #include "support/Memory.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -102,8 +103,9 @@ void tacclc::printSummary(const CompileFacts &F) {
                          Line, R.Solve.Variables, R.Solve.Constraints);
     OS << fmt::format("{:<11} {}; {}\n", R.Name, Line, R.Detail);
   }
+  const double Predicted = predictCall(S, Sch).TotalUs;
   OS << fmt::format("predicted   {} ({}) by the schedule's model\n",
-                    ir::formatUs(Sch.MakespanUs), Bandwidths(Sch.MakespanUs));
+                    ir::formatUs(Predicted), Bandwidths(Predicted));
   if (F.SimUs)
     OS << fmt::format("simulated   {} ({}) by tacclc sim\n",
                       ir::formatUs(*F.SimUs), Bandwidths(*F.SimUs));
@@ -149,6 +151,6 @@ std::string tacclc::reportJson(const CompileFacts &F) {
       jsonQuote(S.Name), jsonQuote(S.Topo.getName()),
       jsonQuote(ir::collectiveName(S.Coll.getKind())), S.Topo.getNumRanks(),
       S.SizeBytes, S.Coll.getNumChunks(), num(F.TotalSeconds),
-      num(F.Result.Schedule.MakespanUs),
+      num(predictCall(S, F.Result.Schedule).TotalUs),
       F.SimUs ? num(*F.SimUs) : std::string("null"), Stages);
 }
