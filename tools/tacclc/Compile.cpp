@@ -16,6 +16,7 @@
 #include "frontend/Frontend.h"
 #include "ir/Printer.h"
 #include "passes/Synthesize.h"
+#include "passes/TimeModel.h"
 #include "solver/LpWriter.h"
 #include "support/InputFile.h"
 #include "tools/tacclc/Commands.h"
@@ -240,6 +241,11 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
 
   CodegenOptions CG;
   CG.MergeContiguous = Sketch->Instances <= 1;
+  // Fused threadblocks keep the schedule's order, in which a connection's
+  // messages overlap their latency as far as the FIFO lets them
+  // (passes/TimeModel.h); verified below, else lowered again for a FIFO of
+  // one message.
+  CG.FifoMessages = TimeModel(*Sketch).fifoMessages(1);
   // Several slices per chunk: consecutive slices may overlap when a link's
   // transfers are split into waves (codegen/Streams.cpp). Whether that is
   // faster depends on the algorithm, so both programs are simulated on the
@@ -305,6 +311,14 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
     Rep = verifyXml(*Xml, Opts.LegacyDialect, Sketch->IdenticalResults);
     if (!Rep.hasErrors() || !CG.FuseRelays)
       break;
+    if (CG.FifoMessages > 1) {
+      // Fusion is proved deadlock-free for a FIFO of one message.
+      CG.FifoMessages = 1;
+      Xml = Build();
+      if (!Xml)
+        return Fail();
+      continue;
+    }
     bool Named = false;
     for (const tacclrt::Issue &I : Rep)
       if (I.Rank >= 0 && unsigned(I.Rank) < CG.NoFuseRanks.size() &&
