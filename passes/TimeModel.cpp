@@ -77,6 +77,7 @@ CallPrediction tacclc::predictCall(const Sketch &S, const Schedule &Sched) {
       P.SliceUs = Us;
       P.Busiest = fmt::format("link {}->{}", Topo.links()[L].Src.index(),
                               Topo.links()[L].Dst.index());
+      P.BusiestLanes = Topo.links()[L].Multiplicity;
     }
   }
   for (const Resource &R : Topo.resources()) {
@@ -86,6 +87,7 @@ CallPrediction tacclc::predictCall(const Sketch &S, const Schedule &Sched) {
     if (Us > P.SliceUs) {
       P.SliceUs = Us;
       P.Busiest = R.Name;
+      P.BusiestLanes = 0;
     }
   }
   // The critical chain: from the transfer that lands last, back through
@@ -170,7 +172,17 @@ tacclc::explainDisagreement(const CallPrediction &P, const MeasuredCall &M,
                     "them fairly (up to {} links at once through {}); served "
                     "one message at a time it takes {}",
                     M.Engine, M.PortSharing, M.SharedPort, Us(*M.SerialUs))};
-  // 4. Latency: the hops of the critical chain and the launch.
+  // 4. Lanes: the schedule moves a message on one of a link's parallel
+  //    lanes; alone on the link, the simulation gives it all of them.
+  if (Gap < 0 && P.BusiestLanes > 1)
+    return Disagreement{
+        "lanes",
+        fmt::format("the schedule moves each message over one of the {} "
+                    "parallel links of {}, {} over all {} while it is alone "
+                    "there; {} is {} shorter",
+                    P.BusiestLanes, P.Busiest, M.Engine, P.BusiestLanes,
+                    M.Engine, Us(-Gap))};
+  // 5. Latency: the hops of the critical chain and the launch.
   if (P.latencyShare() >= 0.5 && P.CriticalHops > 0) {
     const double Hop = P.CriticalLatencyUs / P.CriticalHops;
     return Disagreement{
@@ -182,7 +194,7 @@ tacclc::explainDisagreement(const CallPrediction &P, const MeasuredCall &M,
                     100 * P.latencyShare(), M.Engine, Us(std::fabs(Gap)),
                     Gap > 0 ? "longer" : "shorter", std::fabs(Gap) / Hop)};
   }
-  // 5. Bandwidth: the busiest link or port.
+  // 6. Bandwidth: the busiest link or port.
   const double Busy = P.Slices * P.SliceUs;
   return Disagreement{
       "bandwidth",

@@ -97,6 +97,8 @@ struct CallPrediction {
   double SliceUs = 0;
   /// That link or port ("link 3->8", "nic 0 send").
   std::string Busiest;
+  /// The busiest link's parallel links (lanes); 0 when it is a port.
+  unsigned BusiestLanes = 0;
   /// The chain of hops that ends last in the schedule (the chunk's way
   /// from its source, through the transfers each waited for): their
   /// number and summed latency.
@@ -146,7 +148,7 @@ struct MeasuredCall {
 struct Disagreement {
   /// The class of cause, one of the keys of docs/synthesis.md's table of
   /// known disagreements: "pipeline", "fifo-order", "port-sharing",
-  /// "latency", "bandwidth".
+  /// "lanes", "latency", "bandwidth".
   std::string Class;
   /// One line, from the measured quantities.
   std::string Reason;
@@ -160,9 +162,10 @@ bool timesDisagree(double A, double B, double Tolerance = 0.15);
 /// quantity accounts for it: the further slices' pace (several slices), a
 /// program ordered for fewer messages in flight than the schedule
 /// overlaps (FIFO order), a simulation with ports served one message at a
-/// time that lands near the prediction (port sharing), the share of
-/// latency in the prediction (latency), else the busiest link or port
-/// (bandwidth). Nothing when they agree within \p Tolerance.
+/// time that lands near the prediction (port sharing), a faster simulation
+/// whose busiest link has parallel lanes (lanes), the share of latency in
+/// the prediction (latency), else the busiest link or port (bandwidth).
+/// Nothing when they agree within \p Tolerance.
 std::optional<Disagreement> explainDisagreement(const CallPrediction &P,
                                                 const MeasuredCall &M,
                                                 double Tolerance = 0.15);

@@ -23,6 +23,7 @@
 #include "tools/tacclc/CompileReport.h"
 #include "tools/tacclc/Machine.h"
 #include "tools/tacclc/Output.h"
+#include "tools/tacclc/ProgramTimes.h"
 
 #include "support/Deadline.h"
 #include "support/Memory.h"
@@ -56,40 +57,6 @@ void verifyOrDie(const tacclrt::Report &Rep) {
     return;
   reportInternalError("the generated algorithm failed verification:\n" +
                       Rep.str());
-}
-
-/// simulatedUs, which the compile's deadline stops with TimeLimitExceeded.
-std::optional<double> simulateUntilDeadline(const std::string &Xml,
-                                            const ir::Sketch &S) {
-  PhaseScope Phase("simulating the program");
-  tacclrt::LoadOptions LO;
-  tacclrt::Report Rep;
-  auto A = tacclrt::loadPlan(Xml, "<generated>", LO, Rep);
-  if (!A || Rep.hasErrors() || A->NChunksPerLoop <= 0)
-    return std::nullopt;
-  uint64_t Unit = 4 * uint64_t(A->NChunksPerLoop);
-  uint64_t Bytes = runtimeBytes(S.Coll, S.SizeBytes);
-  Bytes = std::max<uint64_t>(Unit, (Bytes + Unit - 1) / Unit * Unit);
-  tacclrt::SimOptions SO;
-  SO.Bytes = Bytes;
-  tacclrt::SimResult R = tacclrt::simulate(
-      *A, toSimMachine(S.Topo, double(Bytes) / A->NChunksPerLoop), SO);
-  if (!R.Ok)
-    return std::nullopt;
-  return R.TimeUs;
-}
-
-/// The simulator's time of \p Xml on \p S's machine at the sketch's size
-/// (rounded up to what the program divides), or nothing if it cannot run,
-/// or not before the compile's deadline: a prediction is never worth
-/// failing for (the summary goes without it; a trial lowering that gets
-/// none is not chosen, and the deadline stops what comes next).
-std::optional<double> simulatedUs(const std::string &Xml, const ir::Sketch &S) {
-  try {
-    return simulateUntilDeadline(Xml, S);
-  } catch (const TimeLimitExceeded &) {
-    return std::nullopt;
-  }
 }
 
 /// How many slices of its protocol the runtime cuts one chunk into at the
@@ -337,6 +304,13 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
     return emitText(Opts, Diags, *Xml);
   size_t Unfused =
       std::count(CG.NoFuseRanks.begin(), CG.NoFuseRanks.end(), true);
+  CallPrediction Predicted = predictCall(*Sketch, Sched);
+  ProgramTimes Times;
+  if (Opts.LegacyDialect)
+    Times.RefereeNote = "the legacy dialect is not simulated";
+  else
+    Times = timeProgram(*Xml, *Sketch, Predicted,
+                        CG.FuseRelays ? CG.FifoMessages : 0);
   CompileFacts Facts{
       *Sketch,
       *Result,
@@ -346,7 +320,8 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
           ? fmt::format("; {} rank(s) unfused: fusion did not verify", Unfused)
           : std::string(),
       Opts.Output,
-      Opts.LegacyDialect ? std::nullopt : simulatedUs(*Xml, *Sketch),
+      Predicted,
+      std::move(Times),
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Began)
           .count()};
   // The program and its report are written together, or neither is.
