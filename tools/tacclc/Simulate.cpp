@@ -15,6 +15,7 @@
 #include "support/Sizes.h"
 #include "tacclrt/Collective.h"
 #include "tacclrt/Loader.h"
+#include "tacclrt/SimGrid.h"
 #include "tacclrt/Simulator.h"
 #include "tools/tacclc/Charts.h"
 #include "tools/tacclc/Machine.h"
@@ -45,7 +46,8 @@ namespace {
 /// its chart series. False after an error (printed).
 bool simulateFile(const std::string &Input, const ir::Topology &Topo,
                   const std::vector<uint64_t> &Sizes, const SimOptions &Opts,
-                  std::string &Text, std::vector<ChartSeries> &Series,
+                  tacclrt::SimEngineKind Engine, std::string &Text,
+                  std::vector<ChartSeries> &Series,
                   std::vector<ChartSeries> &Bounds, std::string *Timeline) {
   bool HaveBound = !Bounds.empty();
   ChartSeries BoundLine;
@@ -67,8 +69,9 @@ bool simulateFile(const std::string &Input, const ir::Topology &Topo,
   Line.Name = llvm::sys::path::filename(Input).str();
   std::string Rows;
   if (!Opts.Json) {
-    Text += fmt::format("# {} on {} ({} ranks), {}\n", Input, Opts.Topology,
-                        A->NGpus, tacclrt::nameOf(A->Coll));
+    Text += fmt::format("# {} on {} ({} ranks), {}, engine {}\n", Input,
+                        Opts.Topology, A->NGpus, tacclrt::nameOf(A->Coll),
+                        tacclrt::nameOf(Engine));
     Text += fmt::format("{:>14} {:>12} {:>12} {:>12} {:>12} {:>10}\n",
                         "size (B)", "time (us)", "algbw (GB/s)", "busbw (GB/s)",
                         "bound (us)", "efficiency");
@@ -95,7 +98,7 @@ bool simulateFile(const std::string &Input, const ir::Topology &Topo,
     Recorded = true;
     double Chunk = double(Bytes) / A->NChunksPerLoop;
     tacclrt::SimMachine M = toSimMachine(Topo, Chunk);
-    tacclrt::SimResult R = tacclrt::simulate(*A, M, SO, Input);
+    tacclrt::SimResult R = tacclrt::simulateOn(Engine, *A, M, SO, Input);
     for (const tacclrt::Issue &Is : R.Issues)
       llvm::errs() << tacclrt::format(Is) << "\n";
     if (!R.Ok)
@@ -146,9 +149,11 @@ bool simulateFile(const std::string &Input, const ir::Topology &Topo,
   }
   if (Opts.Json)
     Text += fmt::format("{}\n  {{\"file\": {}, \"collective\": \"{}\", "
-                        "\"ranks\": {}, \"results\": [{}\n  ]}}",
+                        "\"ranks\": {}, \"engine\": \"{}\", "
+                        "\"results\": [{}\n  ]}}",
                         Text.size() > 1 ? "," : "", jsonQuote(Input),
-                        tacclrt::nameOf(A->Coll), A->NGpus, Rows);
+                        tacclrt::nameOf(A->Coll), A->NGpus,
+                        tacclrt::nameOf(Engine), Rows);
   Series.push_back(std::move(Line));
   // One bound line per collective (the first file's), drawn dashed.
   if (!BoundLine.Points.empty() && !HaveBound) {
@@ -164,6 +169,18 @@ int tacclc::runSim(const SimOptions &Opts) {
   auto Topo = instantiateMachine(Opts.Topology, Opts.IncludeDirs);
   if (!Topo)
     return ExitUserError;
+  auto Engine = tacclrt::parseSimEngine(Opts.Engine);
+  if (!Engine) {
+    llvm::errs() << "tacclc: error: unknown --engine '" << Opts.Engine
+                 << "' (inhouse, simgrid, simgrid:lv08, simgrid:ns3)\n";
+    return ExitUserError;
+  }
+  std::string Why;
+  if (!tacclrt::engineAvailable(*Engine, Why)) {
+    llvm::errs() << "tacclc: error: engine '" << Opts.Engine
+                 << "' is not available: " << Why << "\n";
+    return ExitUserError;
+  }
   auto Sizes = parseSizeList(Opts.Sizes);
   if (!Sizes || Sizes->empty()) {
     llvm::errs() << "tacclc: error: bad --sizes '" << Opts.Sizes
@@ -191,7 +208,8 @@ int tacclc::runSim(const SimOptions &Opts) {
   std::vector<ChartSeries> Series, Bounds;
   std::string Timeline;
   for (size_t I = 0; I < Opts.Inputs.size(); ++I)
-    if (!simulateFile(Opts.Inputs[I], *Topo, *Sizes, Opts, Text, Series, Bounds,
+    if (!simulateFile(Opts.Inputs[I], *Topo, *Sizes, Opts, *Engine, Text,
+                      Series, Bounds,
                       I == 0 && !Opts.Timeline.empty() ? &Timeline : nullptr))
       return ExitUserError;
   Series.insert(Series.end(), Bounds.begin(), Bounds.end());

@@ -241,6 +241,13 @@ cl::opt<tacclrt::PortService> SimPortService(
                           "one whole message at a time (a plan that relies "
                           "on concurrent flows sharing a port slows down)")),
     cl::init(tacclrt::PortService::Fair), cl::sub(SimCmd), cl::cat(SimCat));
+cl::opt<std::string> SimEngine(
+    "engine",
+    cl::desc("Simulation engine: inhouse (default, fast), simgrid (SimGrid, "
+             "max-min fair sharing), simgrid:lv08 (SimGrid's TCP-calibrated "
+             "model), simgrid:ns3 (SimGrid's ns-3 packet-level binding)"),
+    cl::value_desc("name"), cl::init("inhouse"), cl::sub(SimCmd),
+    cl::cat(SimCat));
 cl::opt<bool> SimNoProtocolCosts(
     "no-protocol-costs",
     cl::desc("Charge only the links' alpha and beta: no protocol wire "
@@ -486,6 +493,7 @@ int main(int argc, char **argv) {
     O.Json = SimJson;
     O.SerialPorts = SimPortService == tacclrt::PortService::Serial;
     O.ProtocolCosts = !SimNoProtocolCosts;
+    O.Engine = SimEngine;
     O.IncludeDirs.assign(SimIncludeDirs.begin(), SimIncludeDirs.end());
     O.LegacyDialect = Legacy;
     return runSim(O);
