@@ -48,8 +48,9 @@ ProgramTimes timeProgram(const std::string &Xml, const ir::Sketch &S,
                          const CallPrediction &Predicted,
                          unsigned OrderedForFifo);
 
-/// The SimGrid referee's time of \p A on \p M, or nothing with \p Why.
-/// The one place the compile calls the referee.
+/// The SimGrid referee's time of \p A on \p M (tacclrt/SimGrid.h, engine
+/// `simgrid`), or nothing with \p Why (a build without SimGrid, a failed
+/// run). The one place the compile calls the referee.
 std::optional<double> refereeUs(const tacclrt::Algo &A,
                                 const tacclrt::SimMachine &M,
                                 const tacclrt::SimOptions &O, std::string &Why);
