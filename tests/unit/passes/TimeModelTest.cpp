@@ -120,6 +120,7 @@ TEST_CASE("disagreements are explained by what the simulation measured") {
   P.Slices = 1;
   P.SliceUs = 2;
   P.Busiest = "link 0->1";
+  P.BusiestLanes = 1;
   P.CriticalHops = 3;
   P.CriticalLatencyUs = 10.2;
   P.FifoMessages = 8;
@@ -150,9 +151,21 @@ TEST_CASE("disagreements are explained by what the simulation measured") {
   CHECK(D->Reason.find("up to 3 links at once through nic 0 send") !=
         std::string::npos);
 
+  // Slower where the busiest resource is a port the simulation shares,
+  // even when serving in posting order does not land near the prediction.
+  M.SerialUs = 45;
+  P.Busiest = "nic 0 send";
+  P.BusiestLanes = 0;
+  D = explainDisagreement(P, M);
+  REQUIRE(D);
+  CHECK(D->Class == "port-sharing");
+  CHECK(D->Reason.find("in posting order it takes 45 us") !=
+        std::string::npos);
+  P.Busiest = "link 0->1";
+  P.BusiestLanes = 1;
+
   // Latency: launch and hops are most of the prediction; the gap is
   // counted in hops.
-  M.SerialUs = 45;
   D = explainDisagreement(P, M);
   REQUIRE(D);
   CHECK(D->Class == "latency");
