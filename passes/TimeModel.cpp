@@ -118,6 +118,16 @@ CallPrediction tacclc::predictCall(const Sketch &S, const Schedule &Sched) {
     Cur = Before;
   }
   P.FifoMessages = TM.fifoMessages(1);
+  // Messages: a transfer that starts with the one before it on its lane
+  // shares its message.
+  std::map<std::pair<unsigned, unsigned>, double> LaneStart;
+  for (const Transfer &T : Sched.Transfers) {
+    auto [It, New] = LaneStart.insert({{T.Link.index(), T.Lane}, T.StartUs});
+    if (New || It->second != T.StartUs)
+      ++P.Messages;
+    It->second = T.StartUs;
+  }
+  P.Lanes = unsigned(LaneStart.size());
   P.TotalUs = P.LaunchUs + P.ScheduleUs + (P.Slices - 1) * P.SliceUs;
   return P;
 }
@@ -181,7 +191,29 @@ tacclc::explainDisagreement(const CallPrediction &P, const MeasuredCall &M,
                                              "in posting order it takes {}",
                                              Us(*M.SerialUs))
                                : std::string())};
-  // 4. Lanes: the schedule moves a message on one of a link's parallel
+  // 4. The program has more room for small messages than the schedule:
+  //    fewer of them (codegen merges chunks that the schedule sends back to
+  //    back where stage 3 may not, into scratch), or more connections
+  //    (threadblocks of at most 64 steps split a busy link), each with its
+  //    own FIFO.
+  if (Gap < 0 && M.ProgramMessages > 0 &&
+      M.ProgramMessages < 0.9 * P.Messages)
+    return Disagreement{
+        "merges",
+        fmt::format("the program sends {} messages where the schedule sends "
+                    "{} (codegen merges chunks the schedule sends back to "
+                    "back), so fewer wait for a FIFO of {}; {} is {} shorter",
+                    M.ProgramMessages, P.Messages, P.FifoMessages, M.Engine,
+                    Us(-Gap))};
+  if (Gap < 0 && M.ProgramConnections > 1.1 * P.Lanes)
+    return Disagreement{
+        "segments",
+        fmt::format("the program spreads the schedule's {} lanes over {} "
+                    "connections (threadblocks of bounded steps), each with "
+                    "its own FIFO of {} messages; {} is {} shorter",
+                    P.Lanes, M.ProgramConnections, P.FifoMessages, M.Engine,
+                    Us(-Gap))};
+  // 5. Lanes: the schedule moves a message on one of a link's parallel
   //    lanes; alone on the link, the simulation gives it all of them.
   if (Gap < 0 && P.BusiestLanes > 1)
     return Disagreement{
@@ -191,7 +223,7 @@ tacclc::explainDisagreement(const CallPrediction &P, const MeasuredCall &M,
                     "there; {} is {} shorter",
                     P.BusiestLanes, P.Busiest, M.Engine, P.BusiestLanes,
                     M.Engine, Us(-Gap))};
-  // 5. Latency: the hops of the critical chain and the launch.
+  // 6. Latency: the hops of the critical chain and the launch.
   if (P.latencyShare() >= 0.5 && P.CriticalHops > 0) {
     const double Hop = P.CriticalLatencyUs / P.CriticalHops;
     return Disagreement{
@@ -203,7 +235,7 @@ tacclc::explainDisagreement(const CallPrediction &P, const MeasuredCall &M,
                     100 * P.latencyShare(), M.Engine, Us(std::fabs(Gap)),
                     Gap > 0 ? "longer" : "shorter", std::fabs(Gap) / Hop)};
   }
-  // 6. Bandwidth: the busiest link or port.
+  // 7. Bandwidth: the busiest link or port.
   const double Busy = P.Slices * P.SliceUs;
   return Disagreement{
       "bandwidth",

@@ -107,6 +107,9 @@ struct CallPrediction {
   /// Messages of one slice a connection holds in flight, as the schedule
   /// overlaps them.
   unsigned FifoMessages = 1;
+  /// The schedule's messages (transfers less merges) and the link lanes
+  /// they use.
+  unsigned Messages = 0, Lanes = 0;
   /// Launch + schedule + (slices - 1) x per-slice time.
   double TotalUs = 0;
 
@@ -142,13 +145,16 @@ struct MeasuredCall {
   /// Messages per connection the program's fused threadblocks are ordered
   /// for (codegen's FIFO, CodegenOptions::FifoMessages); 0 when unknown.
   unsigned OrderedForFifo = 0;
+  /// The program's sends of one slice (a step of several chunks is one)
+  /// and its connections; 0 when not counted.
+  unsigned ProgramMessages = 0, ProgramConnections = 0;
 };
 
 /// Why a prediction and a measured time disagree.
 struct Disagreement {
   /// The class of cause, one of the keys of docs/synthesis.md's table of
   /// known disagreements: "pipeline", "fifo-order", "port-sharing",
-  /// "lanes", "latency", "bandwidth".
+  /// "merges", "segments", "lanes", "latency", "bandwidth".
   std::string Class;
   /// One line, from the measured quantities.
   std::string Reason;
@@ -162,9 +168,11 @@ bool timesDisagree(double A, double B, double Tolerance = 0.15);
 /// quantity accounts for it: the further slices' pace (several slices), a
 /// program ordered for fewer messages in flight than the schedule
 /// overlaps (FIFO order), a simulation with ports served one message at a
-/// time that lands near the prediction (port sharing), a faster simulation
-/// whose busiest link has parallel lanes (lanes), the share of latency in
-/// the prediction (latency), else the busiest link or port (bandwidth).
+/// time that lands near the prediction (port sharing), a faster program
+/// that sends fewer messages than the schedule (merges) or spreads them
+/// over more connections (segments), a faster simulation whose busiest
+/// link has parallel lanes (lanes), the share of latency in the
+/// prediction (latency), else the busiest link or port (bandwidth).
 /// Nothing when they agree within \p Tolerance.
 std::optional<Disagreement> explainDisagreement(const CallPrediction &P,
                                                 const MeasuredCall &M,

@@ -22,6 +22,8 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <tuple>
 
 using namespace tacclc;
 
@@ -85,6 +87,21 @@ std::pair<unsigned, std::string> portSharing(const tacclrt::SimMachine &M,
   }
   return Most;
 }
+/// The sends of one slice of \p A (a step of several chunks is one) and
+/// its connections (sender, receiver, channel).
+std::pair<unsigned, unsigned> sends(const tacclrt::Algo &A) {
+  unsigned Sends = 0;
+  std::set<std::tuple<int, int, int>> Conns;
+  for (const tacclrt::Gpu &G : A.Gpus)
+    for (const tacclrt::Tb &T : G.Tbs) {
+      if (T.Send < 0)
+        continue;
+      Conns.insert({G.Id, T.Send, T.Chan});
+      for (const tacclrt::Step &St : T.Steps)
+        Sends += tacclrt::sendsMessage(St.Type);
+    }
+  return {Sends, unsigned(Conns.size())};
+}
 } // namespace
 
 std::optional<double> tacclc::simulatedUs(const std::string &Xml,
@@ -121,6 +138,7 @@ ProgramTimes tacclc::timeProgram(const std::string &Xml, const ir::Sketch &S,
       M.TimeUs = R.TimeUs;
       M.Slices = unsigned(std::max(1L, R.Iterations));
       M.OrderedForFifo = OrderedForFifo;
+      std::tie(M.ProgramMessages, M.ProgramConnections) = sends(C->Algo);
       Out.Simulated = M;
       if (timesDisagree(Predicted.TotalUs, R.TimeUs)) {
         // One slice of every chunk alone, every message recorded.

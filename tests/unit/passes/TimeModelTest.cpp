@@ -180,9 +180,27 @@ TEST_CASE("disagreements are explained by what the simulation measured") {
   CHECK(D->Class == "bandwidth");
   CHECK(D->Reason.find("link 0->1") != std::string::npos);
 
+  // Faster than predicted: the program sends fewer messages than the
+  // schedule, or spreads them over more connections.
+  M.TimeUs = 20;
+  P.Messages = 100;
+  P.Lanes = 4;
+  M.ProgramMessages = 60;
+  D = explainDisagreement(P, M);
+  REQUIRE(D);
+  CHECK(D->Class == "merges");
+  CHECK(D->Reason.find("sends 60 messages where the schedule sends 100") !=
+        std::string::npos);
+  M.ProgramMessages = 100;
+  M.ProgramConnections = 8;
+  D = explainDisagreement(P, M);
+  REQUIRE(D);
+  CHECK(D->Class == "segments");
+  CHECK(D->Reason.find("4 lanes over 8 connections") != std::string::npos);
+  M.ProgramConnections = 4;
+
   // Faster than predicted on a link of two lanes.
   P.BusiestLanes = 2;
-  M.TimeUs = 20;
   D = explainDisagreement(P, M);
   REQUIRE(D);
   CHECK(D->Class == "lanes");
