@@ -35,6 +35,12 @@ struct CodegenOptions {
   bool ServeInPlace = true;
   /// Forward relayed chunks with one `rcs` step (FuseRelays.cpp).
   bool FuseRelays = true;
+  /// Messages a connection's FIFO holds, as the order of fused threadblocks
+  /// may count on: with 1, fusion cannot deadlock whatever the runtime's
+  /// FIFO; with more, a fused threadblock may post sends ahead of receives
+  /// as a schedule whose messages overlap their latency does, and the
+  /// program must be verified (the driver lowers again with 1 if it fails).
+  unsigned FifoMessages = 1;
   /// Send consecutive chunks that the schedule sends back to back over a
   /// `contiguous` link class as one step with cnt > 1 (MergeSteps.cpp).
   /// Parallel instances need single-chunk steps.

@@ -20,8 +20,9 @@
 //   3. per pair, keep the forwarded (receive, send) pairs that appear in the
 //      same order in both threadblocks (both FIFOs must see their own order)
 //      and whose receive may wait for the forward: nothing that waits for
-//      the receive stands earlier than the forward starts, neither the next
-//      message on the receive connection (it is sent no earlier) nor any
+//      the receive stands earlier than the forward starts, neither the
+//      message a FIFO's worth later on the receive connection (it is sent
+//      no earlier), nor the receives after it, nor any
 //      other step that depends on the receive (no other send of the chunk,
 //      e.g. to another peer, starts earlier; no later reduction into the
 //      same accumulator ends earlier). Then merge the two step lists: a
@@ -33,14 +34,18 @@
 // Why no fusion can deadlock: order every step of every rank by schedule
 // time (a send at its start, a receive at its end, receives first on ties).
 // Each threadblock runs its steps in that order, every wait (a receive for
-// its message, a send for the data it forwards or for room in a FIFO of one
-// message, a dependency) is on a step earlier in it, so running all steps
+// its message, a send for the data it forwards or for room in a FIFO of F
+// messages, a dependency) is on a step earlier in it, so running all steps
 // in that order never blocks. A fused step stands at its forward's time,
 // later than its receive, so everything that waits for the receive must
-// stand no earlier than the forward: the next message on its connection
-// (it needs the FIFO's room) and every step that depends on the receive,
-// in other threadblocks too; later steps of the receive's own tb end no
-// earlier than that next message is sent. Step 3 checks exactly these.
+// stand no earlier than the forward: the message F later on its connection
+// (it needs the FIFO's room), the later steps of the receive's own tb, and
+// every step that depends on the receive, in other threadblocks too. Step 3
+// checks exactly these. F is CodegenOptions::FifoMessages: with 1, the
+// argument holds for any runtime FIFO (and later steps of the receive's tb
+// end no earlier than the next message is sent); with more, for FIFOs that
+// hold that many messages, which the driver's verification (a FIFO of one)
+// must confirm, or it lowers again with 1.
 // (On equal times, receives and the receiving halves of fused steps go
 // first, then the sending halves, then plain sends; transfers take time,
 // so nothing a fused step waits for comes later in this order.)
@@ -141,7 +146,8 @@ bool settleRank(RankBuilder &RB) {
 }
 } // namespace
 
-void tacclc::settleTimes(std::vector<RankBuilder> &Ranks) {
+void tacclc::settleTimes(std::vector<RankBuilder> &Ranks, unsigned Fifo) {
+  Fifo = std::max(1u, Fifo);
   // Each message: its send, its receive and how long the schedule lets it
   // take. Before fusion a tb has one peer, so the k-th send of the tb
   // sending R -> D on a channel is the k-th receive of the tb of D
@@ -183,8 +189,8 @@ void tacclc::settleTimes(std::vector<RankBuilder> &Ranks) {
         for (size_t K = 0; K < std::min(Sends.size(), Recvs.size()); ++K) {
           Ref Sd{R, int(T), Sends[K]}, Rv{D, int(U), Recvs[K]};
           Msgs.push_back({Sd, Rv, StepAt(Rv).Time - StepAt(Rv).Sent});
-          if (K)
-            Room.push_back({Sd, Ref{D, int(U), Recvs[K - 1]}});
+          if (K >= Fifo)
+            Room.push_back({Sd, Ref{D, int(U), Recvs[K - Fifo]}});
         }
       }
     }
@@ -207,7 +213,9 @@ void tacclc::settleTimes(std::vector<RankBuilder> &Ranks) {
   }
 }
 
-unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps) {
+unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps,
+                            unsigned Fifo) {
+  Fifo = std::max(1u, Fifo);
   const int NumTbs = static_cast<int>(RB.Tbs.size());
   // 0. Stamps that no wait inside the rank contradicts.
   while (settleRank(RB)) {
@@ -224,18 +232,21 @@ unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps) {
         WaitersOf[D].push_back({T, int(I), RB.Steps[T][I].Time});
   // Whether receive I of tb R may wait for its forward, send J of tb S
   // (step 3's rule): fused, the receive stands at the forward's time, so
-  // nothing that waits for it may stand earlier: neither the next message
-  // on its connection (sent when the schedule sends it) nor another step
-  // that depends on it (the chunk forwarded to another peer first, a later
-  // reduction into the same accumulator). Steps of R after I are covered by
-  // the first: they end no earlier than the next message is sent. (Reads
+  // nothing that waits for it may stand earlier: neither the message a
+  // FIFO's worth later on its connection (sent when the schedule sends it)
+  // nor another step that depends on it (the chunk forwarded to another
+  // peer first, a later reduction into the same accumulator). Steps of R
+  // after I must stand no earlier either (with a FIFO of one message they
+  // do: they end no earlier than the next message is sent). (Reads
   // only R's and S's lists, which step 3 merges no earlier than their pair,
   // and times from before any merge: merging only moves steps later.)
   const double Eps = 1e-9;
   auto MayFuse = [&](int R, int I, int S, int J) {
     const std::vector<PendingStep> &X = RB.Steps[R];
     const double At = RB.Steps[S][J].Time;
-    if (size_t(I) + 1 < X.size() && X[I + 1].Sent < At - Eps)
+    if (size_t(I) + 1 < X.size() && X[I + 1].Time < At - Eps)
+      return false;
+    if (size_t(I) + Fifo < X.size() && X[I + Fifo].Sent < At - Eps)
       return false;
     auto W = WaitersOf.find({R, I});
     if (W != WaitersOf.end())

@@ -377,11 +377,11 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
   //    renumbered to the slots still used.
   if (Opts.FuseRelays) {
     PhaseScope Fusing("fusing relays");
-    settleTimes(Ranks);
+    settleTimes(Ranks, Opts.FifoMessages);
     for (unsigned R = 0; R < NumRanks; ++R) {
       checkDeadline();
       if (R >= Opts.NoFuseRanks.size() || !Opts.NoFuseRanks[R])
-        fuseRelays(Ranks[R], Opts.MaxStepsPerTb);
+        fuseRelays(Ranks[R], Opts.MaxStepsPerTb, Opts.FifoMessages);
     }
   }
   std::vector<std::map<int, int>> NewSlot(NumRanks);

@@ -55,19 +55,21 @@ StreamPlan planStreams(const ir::Sketch &S, const ir::Schedule &Sch,
 /// the unfused program points to a step stamped later: a step's
 /// dependencies and the step before it in its threadblock, a receive's
 /// message (sent no earlier than its send stands, taking as long as the
-/// schedule says), the receive of the message before a send on the same
-/// connection (room in the FIFO). A message grown back to back
-/// (MergeSteps.cpp) lands after the schedule forwards its first chunks;
-/// fuseRelays() is deadlock-free only on stamps settled this way (see
-/// FuseRelays.cpp). Run before fusion, on all ranks at once.
-void settleTimes(std::vector<RankBuilder> &Ranks);
+/// schedule says), the receive of the message \p Fifo before a send on the
+/// same connection (room in a FIFO of that many messages). A message grown
+/// back to back (MergeSteps.cpp) lands after the schedule forwards its
+/// first chunks; fuseRelays() is deadlock-free only on stamps settled this
+/// way, with the same \p Fifo (see FuseRelays.cpp). Run before fusion, on
+/// all ranks at once.
+void settleTimes(std::vector<RankBuilder> &Ranks, unsigned Fifo = 1);
 
 /// Fuses relays on one rank: where a receive threadblock (from A) and a send
 /// threadblock (to B) on the same channel forward chunks A -> here -> B,
 /// they become one threadblock with both peers whose forwarded chunks move
 /// in one `rcs` step, unless the merged threadblock would exceed
-/// \p MaxSteps. Returns the number of fused steps.
-unsigned fuseRelays(RankBuilder &RB, unsigned MaxSteps);
+/// \p MaxSteps. Stamps must be settled with the same \p Fifo. Returns the
+/// number of fused steps.
+unsigned fuseRelays(RankBuilder &RB, unsigned MaxSteps, unsigned Fifo = 1);
 
 /// Appends a transfer: \p Send to tb \p STb of \p Sender and \p Recv to tb
 /// \p RTb of \p Receiver, or, with \p MayMerge, grows the previous send and

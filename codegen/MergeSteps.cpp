@@ -1,7 +1,7 @@
 //===- codegen/MergeSteps.cpp - Consecutive chunks in one step ------------===//
 //
 // A step may move several consecutive chunks at once (cnt > 1): one
-// message, one alpha. The lowering appends every transfer through
+// message, one latency, one FIFO slot. The lowering appends every transfer through
 // appendTransfer(), which grows the previous send and receive of the same
 // connection instead of adding steps when the schedule sends the two
 // chunks together:
@@ -15,8 +15,9 @@
 //   - either the schedule starts both together (stage 3 decided they share
 //     a message; it then waits for the dependencies of both), or the send
 //     waits for nothing the previous one did not, beyond later local copies
-//     (so neither chunk is held up by the other), and starts when the
-//     previous transfer ends (the link is busy throughout: back to back).
+//     (so neither chunk is held up by the other), and starts no later than
+//     the previous transfer lands (a schedule's start is its data's start
+//     less the hop latency: the lane moves their data back to back).
 // Both ends grow together, since MSCCL pairs sends and receives by order
 // and requires equal counts.
 //

@@ -1,7 +1,10 @@
 //===- ir/Schedule.h - Timed transfers on links -----------------*- C++ -*-===//
 //
 // Output of the scheduling stage: every (chunk, link) transfer of the routes
-// with a start and end time under the alpha-beta model, links serialised.
+// with a start and end time under the stages' cost model (one slice of
+// every chunk; passes/TimeModel.h): a transfer's start is when its data
+// starts less its hop latency, its end when its data has landed, so
+// intervals of one lane may overlap by a latency but their data does not.
 // The order of transfers on each link is the order codegen must keep, since
 // MSCCL matches sends and receives purely by order.
 //
@@ -32,7 +35,9 @@ struct Transfer {
 /// All transfers, sorted by (StartUs, Link, Chunk).
 struct Schedule {
   std::vector<Transfer> Transfers;
-  double MakespanUs = 0; ///< Predicted time of the whole collective.
+  /// The schedule's length: one slice of every chunk (predictCall in
+  /// passes/TimeModel.h makes a whole call's prediction of it).
+  double MakespanUs = 0;
 
   /// Puts the transfers in the promised order (stable for equal keys).
   void sortTransfers() {

@@ -2,22 +2,37 @@
 //
 // The model (times in microseconds; i, j transfers of the stage-2 schedule):
 //
-//   s[i], a[i] >= 0   start and arrival of transfer i
+// Costs are passes/TimeModel.h's: a transfer over a link takes its hop
+// latency h, then its wire time d (one slice of the chunk); only d
+// occupies the lane and the shared ports, so the latency of a message
+// overlaps the data of the one before it.
+//
+//   s[i], a[i] >= 0   start (its data's start less h) and arrival of i
 //   e[i] >= 0         end of the message up to and including chunk i
 //   g[j] in {0,1}     j shares one message with the transfer i before it on
 //                     its lane (only where merging is allowed)
 //   T                 makespan
 //
 //   s[i] >= a[p]                     p brings i's chunk to i's source
-//   e[i] >= s[i] + alpha + beta      every transfer takes its time
+//   e[i] >= s[i] + h + d             every transfer takes its time
 //   a[i] >= e[i]
-//   lane i -> j:  s[j] >= a[i] - M g[j]         (serialised unless merged)
+//   lane i -> j:  e[j] >= a[i] + d - M g[j]     (in order unless merged)
 //                 s[j] =  s[i]  when g[j] = 1   (one message leaves once)
-//                 e[j] >= e[i] + beta - M (1 - g[j])   (it grows by beta)
+//                 e[j] >= e[i] + d - M (1 - g[j])   (it grows by d)
 //                 a[i] >= a[j] - M (1 - g[j])  (and lands all at once)
-//   port u -> v:  s[v] >= a[u] (- M g[v] when u, v are that merged pair)
+//   port u -> v:  e[v] >= a[u] + d (unless u, v are a lane's neighbours)
 //   a run of MaxChunksPerMessage - 1 consecutive g on a lane sums to less
+//   T >= s[first] + h + sum d   per lane and per port (all its data,
+//                                after the first latency: valid cuts)
+//   a[j] >= s[first] + (h + d)/F (k - sum g)   for the k-th transfer j
+//                                of a lane (k >= F, the g up to j): its
+//                                FIFO holds F messages in flight
 //   T >= a[i];    minimise T + eps sum a
+//
+// The FIFO enters the model only through its rounds per lane (fewer
+// messages, fewer rounds: what merging buys where latency overlaps); the
+// retiming (Retime.cpp) waits for the message F back to land exactly. So
+// the retimed schedule is also compared with every allowed merge retimed.
 //
 // with M = H + the largest cost, H the stage-2 makespan (every time of a
 // solution at least as good lies in [0, H]). Orders are those of stage 2
@@ -28,12 +43,14 @@
 //   2. build and solve the model, warm-started from stage 2 (g = 0);
 //   3. retime (Retime.cpp): a forward pass in stage-2 order over the chosen
 //      groups gives the earliest times (a group leaves when all its chunks
-//      and its lane and ports are ready, and costs alpha + k beta); keep the
-//      stage-2 schedule if that is not faster.
+//      and its lane's FIFO are ready, and moves its k chunks' data once its
+//      lane and ports are free); keep the fastest of that, every allowed
+//      merge retimed, and the stage-2 schedule.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/ExactSchedule.h"
 #include "passes/Retime.h"
+#include "passes/TimeModel.h"
 
 #include <fmt/format.h>
 
@@ -101,12 +118,14 @@ tacclc::buildScheduleModel(const Sketch &S, const Schedule &Sched,
   };
   const auto &Ts = Sched.Transfers;
   Structure St = analyse(S, Sched);
+  const TimeModel TM(S);
+  auto Data = [&](size_t I) { return TM.dataUs(Ts[I].Link); };
   ScheduleModel SM;
   solver::Model &M = SM.Model;
   const double H = Sched.MakespanUs;
   double MaxCost = 0;
   for (const Transfer &T : Ts)
-    MaxCost = std::max(MaxCost, costOf(S, T));
+    MaxCost = std::max(MaxCost, TM.costUs(T.Link));
   const double BigM = H + MaxCost;
   const double Eps = 1e-4 / std::max<size_t>(1, Ts.size());
 
@@ -146,13 +165,13 @@ tacclc::buildScheduleModel(const Sketch &S, const Schedule &Sched,
       M.addGreaterEqual(Name("ready", I),
                         {{S_, 1.0}, {SM.Arrive[St.Parent[I]], -1.0}}, 0.0);
     M.addGreaterEqual(Name("dur", I), {{SM.End[I], 1.0}, {S_, -1.0}},
-                      costOf(S, Ts[I]));
+                      TM.costUs(Ts[I].Link));
     M.addGreaterEqual(Name("arrive", I), {{A, 1.0}, {SM.End[I], -1.0}}, 0.0);
     M.addGreaterEqual(Name("done", I), {{SM.Makespan, 1.0}, {A, -1.0}}, 0.0);
     int P = St.LanePrev[I];
     if (P < 0)
       continue;
-    std::vector<Term> Serial = {{S_, 1.0}, {SM.Arrive[P], -1.0}};
+    std::vector<Term> Serial = {{SM.End[I], 1.0}, {SM.Arrive[P], -1.0}};
     if (auto G = SM.JoinPrev[I]) {
       Serial.push_back({*G, BigM});
       auto SP = SM.Start[P], AP = SM.Arrive[P];
@@ -162,12 +181,52 @@ tacclc::buildScheduleModel(const Sketch &S, const Schedule &Sched,
                         {{S_, 1.0}, {SP, -1.0}, {*G, -BigM}}, -BigM);
       M.addGreaterEqual(Name("grow", I),
                         {{SM.End[I], 1.0}, {SM.End[P], -1.0}, {*G, -BigM}},
-                        betaOf(S, Ts[I]) - BigM);
+                        Data(I) - BigM);
       M.addGreaterEqual(Name("land", I), {{AP, 1.0}, {A, -1.0}, {*G, -BigM}},
                         -BigM);
     }
-    M.addGreaterEqual(Name("lane", I), Serial, 0.0);
+    M.addGreaterEqual(Name("lane", I), Serial, Data(I));
   }
+  // Valid inequalities: a lane or port moves all its data one message at
+  // a time, after the latency of the first, whatever is merged. They give
+  // the LP the load bound that the big-M rows hide (without them CBC
+  // proves little where latency overlaps and merges hardly change T).
+  auto AddWork = [&](const std::string &RowName,
+                     const std::vector<size_t> &Ts_) {
+    if (Ts_.size() < 2)
+      return;
+    double Work = TM.hopUs(Ts[Ts_.front()].Link);
+    for (size_t I : Ts_)
+      Work += Data(I);
+    M.addGreaterEqual(
+        RowName, {{SM.Makespan, 1.0}, {SM.Start[Ts_.front()], -1.0}}, Work);
+  };
+  for (size_t L = 0; L < St.Lanes.size(); ++L)
+    AddWork(fmt::format("lanework{}", L), St.Lanes[L]);
+  // A lane's FIFO holds F messages in flight: the message F after another
+  // lands a latency and its data after it, so the m-th message of a lane
+  // lands at least m / F such rounds after the lane's first start, m the
+  // transfers up to it less their merges. One row per transfer from the
+  // F-th on.
+  const unsigned Fifo = TM.fifoMessages(1);
+  for (const std::vector<size_t> &Lane : St.Lanes) {
+    if (Lane.size() <= Fifo)
+      continue;
+    const double Round = TM.costUs(Ts[Lane.front()].Link) / Fifo;
+    std::vector<Term> Merges;
+    for (size_t K = 0; K < Lane.size(); ++K) {
+      if (auto G = SM.JoinPrev[Lane[K]])
+        Merges.push_back({*G, Round});
+      if (K + 1 < Fifo)
+        continue;
+      std::vector<Term> Row = {{SM.Arrive[Lane[K]], 1.0},
+                               {SM.Start[Lane.front()], -1.0}};
+      Row.insert(Row.end(), Merges.begin(), Merges.end());
+      M.addGreaterEqual(Name("fifo", Lane[K]), Row, Round * double(K + 1));
+    }
+  }
+  for (size_t P = 0; P < St.Ports.size(); ++P)
+    AddWork(fmt::format("portwork{}", P), St.Ports[P]);
   // Shared ports, in stage-2 order.
   for (size_t P = 0; P < St.Ports.size(); ++P) {
     const std::vector<size_t> &Port = St.Ports[P];
@@ -178,7 +237,7 @@ tacclc::buildScheduleModel(const Sketch &S, const Schedule &Sched,
       if (portRowRedundant(Sched, St, U, V))
         continue; // the lane row already serialises them
       M.addGreaterEqual(fmt::format("port{}_{}", P, K),
-                        {{SM.Start[V], 1.0}, {SM.Arrive[U], -1.0}}, 0.0);
+                        {{SM.End[V], 1.0}, {SM.Arrive[U], -1.0}}, Data(V));
     }
   }
   // Messages of at most MaxChunksPerMessage chunks: of any Max joins in a
@@ -208,10 +267,12 @@ std::vector<double> modelPoint(const Sketch &S, const ScheduleModel &SM,
   X[SM.Makespan.Index] = Timed.MakespanUs;
   double Grown = 0; // the message's end so far, along its lane
   Structure St = analyse(S, Timed);
+  const TimeModel TM(S);
   for (const std::vector<size_t> &Lane : St.Lanes)
     for (size_t I : Lane) {
       const Transfer &T = Timed.Transfers[I];
-      Grown = Join[I] ? Grown + betaOf(S, T) : T.StartUs + costOf(S, T);
+      Grown = Join[I] ? Grown + TM.dataUs(T.Link)
+                      : T.StartUs + TM.costUs(T.Link);
       X[SM.Start[I].Index] = T.StartUs;
       X[SM.End[I].Index] = Grown;
       X[SM.Arrive[I].Index] = T.EndUs;
@@ -250,6 +311,22 @@ ModelSize tacclc::scheduleModelSize(const Sketch &S, const Schedule &Sched,
         AddRow(3); // same_hi, same_lo, grow, land
   }
   Z.Variables += Z.IntegerVariables;
+  const unsigned Fifo = TimeModel(S).fifoMessages(1);
+  for (const std::vector<size_t> &Lane : St.Lanes) {
+    if (Lane.size() >= 2)
+      AddRow(2); // lanework
+    if (Lane.size() > Fifo) {
+      uint64_t Terms = 2;
+      for (size_t K = 0; K < Lane.size(); ++K) {
+        Terms += Joinable[Lane[K]];
+        if (K + 1 >= Fifo)
+          AddRow(Terms); // fifo
+      }
+    }
+  }
+  for (const std::vector<size_t> &Port : St.Ports)
+    if (Port.size() >= 2)
+      AddRow(2); // portwork
   for (const std::vector<size_t> &Port : St.Ports)
     for (size_t K = 1; K < Port.size(); ++K)
       if (!portRowRedundant(Sched, St, Port[K - 1], Port[K]))
@@ -307,8 +384,8 @@ ir::Schedule tacclc::scheduleExactly(
   // shorter (then CBC starts from a good point even under a short limit).
   SO.WarmStart = SM.WarmStart;
   std::vector<bool> Greedy = greedyJoins(S, Sched);
-  if (auto Merged = retimeInOrder(S, Sched, Greedy, nullptr);
-      Merged && Merged->MakespanUs < Sched.MakespanUs) {
+  std::optional<Schedule> Merged = retimeInOrder(S, Sched, Greedy, nullptr);
+  if (Merged && Merged->MakespanUs < Sched.MakespanUs) {
     std::vector<double> X = modelPoint(S, SM, *Merged, Greedy);
     if (SM.Model.maxViolation(X) <= 1e-6) {
       SO.WarmStart = std::move(X);
@@ -348,5 +425,12 @@ ir::Schedule tacclc::scheduleExactly(
   auto Out = retime(S, Sched, Join, &Key);
   if (!Out)
     reportInternalError("stage 3 chose messages that wait for each other");
-  return Out->MakespanUs < Sched.MakespanUs * (1 - 1e-9) ? *Out : Sched;
+  const Schedule *Best = &Sched;
+  if (Out->MakespanUs < Best->MakespanUs * (1 - 1e-9))
+    Best = &*Out;
+  if (Merged && Merged->MakespanUs < Best->MakespanUs * (1 - 1e-9)) {
+    Merged->sortTransfers();
+    Best = &*Merged;
+  }
+  return *Best;
 }

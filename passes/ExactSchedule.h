@@ -2,9 +2,10 @@
 //
 // TACCL's third stage. The orders of stage 2 stay fixed on every link lane
 // and every shared port; what is decided is which consecutive chunks on a
-// link of a `contiguous` class travel as one message (one alpha for all,
-// landing together), and every transfer's exact time under strict link and
-// port serialisation. The decisions are a MILP (one binary per pair of
+// link of a `contiguous` class travel as one message (one latency and one
+// FIFO slot for all, landing together), and every transfer's exact time
+// under the stages' cost model (passes/TimeModel.h: data serialised on
+// lanes and ports, latency overlapping within a connection's FIFO). The decisions are a MILP (one binary per pair of
 // chunks that may share a message) warm-started from the stage-2 schedule,
 // so a time limit always leaves a schedule at least as good; the final
 // times are recomputed by a forward pass over the chosen groups, so they are

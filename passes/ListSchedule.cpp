@@ -4,27 +4,32 @@
 //   1. every route link (c, l) is a job; it becomes ready when chunk c has
 //      arrived at l's source (time 0 at pre ranks);
 //   2. repeatedly start the ready job that ranks first under the ordering
-//      heuristic, by its earliest possible start time max(ready, a free
-//      lane of the link (parallel links give several), every shared port
-//      the link uses free), the longest path below it, the work below it
-//      summed over branches, and whether it stays in the chunk's first
-//      node; then lower chunk, then lower link; with `sender first`, a
-//      chunk relayed over a link to another node waits until the sender's
-//      own chunks on that link have started;
-//   3. its end time is start + alpha + beta * chunk bytes; the chunk's arrival
-//      at the link's destination releases the jobs leaving that rank, and
-//      the lane and ports stay busy until then.
+//      heuristic, by its earliest possible start, the longest path below
+//      it, the work below it summed over branches, and whether it stays in
+//      the chunk's first node; then lower chunk, then lower link; with
+//      `sender first`, a chunk relayed over a link to another node waits
+//      until the sender's own chunks on that link have started;
+//   3. times follow passes/TimeModel.h: the message is posted once it is
+//      ready, its lane has posted the one before it and the lane's FIFO
+//      has room (the FIFO's worth of messages back has landed); its data
+//      moves after its hop latency, once its lane (parallel links give
+//      several) and every shared port it uses have moved the data before
+//      it. Its start is the data's start less the hop latency, its end
+//      when the data has landed, which releases the jobs leaving the
+//      link's destination.
 // Deterministic by construction: no hashing, total order on ties.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/ListSchedule.h"
 #include "passes/ExactSchedule.h"
+#include "passes/TimeModel.h"
 
 #include "support/Diagnostics.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <map>
@@ -127,7 +132,7 @@ std::optional<Schedule> tacclc::listSchedule(const Sketch &S, const Routes &R,
                                              Ordering O,
                                              const Deadline &GiveUp) {
   const Topology &Topo = S.Topo;
-  const double Bytes = S.chunkBytes();
+  const TimeModel TM(S);
   std::vector<Job> Jobs;
   // Children of each job: jobs of the same chunk leaving its destination.
   std::vector<std::vector<size_t>> Children;
@@ -161,8 +166,8 @@ std::optional<Schedule> tacclc::listSchedule(const Sketch &S, const Routes &R,
         Sum += Jobs[C].Below;
       }
       const Link &L = Topo.link(Jobs[I].Link);
-      Jobs[I].Remaining = L.costUs(Bytes) + Longest;
-      Jobs[I].Below = L.costUs(Bytes) + Sum;
+      Jobs[I].Remaining = TM.costUs(Jobs[I].Link) + Longest;
+      Jobs[I].Below = TM.costUs(Jobs[I].Link) + Sum;
       Jobs[I].OwnNode =
           Topo.nodeOf(L.Src) == SourceNode && Topo.nodeOf(L.Dst) == SourceNode;
     }
@@ -219,10 +224,17 @@ std::optional<Schedule> tacclc::listSchedule(const Sketch &S, const Routes &R,
     return true;
   };
 
-  // Lanes per link, shared ports per link, own chunks pending per link.
-  std::vector<std::vector<double>> LaneFree;
+  // Lanes per link: when each has moved its data, posted its last message,
+  // and when its messages in flight land; shared ports per link; own
+  // chunks pending per link.
+  struct Lane {
+    double DataFree = 0, Posted = 0;
+    std::deque<double> Landings; ///< The last FIFO's worth.
+  };
+  const unsigned Fifo = TM.fifoMessages(1);
+  std::vector<std::vector<Lane>> Lanes;
   for (const Link &L : Topo.links())
-    LaneFree.emplace_back(L.Multiplicity, 0.0);
+    Lanes.emplace_back(L.Multiplicity);
   const std::vector<Resource> Ports = Topo.resources();
   std::vector<double> PortFree(Ports.size(), 0.0);
   std::vector<std::vector<size_t>> PortsOf(Topo.links().size());
@@ -240,9 +252,27 @@ std::optional<Schedule> tacclc::listSchedule(const Sketch &S, const Routes &R,
     for (const Job &J : Jobs)
       if (CrossesNodes(J.Link) && IsOwn(J))
         ++OwnPending[J.Link.index()];
-  auto EarliestLane = [&](LinkId L) {
-    const std::vector<double> &Lanes = LaneFree[L.index()];
-    return size_t(std::min_element(Lanes.begin(), Lanes.end()) - Lanes.begin());
+  // When a job ready at \p Earliest could post its message on link
+  // \p L, and when its data could start moving: on the lane where that is
+  // earliest (\p LaneOut).
+  auto Timing = [&](LinkId L, double Earliest, size_t &LaneOut,
+                    double &Post) {
+    double Best = std::numeric_limits<double>::infinity();
+    const std::vector<Lane> &Ls = Lanes[L.index()];
+    for (size_t K = 0; K < Ls.size(); ++K) {
+      double P = std::max(Earliest, Ls[K].Posted);
+      if (Ls[K].Landings.size() >= Fifo)
+        P = std::max(P, Ls[K].Landings.front());
+      double Data = std::max(P + TM.hopUs(L), Ls[K].DataFree);
+      if (Data < Best) {
+        Best = Data;
+        LaneOut = K;
+        Post = P;
+      }
+    }
+    for (size_t Pt : PortsOf[L.index()])
+      Best = std::max(Best, PortFree[Pt]);
+    return Best;
   };
 
   // Jobs whose chunk has arrived at their link's source, by index.
@@ -260,8 +290,8 @@ std::optional<Schedule> tacclc::listSchedule(const Sketch &S, const Routes &R,
     checkDeadline();
     if (GiveUp.hasPassed())
       return std::nullopt;
-    size_t Best = Jobs.size(), BestPos = 0;
-    double BestStart = 0;
+    size_t Best = Jobs.size(), BestPos = 0, BestLane = 0;
+    double BestStart = 0, BestPost = 0;
     std::array<double, 3> BestKey{};
     // With batches, a pass may find nothing to start when batches wait on
     // each other through chunks they relay; the next pass ignores them.
@@ -278,10 +308,9 @@ std::optional<Schedule> tacclc::listSchedule(const Sketch &S, const Routes &R,
         double Earliest = J.Ready;
         if (UseBatches && !BatchReady(I, Earliest))
           continue;
-        double Start =
-            std::max(Earliest, LaneFree[J.Link.index()][EarliestLane(J.Link)]);
-        for (size_t P : PortsOf[J.Link.index()])
-          Start = std::max(Start, PortFree[P]);
+        size_t LaneK = 0;
+        double Post = 0;
+        double Start = Timing(J.Link, Earliest, LaneK, Post) - TM.hopUs(J.Link);
         std::array<double, 3> Key = sortKey(O, J, Start);
         int Cmp = Best == Jobs.size() ? -1 : compareKeys(Key, BestKey);
         if (Cmp < 0 ||
@@ -292,6 +321,8 @@ std::optional<Schedule> tacclc::listSchedule(const Sketch &S, const Routes &R,
           BestPos = Pos;
           BestStart = Start;
           BestKey = Key;
+          BestLane = LaneK;
+          BestPost = Post;
         }
       }
     }
@@ -310,9 +341,13 @@ std::optional<Schedule> tacclc::listSchedule(const Sketch &S, const Routes &R,
     } else {
       Continue = Jobs.size();
     }
-    double End = BestStart + Topo.link(J.Link).costUs(Bytes);
-    size_t Lane = EarliestLane(J.Link);
-    LaneFree[J.Link.index()][Lane] = End;
+    double End = BestStart + TM.costUs(J.Link);
+    Lane &Ln = Lanes[J.Link.index()][BestLane];
+    Ln.DataFree = End;
+    Ln.Posted = BestPost;
+    Ln.Landings.push_back(End);
+    if (Ln.Landings.size() > Fifo)
+      Ln.Landings.pop_front();
     for (size_t P : PortsOf[J.Link.index()])
       PortFree[P] = End;
     if (S.SenderFirst && CrossesNodes(J.Link) && IsOwn(J))
@@ -321,7 +356,8 @@ std::optional<Schedule> tacclc::listSchedule(const Sketch &S, const Routes &R,
       Jobs[C].Ready = End;
       Ready.push_back(C);
     }
-    Out.Transfers.push_back({J.Chunk, J.Link, BestStart, End, unsigned(Lane)});
+    Out.Transfers.push_back(
+        {J.Chunk, J.Link, BestStart, End, unsigned(BestLane)});
     Out.MakespanUs = std::max(Out.MakespanUs, End);
   }
   Out.sortTransfers();

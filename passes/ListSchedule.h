@@ -1,8 +1,9 @@
 //===- passes/ListSchedule.h - Order and time every transfer ----*- C++ -*-===//
 //
-// Turns routes into a schedule under the exact alpha-beta model: a link
-// carries one chunk at a time, and a chunk leaves a rank only after it has
-// arrived there. This is TACCL's stage 2: a greedy list scheduler whose
+// Turns routes into a schedule under the stages' cost model
+// (passes/TimeModel.h): a link lane and a shared port move one chunk's data
+// at a time, latencies overlap within a connection's FIFO, and a chunk
+// leaves a rank only after it has arrived there. This is TACCL's stage 2: a greedy list scheduler whose
 // choice among ready transfers follows one of TACCL's ordering heuristics;
 // orderTransfers() runs them all and keeps the shortest schedule. Stage 3
 // (passes/ExactSchedule.h) then fixes these orders and optimises the rest.
@@ -43,7 +44,8 @@ enum class Ordering {
   /// As EarliestStart, but chunks that may share one message on a
   /// `contiguous` link (mayShareMessage) form batches in buffer order: a
   /// batch leaves when all its chunks have arrived, back to back, so that
-  /// stage 3 can send it as one message. For alpha-bound links.
+  /// stage 3 can send it as one message. For links whose lanes hold more
+  /// small messages than their FIFO.
   Batched,
 };
 

@@ -3,17 +3,22 @@
 // Retiming (retimeInOrder): messages (a transfer and those merged into it)
 // are placed in a topological order of what they wait for (the messages
 // bringing their chunks, the one before them on their lane and on each of
-// their ports), earliest key first; each starts when its chunks, its lane
-// and its ports are ready and takes alpha plus beta per chunk. A cycle
-// means merges that no schedule allows.
+// their ports), earliest key first. Times follow passes/TimeModel.h: a
+// message is posted when its chunks have arrived, its lane has posted the
+// message before it and the lane's FIFO has room; its data moves after its
+// hop latency, once its lane and its ports have moved the data before it,
+// for the wire time of its chunks. A cycle means merges that no schedule
+// allows.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Retime.h"
 #include "passes/ExactSchedule.h"
+#include "passes/TimeModel.h"
 
 #include "support/Deadline.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <numeric>
 #include <queue>
@@ -54,7 +59,8 @@ Structure stage3::analyse(const Sketch &S, const Schedule &Sched) {
     for (LinkId L : Res[P].Links)
       PortsOf[L.index()].push_back(P);
   St.Ports.resize(Res.size());
-  for (size_t I : byStart(Sched)) {
+  std::vector<size_t> Order = byStart(Sched);
+  for (size_t I : Order) {
     auto [It, New] =
         LaneIndex.insert({{Ts[I].Link.index(), Ts[I].Lane}, St.Lanes.size()});
     if (New)
@@ -63,22 +69,22 @@ Structure stage3::analyse(const Sketch &S, const Schedule &Sched) {
     if (!Lane.empty())
       St.LanePrev[I] = int(Lane.back());
     Lane.push_back(I);
+  }
+  // A port serves the data of its links' messages in turn: in the order
+  // their data lands (a message's start leads its data by the hop latency
+  // of its own link, which differs between the links of a port).
+  std::stable_sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
+    return Ts[A].EndUs < Ts[B].EndUs;
+  });
+  for (size_t I : Order)
     for (size_t P : PortsOf[Ts[I].Link.index()])
       St.Ports[P].push_back(I);
-  }
   return St;
 }
 
 bool stage3::mayMerge(const Sketch &S, const Transfer &I, const Transfer &J) {
   return !I.Reduce && !J.Reduce && I.Link == J.Link &&
          mayShareMessage(S, I.Chunk, J.Chunk, J.Link);
-}
-
-double stage3::costOf(const Sketch &S, const Transfer &T) {
-  return S.Topo.link(T.Link).costUs(S.chunkBytes());
-}
-double stage3::betaOf(const Sketch &S, const Transfer &T) {
-  return S.Topo.link(T.Link).BetaUsPerB * S.chunkBytes();
 }
 
 std::optional<Schedule> stage3::retimeInOrder(const Sketch &S,
@@ -134,8 +140,15 @@ std::optional<Schedule> stage3::retimeInOrder(const Sketch &S,
   for (size_t P = 0; P < Res.size(); ++P)
     for (LinkId L : Res[P].Links)
       PortsOf[L.index()].push_back(P);
+  const TimeModel TM(S);
+  // Per lane: when it has moved its data and posted its last message, and
+  // its messages that may still be in flight (landing, FIFO steps).
+  struct LaneState {
+    double DataFree = 0, Posted = 0;
+    std::deque<std::pair<double, unsigned>> InFlight;
+  };
   std::vector<double> PortFree(Res.size(), 0.0), Arrive(N, 0.0);
-  std::map<std::pair<unsigned, unsigned>, double> LaneFree;
+  std::map<std::pair<unsigned, unsigned>, LaneState> Lanes;
   double Makespan = 0;
   size_t Placed = 0;
   while (!Queue.empty()) {
@@ -144,19 +157,36 @@ std::optional<Schedule> stage3::retimeInOrder(const Sketch &S,
     size_t G = Queue.top().second;
     Queue.pop();
     const Transfer &First = Ts[G];
-    double Start = LaneFree[{First.Link.index(), First.Lane}];
-    for (size_t P : PortsOf[First.Link.index()])
-      Start = std::max(Start, PortFree[P]);
+    LaneState &Lane = Lanes[{First.Link.index(), First.Lane}];
+    const unsigned K = unsigned(Members[G].size());
+    const unsigned Steps = TM.stepsOf(K);
+    double Post = Lane.Posted;
     for (size_t I : Members[G])
       if (St.Parent[I] >= 0)
-        Start = std::max(Start, Arrive[St.Parent[I]]);
-    double End = Start + costOf(S, First) +
-                 betaOf(S, First) * double(Members[G].size() - 1);
+        Post = std::max(Post, Arrive[St.Parent[I]]);
+    // FIFO room: the oldest messages in flight must land until this one
+    // fits with the rest.
+    unsigned Held = Steps;
+    for (auto It = Lane.InFlight.rbegin(); It != Lane.InFlight.rend(); ++It) {
+      Held += It->second;
+      if (Held > TM.fifoSteps()) {
+        Post = std::max(Post, It->first);
+        break;
+      }
+    }
+    double Data = std::max(Post + TM.hopUs(First.Link), Lane.DataFree);
+    for (size_t P : PortsOf[First.Link.index()])
+      Data = std::max(Data, PortFree[P]);
+    double End = Data + TM.dataUs(First.Link, K);
     for (size_t I : Members[G]) {
-      Ts[I].StartUs = Start;
+      Ts[I].StartUs = Data - TM.hopUs(First.Link);
       Ts[I].EndUs = Arrive[I] = End;
     }
-    LaneFree[{First.Link.index(), First.Lane}] = End;
+    Lane.DataFree = End;
+    Lane.Posted = Post;
+    Lane.InFlight.push_back({End, Steps});
+    if (Lane.InFlight.size() > TM.fifoSteps())
+      Lane.InFlight.pop_front();
     for (size_t P : PortsOf[First.Link.index()])
       PortFree[P] = End;
     Makespan = std::max(Makespan, End);

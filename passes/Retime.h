@@ -27,7 +27,7 @@ struct Structure {
   std::vector<int> Parent;
   /// Per lane (link, lane): its transfers in stage-2 order.
   std::vector<std::vector<size_t>> Lanes;
-  /// Per shared port: its transfers in stage-2 order.
+  /// Per shared port: its transfers in the order stage 2 moves their data.
   std::vector<std::vector<size_t>> Ports;
   /// The transfer before each one on its lane, or -1.
   std::vector<int> LanePrev;
@@ -43,10 +43,6 @@ Structure analyse(const ir::Sketch &S, const ir::Schedule &Sched);
 /// it on the same lane (see mayShareMessage).
 bool mayMerge(const ir::Sketch &S, const ir::Transfer &I,
               const ir::Transfer &J);
-
-/// A transfer's time alone (alpha + beta * chunk), and its beta part.
-double costOf(const ir::Sketch &S, const ir::Transfer &T);
-double betaOf(const ir::Sketch &S, const ir::Transfer &T);
 
 /// retime(), with the transfers left in \p Sched's order.
 std::optional<ir::Schedule> retimeInOrder(const ir::Sketch &S,

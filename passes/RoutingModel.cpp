@@ -15,9 +15,9 @@
 //   t[c,r] >= t[c,s] + cost(l) - M_l (1 - x[c,l])
 //   t[c,r] >= sum_{l=(s->r)} (dist_c(s) + cost(l)) x[c,l]   (valid cut)
 //   T >= t[c,r]                        r in post(c)
-//   T >= sum_c cost(l) x[c,l] / m(l)   per link (m = parallel links):
+//   T >= sum_c lane(l) x[c,l] / m(l)   per link (m = parallel links):
 //                                       bandwidth relaxed to load
-//   T >= sum_{l in p} sum_c cost(l) x[c,l]   per shared port p (a switch
+//   T >= sum_{l in p} sum_c data(l) x[c,l]   per shared port p (a switch
 //                                       port or one side of a NIC)
 //   K y[l] >= sum_c x[c,l]             uc-min switch links (y: link used)
 //   y[l] <= sum_c x[c,l]               uc-max switch links
@@ -29,6 +29,12 @@
 //   (eps prefers early arrivals among ties; eps_u, a thousandth of the
 //   cheapest switch link's cost per distinct link, makes uc-min prefer few
 //   and uc-max many distinct GPU pairs through the switch, as TACCL does)
+//
+// Costs are passes/TimeModel.h's: cost(l) is a transfer's hop latency
+// plus the wire time of one slice of a chunk (the stages schedule one slice
+// of every chunk); lane(l) is how long every slice of a chunk holds a lane
+// (its wire time, or the FIFO's pace for small messages) and data(l) its
+// wire time: latency overlaps on a lane and does not load a port.
 //
 // Links a chunk may not use under the sketch's relay rules (`sender s
 // carries [...]`) have no variable for that chunk.
@@ -43,6 +49,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/RoutingModel.h"
+#include "passes/TimeModel.h"
 #include "passes/Symmetry.h"
 
 #include "support/Deadline.h"
@@ -109,8 +116,9 @@ class UsableLinks {
 public:
   UsableLinks(const Sketch &S, double H)
       : S(S), H(H), IsPre(S.Topo.getNumRanks(), false) {
-    for (const Link &L : S.Topo.links())
-      Cost.push_back(L.costUs(S.chunkBytes()));
+    const TimeModel TM(S);
+    for (unsigned L = 0; L < S.Topo.links().size(); ++L)
+      Cost.push_back(TM.costUs(LinkId(L)));
   }
   /// Answers for chunk \p C with paths \p P from now on.
   void setChunk(ChunkId C, const ChunkPaths &P) {
@@ -145,13 +153,16 @@ void addSwitchPolicies(const Sketch &S, const SymmetryGroup &Group,
                        RoutingModel &RM, const std::vector<ChunkPaths> &Paths,
                        std::vector<double> &Start, RowDeduper &Rows) {
   const Topology &Topo = S.Topo;
-  const double Bytes = S.chunkBytes();
+  const TimeModel TM(S);
   solver::Model &M = RM.Model;
   const unsigned NumChunks = S.Coll.getNumChunks();
   double Cheapest = std::numeric_limits<double>::infinity();
-  for (const Link &L : Topo.links())
-    if (L.Switch >= 0 && Topo.switches()[L.Switch].Policy != SwitchPolicy::Free)
-      Cheapest = std::min(Cheapest, L.costUs(Bytes));
+  for (unsigned L = 0; L < Topo.links().size(); ++L) {
+    const Link &Lk = Topo.link(LinkId(L));
+    if (Lk.Switch >= 0 &&
+        Topo.switches()[Lk.Switch].Policy != SwitchPolicy::Free)
+      Cheapest = std::min(Cheapest, TM.costUs(LinkId(L)));
+  }
   if (!std::isfinite(Cheapest))
     return;
   std::vector<std::optional<VarId>> OrbitVar(Topo.links().size());
@@ -200,7 +211,7 @@ tacclc::buildRoutingModel(const Sketch &S, const SymmetryGroup &Group,
                           const Deadline &GiveUp) {
   const Topology &Topo = S.Topo;
   const Collective &Coll = S.Coll;
-  const double Bytes = S.chunkBytes();
+  const TimeModel TM(S);
   const unsigned NumRanks = Topo.getNumRanks();
   const unsigned NumLinks = Topo.links().size();
   const std::vector<ChunkPaths> &Paths = WarmStart.Paths;
@@ -264,7 +275,7 @@ tacclc::buildRoutingModel(const Sketch &S, const SymmetryGroup &Group,
         if (auto X = RM.UseVar[C][L.index()]) {
           In.push_back({*X, 1.0});
           const Link &Lk = Topo.link(L);
-          Cut.push_back({*X, -(P.Dist[Lk.Src.index()] + Lk.costUs(Bytes))});
+          Cut.push_back({*X, -(P.Dist[Lk.Src.index()] + TM.costUs(L))});
         }
       bool Post = Coll.isPost(Ch, RankId(R));
       std::string Name = fmt::format("recv_c{}_r{}", C, R);
@@ -288,7 +299,7 @@ tacclc::buildRoutingModel(const Sketch &S, const SymmetryGroup &Group,
         continue;
       const Link &Lk = Topo.link(LinkId(L));
       unsigned Src = Lk.Src.index(), Dst = Lk.Dst.index();
-      double Cost = Lk.costUs(Bytes), BigM = H + Cost;
+      double Cost = TM.costUs(LinkId(L)), BigM = H + Cost;
       // t[c,dst] - t[c,src] - M x >= cost - M
       std::vector<Term> Row = {{*Arrive[Dst], 1.0}, {*X, -BigM}};
       if (Arrive[Src])
@@ -367,7 +378,7 @@ tacclc::buildRoutingModel(const Sketch &S, const SymmetryGroup &Group,
     const Link &Lk = Topo.link(LinkId(L));
     for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
       if (auto X = RM.UseVar[C][L])
-        Row.push_back({*X, -Lk.costUs(Bytes) / Lk.Multiplicity});
+        Row.push_back({*X, -TM.laneLoadUs(LinkId(L)) / Lk.Multiplicity});
     if (Row.size() > 1)
       Rows.addGreaterEqual(
           fmt::format("load_l{}_{}", Lk.Src.index(), Lk.Dst.index()), Row, 0.0);
@@ -378,7 +389,7 @@ tacclc::buildRoutingModel(const Sketch &S, const SymmetryGroup &Group,
     for (LinkId L : Ports[P].Links)
       for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
         if (auto X = RM.UseVar[C][L.index()])
-          Row.push_back({*X, -Topo.link(L).costUs(Bytes)});
+          Row.push_back({*X, -TM.portLoadUs(L)});
     if (Row.size() > 2)
       Rows.addGreaterEqual(fmt::format("port{}", P), Row, 0.0);
   }

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/RoutingStart.h"
+#include "passes/TimeModel.h"
 
 #include "solver/Model.h"
 
@@ -118,7 +119,7 @@ std::vector<LinkId> steinerTree(const Sketch &S, ChunkId C,
 /// of the link and of each port it uses), so the warm start spreads
 /// traffic over parallel paths instead of piling it on one link or NIC.
 /// \p Load holds the load of every link so far.
-ChunkPaths paths(const Sketch &S, ChunkId C, double Bytes,
+ChunkPaths paths(const Sketch &S, const TimeModel &TM, ChunkId C,
                  const std::vector<double> &Load,
                  const std::vector<Resource> &Ports, bool Spread) {
   const Topology &T = S.Topo;
@@ -134,7 +135,7 @@ ChunkPaths paths(const Sketch &S, ChunkId C, double Bytes,
     }
   for (unsigned L = 0; L < T.links().size(); ++L) {
     Cost[L] = S.mayCarry(C, LinkId(L))
-                  ? T.link(LinkId(L)).costUs(Bytes)
+                  ? TM.costUs(LinkId(L))
                   : std::numeric_limits<double>::infinity();
     Weight[L] = Cost[L] + (Spread ? Busy[L] : 0.0);
   }
@@ -197,7 +198,7 @@ RoutingStart tacclc::routingStart(const Sketch &S, const SymmetryGroup &Group,
                                   const Deadline &GiveUp) {
   const Topology &Topo = S.Topo;
   const Collective &Coll = S.Coll;
-  const double Bytes = S.chunkBytes();
+  const TimeModel TM(S);
   const unsigned NumRanks = Topo.getNumRanks();
   const unsigned NumLinks = Topo.links().size();
   const std::vector<Resource> Ports = Topo.resources();
@@ -205,7 +206,8 @@ RoutingStart tacclc::routingStart(const Sketch &S, const SymmetryGroup &Group,
   RoutingStart Out;
   for (bool Spread : {false, true}) {
     std::vector<ChunkPaths> Try(Coll.getNumChunks());
-    std::vector<double> Load(NumLinks, 0.0);
+    // What the trees so far put on every link's lanes and on its ports.
+    std::vector<double> Load(NumLinks, 0.0), PortLoadOf(NumLinks, 0.0);
     double TryH = 0;
     for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
       if (!Group.isRepresentative(ChunkId(C)))
@@ -215,14 +217,15 @@ RoutingStart tacclc::routingStart(const Sketch &S, const SymmetryGroup &Group,
         return Out; // the plain trees
       // A representative's tree, and its images for the rest of the orbit
       // (a symmetric warm start).
-      ChunkPaths P = paths(S, ChunkId(C), Bytes, Load, Ports, Spread);
+      ChunkPaths P = paths(S, TM, ChunkId(C), Load, Ports, Spread);
       for (unsigned G = 0; G < Group.size(); ++G) {
         ChunkPaths &Image = Try[Group.chunk(G, ChunkId(C)).index()];
         Image = imagePaths(S, Group, G, P);
         for (unsigned R = 0; R < NumRanks; ++R)
-          if (Image.Parent[R].isValid())
-            Load[Image.Parent[R].index()] +=
-                Topo.link(Image.Parent[R]).costUs(Bytes);
+          if (LinkId L = Image.Parent[R]; L.isValid()) {
+            Load[L.index()] += TM.laneLoadUs(L);
+            PortLoadOf[L.index()] += TM.portLoadUs(L);
+          }
       }
       for (RankId R : Coll.chunk(ChunkId(C)).Post) {
         TryH = std::max(TryH, P.TreeTime[R.index()]);
@@ -234,7 +237,7 @@ RoutingStart tacclc::routingStart(const Sketch &S, const SymmetryGroup &Group,
     for (const Resource &P : Ports) {
       double PortLoad = 0;
       for (LinkId L : P.Links)
-        PortLoad += Load[L.index()];
+        PortLoad += PortLoadOf[L.index()];
       TryH = std::max(TryH, PortLoad);
     }
     if (Out.Paths.empty() || TryH < Out.Horizon) {

@@ -5,6 +5,11 @@ Each test is one input file whose first lines carry directives:
 
     // RUN: tacclc --emit=ast %s
     // EXIT: 1            (optional, default 0)
+    // MASK: [0-9.]+ s\b  (optional, repeatable: a Python regex whose matches
+                          in stdout and stderr become `*`, for wall times)
+    // DROP: ^referee     (optional, repeatable: lines of stdout and stderr
+                          matching this regex are left out, for output
+                          that only some builds print)
 
 `%s` is the test file's name; the command runs in the test file's folder so
 diagnostics print paths as `name.sketch:3:5`. Expected exit status, stdout
@@ -22,13 +27,14 @@ Usage: run_golden.py --tacclc PATH [--update] FILE...
 import argparse
 import difflib
 import os
+import re
 import shlex
 import subprocess
 import sys
 
 
 def parse_directives(path):
-    run, exit_code = None, 0
+    run, exit_code, masks, drops = None, 0, [], []
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.strip()
@@ -36,9 +42,13 @@ def parse_directives(path):
                 run = line[len("// RUN:"):].strip()
             elif line.startswith("// EXIT:"):
                 exit_code = int(line[len("// EXIT:"):].strip())
+            elif line.startswith("// MASK:"):
+                masks.append(re.compile(line[len("// MASK:"):].strip()))
+            elif line.startswith("// DROP:"):
+                drops.append(re.compile(line[len("// DROP:"):].strip()))
     if run is None:
         raise SystemExit(f"{path}: no '// RUN:' line")
-    return run, exit_code
+    return run, exit_code, masks, drops
 
 
 def render(exit_code, out, err):
@@ -46,7 +56,7 @@ def render(exit_code, out, err):
 
 
 def run_one(tacclc, path, update):
-    run, want_exit = parse_directives(path)
+    run, want_exit, masks, drops = parse_directives(path)
     folder, name = os.path.split(os.path.abspath(path))
     argv = shlex.split(run.replace("%s", name))
     if argv[0] != "tacclc":
@@ -56,7 +66,14 @@ def run_one(tacclc, path, update):
     env.pop("TACCLC_PATH", None)  # imports must not depend on the caller
     proc = subprocess.run(argv, cwd=folder, capture_output=True, text=True,
                           timeout=300, env=env)
-    actual = render(proc.returncode, proc.stdout, proc.stderr)
+    out, err = proc.stdout, proc.stderr
+    if drops:
+        out, err = ("".join(l for l in text.splitlines(True)
+                            if not any(d.search(l) for d in drops))
+                    for text in (out, err))
+    for mask in masks:
+        out, err = mask.sub("*", out), mask.sub("*", err)
+    actual = render(proc.returncode, out, err)
     expected_path = os.path.splitext(os.path.abspath(path))[0] + ".expected"
     if update:
         with open(expected_path, "w", encoding="utf-8") as f:

@@ -16,12 +16,14 @@
 #include "frontend/Frontend.h"
 #include "ir/Printer.h"
 #include "passes/Synthesize.h"
+#include "passes/TimeModel.h"
 #include "solver/LpWriter.h"
 #include "support/InputFile.h"
 #include "tools/tacclc/Commands.h"
 #include "tools/tacclc/CompileReport.h"
 #include "tools/tacclc/Machine.h"
 #include "tools/tacclc/Output.h"
+#include "tools/tacclc/ProgramTimes.h"
 
 #include "support/Deadline.h"
 #include "support/Memory.h"
@@ -55,40 +57,6 @@ void verifyOrDie(const tacclrt::Report &Rep) {
     return;
   reportInternalError("the generated algorithm failed verification:\n" +
                       Rep.str());
-}
-
-/// simulatedUs, which the compile's deadline stops with TimeLimitExceeded.
-std::optional<double> simulateUntilDeadline(const std::string &Xml,
-                                            const ir::Sketch &S) {
-  PhaseScope Phase("simulating the program");
-  tacclrt::LoadOptions LO;
-  tacclrt::Report Rep;
-  auto A = tacclrt::loadPlan(Xml, "<generated>", LO, Rep);
-  if (!A || Rep.hasErrors() || A->NChunksPerLoop <= 0)
-    return std::nullopt;
-  uint64_t Unit = 4 * uint64_t(A->NChunksPerLoop);
-  uint64_t Bytes = runtimeBytes(S.Coll, S.SizeBytes);
-  Bytes = std::max<uint64_t>(Unit, (Bytes + Unit - 1) / Unit * Unit);
-  tacclrt::SimOptions SO;
-  SO.Bytes = Bytes;
-  tacclrt::SimResult R = tacclrt::simulate(
-      *A, toSimMachine(S.Topo, double(Bytes) / A->NChunksPerLoop), SO);
-  if (!R.Ok)
-    return std::nullopt;
-  return R.TimeUs;
-}
-
-/// The simulator's time of \p Xml on \p S's machine at the sketch's size
-/// (rounded up to what the program divides), or nothing if it cannot run,
-/// or not before the compile's deadline: a prediction is never worth
-/// failing for (the summary goes without it; a trial lowering that gets
-/// none is not chosen, and the deadline stops what comes next).
-std::optional<double> simulatedUs(const std::string &Xml, const ir::Sketch &S) {
-  try {
-    return simulateUntilDeadline(Xml, S);
-  } catch (const TimeLimitExceeded &) {
-    return std::nullopt;
-  }
 }
 
 /// How many slices of its protocol the runtime cuts one chunk into at the
@@ -240,6 +208,11 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
 
   CodegenOptions CG;
   CG.MergeContiguous = Sketch->Instances <= 1;
+  // Fused threadblocks keep the schedule's order, in which a connection's
+  // messages overlap their latency as far as the FIFO lets them
+  // (passes/TimeModel.h); verified below, else lowered again for a FIFO of
+  // one message.
+  CG.FifoMessages = TimeModel(*Sketch).fifoMessages(1);
   // Several slices per chunk: consecutive slices may overlap when a link's
   // transfers are split into waves (codegen/Streams.cpp). Whether that is
   // faster depends on the algorithm, so both programs are simulated on the
@@ -305,6 +278,14 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
     Rep = verifyXml(*Xml, Opts.LegacyDialect, Sketch->IdenticalResults);
     if (!Rep.hasErrors() || !CG.FuseRelays)
       break;
+    if (CG.FifoMessages > 1) {
+      // Fusion is proved deadlock-free for a FIFO of one message.
+      CG.FifoMessages = 1;
+      Xml = Build();
+      if (!Xml)
+        return Fail();
+      continue;
+    }
     bool Named = false;
     for (const tacclrt::Issue &I : Rep)
       if (I.Rank >= 0 && unsigned(I.Rank) < CG.NoFuseRanks.size() &&
@@ -323,6 +304,13 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
     return emitText(Opts, Diags, *Xml);
   size_t Unfused =
       std::count(CG.NoFuseRanks.begin(), CG.NoFuseRanks.end(), true);
+  CallPrediction Predicted = predictCall(*Sketch, Sched);
+  ProgramTimes Times;
+  if (Opts.LegacyDialect)
+    Times.RefereeNote = "the legacy dialect is not simulated";
+  else
+    Times = timeProgram(*Xml, *Sketch, Predicted,
+                        CG.FuseRelays ? CG.FifoMessages : 0);
   CompileFacts Facts{
       *Sketch,
       *Result,
@@ -332,7 +320,8 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
           ? fmt::format("; {} rank(s) unfused: fusion did not verify", Unfused)
           : std::string(),
       Opts.Output,
-      Opts.LegacyDialect ? std::nullopt : simulatedUs(*Xml, *Sketch),
+      Predicted,
+      std::move(Times),
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Began)
           .count()};
   // The program and its report are written together, or neither is.

@@ -9,6 +9,7 @@
 #include "tools/tacclc/Output.h"
 
 #include "ir/Printer.h"
+#include "passes/TimeModel.h"
 #include "support/Memory.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 using namespace tacclc;
 
@@ -35,6 +37,68 @@ std::string outcome(const SolveStats &S) {
 /// A JSON number; NaN and infinities (which JSON lacks) become null.
 std::string num(double V) {
   return std::isfinite(V) ? fmt::format("{:.9g}", V) : std::string("null");
+}
+
+/// What the prediction is made of: "launch 8.4 us + schedule 27.6 us", and
+/// "+ 511 further slices x 110 us (nic of 0:0 (send))" for several slices.
+std::string predictionParts(const CallPrediction &P) {
+  std::string Text =
+      fmt::format("launch {} + schedule {}", ir::formatUs(P.LaunchUs),
+                  ir::formatUs(P.ScheduleUs));
+  if (P.Slices > 1)
+    Text += fmt::format(" + {} further slices x {} ({})", P.Slices - 1,
+                        ir::formatUs(P.SliceUs), P.Busiest);
+  return Text;
+}
+
+/// One gap between two of the times.
+struct Gap {
+  std::string Between;   ///< "predicted 36.0 us is 21% below tacclc sim's 45.6 us"
+  Disagreement Why;
+};
+
+/// The gaps of more than 15% between the prediction, the simulation and
+/// the referee, each with its reason.
+std::vector<Gap> gaps(const CompileFacts &F) {
+  std::vector<Gap> Out;
+  const CallPrediction &P = F.Predicted;
+  const std::optional<MeasuredCall> &Sim = F.Times.Simulated;
+  auto Between = [](const std::string &A, double AUs, const std::string &B,
+                    double BUs) {
+    double Pct = 100 * std::fabs(AUs - BUs) / BUs;
+    return fmt::format("{} {} is {:.0f}% {} {}'s {}", A, ir::formatUs(AUs),
+                       Pct, AUs < BUs ? "below" : "above", B,
+                       ir::formatUs(BUs));
+  };
+  if (Sim)
+    if (auto D = explainDisagreement(P, *Sim))
+      Out.push_back({Between("predicted", P.TotalUs, Sim->Engine, Sim->TimeUs),
+                     *D});
+  if (F.Times.RefereeUs) {
+    // The referee's gaps are explained with what the in-house simulation
+    // measured; between the two engines, what differs is their network.
+    MeasuredCall Ref = Sim ? *Sim : MeasuredCall();
+    Ref.Engine = "the referee";
+    Ref.TimeUs = *F.Times.RefereeUs;
+    if (auto D = explainDisagreement(P, Ref))
+      Out.push_back(
+          {Between("predicted", P.TotalUs, Ref.Engine, Ref.TimeUs), *D});
+    if (Sim && timesDisagree(Sim->TimeUs, Ref.TimeUs))
+      Out.push_back(
+          {Between("tacclc sim", Sim->TimeUs, Ref.Engine, Ref.TimeUs),
+           {"engines",
+            fmt::format("the engines model the network differently (tacclc "
+                        "sim: {} links at once through {})",
+                        Sim->PortSharing, Sim->SharedPort)}});
+  }
+  return Out;
+}
+
+std::vector<std::string> disagreements(const CompileFacts &F) {
+  std::vector<std::string> Lines;
+  for (const Gap &G : gaps(F))
+    Lines.push_back(G.Between + ": " + G.Why.Reason);
+  return Lines;
 }
 } // namespace
 
@@ -69,7 +133,6 @@ std::string tacclc::formatStageStats(const StageReport &R) {
 void tacclc::printSummary(const CompileFacts &F) {
   const ir::Sketch &S = F.Sketch;
   const ir::Program &P = F.Program;
-  const ir::Schedule &Sch = F.Result.Schedule;
   unsigned MaxTbs = 0, Steps = 0, Fused = 0;
   for (const ir::GpuProgram &G : P.Gpus) {
     MaxTbs = std::max<unsigned>(MaxTbs, G.Tbs.size());
@@ -102,11 +165,20 @@ void tacclc::printSummary(const CompileFacts &F) {
                          Line, R.Solve.Variables, R.Solve.Constraints);
     OS << fmt::format("{:<11} {}; {}\n", R.Name, Line, R.Detail);
   }
-  OS << fmt::format("predicted   {} ({}) by the schedule's model\n",
-                    ir::formatUs(Sch.MakespanUs), Bandwidths(Sch.MakespanUs));
-  if (F.SimUs)
+  const CallPrediction &Pred = F.Predicted;
+  OS << fmt::format("predicted   {} ({}) by the schedule's model: {}\n",
+                    ir::formatUs(Pred.TotalUs), Bandwidths(Pred.TotalUs),
+                    predictionParts(Pred));
+  const std::optional<MeasuredCall> &Sim = F.Times.Simulated;
+  if (Sim)
     OS << fmt::format("simulated   {} ({}) by tacclc sim\n",
-                      ir::formatUs(*F.SimUs), Bandwidths(*F.SimUs));
+                      ir::formatUs(Sim->TimeUs), Bandwidths(Sim->TimeUs));
+  if (F.Times.RefereeUs)
+    OS << fmt::format("referee     {} ({}) by the SimGrid referee\n",
+                      ir::formatUs(*F.Times.RefereeUs),
+                      Bandwidths(*F.Times.RefereeUs));
+  for (const std::string &Line : disagreements(F))
+    OS << "differs     " << Line << "\n";
   OS << fmt::format("program     {} steps ({} relays fused{}), up to {} "
                     "threadblocks per rank, {} channel(s)\n",
                     Steps, Fused, F.FusionNote, MaxTbs, P.NumChannels);
@@ -141,14 +213,34 @@ std::string tacclc::reportJson(const CompileFacts &F) {
     }
     Stages += "}";
   }
+  const CallPrediction &P = F.Predicted;
+  std::string Prediction = fmt::format(
+      "{{\"launch_us\": {}, \"schedule_us\": {}, \"slices\": {}, "
+      "\"slice_us\": {}, \"busiest\": {}, \"critical_hops\": {}, "
+      "\"critical_latency_us\": {}}}",
+      num(P.LaunchUs), num(P.ScheduleUs), P.Slices, num(P.SliceUs),
+      jsonQuote(P.Busiest), P.CriticalHops, num(P.CriticalLatencyUs));
+  std::string Gaps;
+  for (const Gap &G : gaps(F))
+    Gaps += fmt::format("{}    {{\"between\": {}, \"class\": {}, "
+                        "\"reason\": {}}}",
+                        Gaps.empty() ? "" : ",\n", jsonQuote(G.Between),
+                        jsonQuote(G.Why.Class), jsonQuote(G.Why.Reason));
+  const std::optional<MeasuredCall> &Sim = F.Times.Simulated;
   return fmt::format(
       "{{\n  \"sketch\": {},\n  \"topology\": {},\n  \"collective\": {},\n"
       "  \"ranks\": {},\n  \"bytes\": {},\n  \"chunks\": {},\n"
       "  \"total_seconds\": {},\n  \"predicted_us\": {},\n"
-      "  \"simulated_us\": {},\n  \"stages\": [\n{}\n  ]\n}}\n",
+      "  \"prediction\": {},\n"
+      "  \"simulated_us\": {},\n  \"referee_us\": {},\n"
+      "  \"referee_note\": {},\n  \"disagreements\": [{}{}],\n"
+      "  \"stages\": [\n{}\n  ]\n}}\n",
       jsonQuote(S.Name), jsonQuote(S.Topo.getName()),
       jsonQuote(ir::collectiveName(S.Coll.getKind())), S.Topo.getNumRanks(),
       S.SizeBytes, S.Coll.getNumChunks(), num(F.TotalSeconds),
-      num(F.Result.Schedule.MakespanUs),
-      F.SimUs ? num(*F.SimUs) : std::string("null"), Stages);
+      num(P.TotalUs), Prediction,
+      Sim ? num(Sim->TimeUs) : std::string("null"),
+      F.Times.RefereeUs ? num(*F.Times.RefereeUs) : std::string("null"),
+      jsonQuote(F.Times.RefereeNote), Gaps.empty() ? "" : "\n",
+      Gaps.empty() ? Gaps : Gaps + "\n  ", Stages);
 }

@@ -4,7 +4,7 @@
 // The human and machine-readable accounts of a compile: one line per stage
 // for `-v`, the `--stats` lines, the `--summary` block, and the JSON report
 // of `--report=FILE` that benchmarks read (stage times, solver statuses and
-// gaps, predicted time).
+// gaps, predicted and simulated times, why they disagree).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_TOOLS_TACCLC_COMPILEREPORT_H
@@ -13,6 +13,8 @@
 #include "ir/Program.h"
 #include "ir/Sketch.h"
 #include "passes/Synthesize.h"
+#include "passes/TimeModel.h"
+#include "tools/tacclc/ProgramTimes.h"
 
 #include <optional>
 #include <string>
@@ -32,7 +34,8 @@ struct CompileFacts {
   const ir::Program &Program;
   std::string FusionNote;      ///< Why relays were left unfused, if so.
   std::string Output;          ///< The output file, or empty for stdout.
-  std::optional<double> SimUs; ///< The simulator's time of the program.
+  CallPrediction Predicted;    ///< The schedule model's time of the call.
+  ProgramTimes Times;          ///< The simulations' times of the program.
   double TotalSeconds = 0;     ///< Wall time of the whole compile.
 };
 

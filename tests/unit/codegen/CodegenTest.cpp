@@ -11,6 +11,7 @@
 #include "codegen/LoweringInternal.h"
 #include "passes/ListSchedule.h"
 #include "passes/ReduceSchedule.h"
+#include "passes/TimeModel.h"
 #include "tacclrt/Checker.h"
 #include "tacclrt/Loader.h"
 #include "tests/unit/codegen/CodegenTestUtil.h"
@@ -242,21 +243,6 @@ TEST_CASE("back-to-back chunks over a contiguous class share a step") {
         CHECK(St.Count == 1);
 }
 
-TEST_CASE("relays of one threadblock share a scratch slot") {
-  // Gather to rank 2 around a ring: rank 1 forwards four chunks of ranks 3
-  // and 0 and rank 0 two of rank 3. The relays fused into rcs steps of a
-  // rank's one threadblock share one slot; the others (fusing them would
-  // hold up the next message on the receiving connection) keep their own.
-  Sketch S = ring(4, Collective::make(CollectiveKind::Gather, 4, 2, RankId(2)));
-  Program P = lower(S);
-  CHECK(count(P, OpType::RecvCopySend) == 4);
-  CHECK(P.Gpus[1].ScratchChunks == 2);
-  CHECK(P.Gpus[0].ScratchChunks == 2);
-  CHECK(P.Gpus[3].ScratchChunks == 0);
-  CodegenOptions NoFuse;
-  NoFuse.FuseRelays = false; // receive and send apart: a slot per chunk
-  CHECK(lower(S, NoFuse).Gpus[1].ScratchChunks == 4);
-}
 
 namespace {
 /// What the checker says about \p P (empty: it verifies).
@@ -284,6 +270,34 @@ Program lowerVerified(const Sketch &S, const Schedule &Sch) {
   return *P;
 }
 } // namespace
+
+TEST_CASE("relays of one threadblock share a scratch slot") {
+  // Gather to rank 2 around a ring: rank 1 forwards four chunks of ranks 3
+  // and 0 and rank 0 two of rank 3. The relays fused into rcs steps of a
+  // rank's one threadblock share one slot. The schedule overlaps a
+  // connection's messages as its FIFO lets it (8 messages of one step
+  // here); ordered for that FIFO, as the driver lowers first, every relay
+  // fuses, and the program still runs with a FIFO of one message.
+  Sketch S = ring(4, Collective::make(CollectiveKind::Gather, 4, 2, RankId(2)));
+  CodegenOptions Fifo;
+  Fifo.FifoMessages = TimeModel(S).fifoMessages(1);
+  REQUIRE(Fifo.FifoMessages == 8);
+  Program P = lower(S, Fifo);
+  CHECK(count(P, OpType::RecvCopySend) == 6);
+  CHECK(P.Gpus[1].ScratchChunks == 1);
+  CHECK(P.Gpus[0].ScratchChunks == 1);
+  CHECK(P.Gpus[3].ScratchChunks == 0);
+  CHECK(checkErrors(P, S.Name).empty());
+  // Ordered for a FIFO of one message, rank 1's relays would hold up the
+  // next message on the receiving connection: they stay apart, a slot per
+  // chunk, and only rank 0's fuse.
+  Program One = lower(S);
+  CHECK(count(One, OpType::RecvCopySend) == 2);
+  CHECK(One.Gpus[1].ScratchChunks == 4);
+  CodegenOptions NoFuse;
+  NoFuse.FuseRelays = false; // receive and send apart: a slot per chunk
+  CHECK(lower(S, NoFuse).Gpus[1].ScratchChunks == 4);
+}
 
 TEST_CASE("a relayed chunk forwarded twice fuses only with its first "
           "forward") {

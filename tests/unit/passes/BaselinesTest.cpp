@@ -8,6 +8,8 @@
 #include "passes/Baselines.h"
 #include "passes/ListSchedule.h"
 
+#include "tacclrt/Simulator.h"
+
 #include <doctest/doctest.h>
 
 using namespace tacclc;
@@ -65,8 +67,10 @@ TEST_CASE("baselines: ring allgather routes and their closed form") {
   for (const ChunkRoute &CR : R->Chunks)
     CHECK(CR.Links.size() == 3);
   Schedule Sch = scheduleTransfers(S, *R);
-  // Three hops of alpha + beta * 1000 B, every link busy at once.
-  CHECK(Sch.MakespanUs == doctest::Approx(3 * (1.0 + 1e-6 * 1000)));
+  // Three hops of latency + beta * 1000 B, every link busy at once; the
+  // latency is Simple's per-hop latency inside a node, above alpha (1 us).
+  const double Hop = tacclrt::protocolCosts(tacclrt::Protocol::Simple).HopUs[0];
+  CHECK(Sch.MakespanUs == doctest::Approx(3 * (Hop + 1e-6 * 1000)));
   // Backwards, the chunk of rank 0 goes 0 -> 3 -> 2 -> 1.
   auto Back = ringRoutes(S, {*Ring}, false);
   REQUIRE(Back);
@@ -84,8 +88,11 @@ TEST_CASE("baselines: direct routes need a link per pair") {
   S.Topo = machine(4, 1, false); // one GPU per node: all pairs joined
   auto R = directRoutes(S, Missing);
   REQUIRE(R);
+  // One hop over the network: Simple's per-hop latency there (above the
+  // links' alpha, 2 us).
+  const double Hop = tacclrt::protocolCosts(tacclrt::Protocol::Simple).HopUs[1];
   CHECK(scheduleTransfers(S, *R).MakespanUs ==
-        doctest::Approx(2.0 + 2e-6 * S.Coll.chunkBytes(double(S.SizeBytes))));
+        doctest::Approx(Hop + 2e-6 * S.Coll.chunkBytes(double(S.SizeBytes))));
 }
 
 TEST_CASE("baselines: rings leave each node from different GPUs") {

@@ -3,7 +3,7 @@
 // Stage 2 (orderTransfers keeps the shortest heuristic schedule) and stage 3
 // (contiguity MILP and retiming): the model's warm start is feasible,
 // retiming without merges reproduces the list schedule, merging on a
-// contiguous ring gives the closed form (N-1)(alpha + K beta), stage 3 never
+// contiguous ring beats the pace of its connections' FIFOs, stage 3 never
 // makes a schedule slower, schedules that will be reversed never merge, and
 // a batch started on a shared NIC is sent back to back (one message).
 //
@@ -89,20 +89,26 @@ TEST_CASE("the stage-3 warm start satisfies every row") {
   CHECK(buildScheduleModel(slowRing(4, 2, false), Sch, true).NumDecisions == 0);
 }
 
-TEST_CASE("a contiguous ring sends each rank's chunks as one message") {
+TEST_CASE("a contiguous ring merges what its FIFOs would hold back") {
+  // Latency overlaps on a link, so merging pays only where a connection's
+  // FIFO (8 messages of one step) holds messages back. On a ring of two,
+  // each link carries its rank's K chunks: unmerged, 12 of them take two
+  // rounds of latency (the 9th is sent when the 1st lands); merged, one.
   llvm::SourceMgr SM;
   DiagnosticEngine Diags(SM);
-  for (unsigned K : {2u, 3u}) {
+  for (unsigned K : {4u, 12u}) {
     CAPTURE(K);
-    const unsigned N = 4;
-    Sketch S = slowRing(N, K, true);
+    Sketch S = slowRing(2, K, true);
     Schedule Sch = scheduleTransfers(S, test::clockwise(S));
     SolveStats Stats;
     Schedule Out = scheduleExactly(S, Sch, true, StageOptions(), Diags, &Stats);
     double Beta = S.chunkBytes() * 1e-3;
-    // (N-1) hops of one message of K chunks each: alpha + K beta.
-    CHECK(Out.MakespanUs == doctest::Approx((N - 1) * (20.0 + K * Beta)));
-    CHECK(Out.MakespanUs < Sch.MakespanUs);
+    // One latency, then the K chunks' data back to back.
+    CHECK(Out.MakespanUs == doctest::Approx(20.0 + K * Beta));
+    if (K == 4) // nothing waits for the FIFO: nothing to gain
+      CHECK(Out.MakespanUs == doctest::Approx(Sch.MakespanUs));
+    else
+      CHECK(Sch.MakespanUs == doctest::Approx(2 * 20.0 + 5 * Beta));
     CHECK(Stats.Status == "optimal");
     // Chunks of one message start and end together.
     for (size_t I = 1; I < Out.Transfers.size(); ++I)
@@ -117,18 +123,19 @@ TEST_CASE("a contiguous ring sends each rank's chunks as one message") {
 
 TEST_CASE("a started batch keeps its NIC until its chunks are sent") {
   // Three one-GPU nodes; rank 0 broadcasts K chunks to ranks 1 and 2 over
-  // one NIC (alpha 20 us, contiguous). Batched, each link's chunks leave
-  // back to back, so each link's chunks can be one message: 2 (alpha + K
-  // beta) in all, where alternating links would cost 2 K alpha.
-  const unsigned K = 3;
+  // one NIC (alpha 100 us, contiguous). Batched, each link's chunks leave
+  // back to back, so each link's chunks can be one message: one latency
+  // and 2 K beta of data in all, where alternating links cannot merge and
+  // wait for their FIFOs (8 messages) three times.
+  const unsigned K = 24;
   Sketch S;
   S.Name = "s";
   S.Topo = Topology("star", 3, 1);
-  int Ib = S.Topo.addClass({"ib", 20.0, 1e-3, {}});
+  int Ib = S.Topo.addClass({"ib", 100.0, 1e-3, {}});
   for (unsigned R = 0; R < 3; ++R)
     S.Topo.addNic({Ib, {RankId(R)}});
   for (unsigned D : {1u, 2u}) {
-    Link L{RankId(0), RankId(D), 20.0, 1e-3};
+    Link L{RankId(0), RankId(D), 100.0, 1e-3};
     L.Class = Ib;
     S.Topo.addLink(L);
   }
@@ -149,8 +156,7 @@ TEST_CASE("a started batch keeps its NIC until its chunks are sent") {
     Switches += ByStart[I].Link != ByStart[I - 1].Link;
   CHECK(Switches == 1);
   double Beta = S.chunkBytes() * 1e-3;
-  CHECK(mergeGreedily(S, B).MakespanUs ==
-        doctest::Approx(2 * (20.0 + K * Beta)));
+  CHECK(mergeGreedily(S, B).MakespanUs == doctest::Approx(100.0 + 2 * K * Beta));
   // Stage 2 compares orderings by what merging makes of them: batched wins.
   OrderingResult O = orderTransfers(
       S, R, [&](const Schedule &X) { return mergeGreedily(S, X).MakespanUs; });

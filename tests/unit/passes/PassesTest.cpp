@@ -9,6 +9,9 @@
 #include "passes/Routing.h"
 #include "passes/RoutingModel.h"
 #include "passes/Symmetry.h"
+#include "passes/TimeModel.h"
+
+#include "tacclrt/Simulator.h"
 
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -67,22 +70,51 @@ Routes clockwise(const Sketch &S) {
 }
 } // namespace
 
-TEST_CASE("ring allgather takes exactly (N-1)(alpha + beta*M/N)") {
+TEST_CASE("ring allgather takes exactly launch + (N-1)(hop + beta*M/N)") {
+  const tacclrt::ProtocolCosts Simple =
+      tacclrt::protocolCosts(tacclrt::Protocol::Simple);
+  const double Hop = std::max(0.7, Simple.HopUs[0]);
   for (unsigned N : {2u, 3u, 4u, 8u}) {
     CAPTURE(N);
     Sketch S = ringSketch(N, 1, false, 8000000);
     Schedule Sch = scheduleTransfers(S, clockwise(S));
-    double Expected = (N - 1) * (0.7 + 46.0 * 8.0 / N);
-    CHECK(Sch.MakespanUs == doctest::Approx(Expected));
+    // The schedule times one slice of every chunk (2 MiB at most): two
+    // slices for 4 MB and 2.7 MB chunks, one for 2 MB and 1 MB.
+    const unsigned Slices = N <= 3 ? 2 : 1;
+    CHECK(TimeModel(S).slices() == Slices);
+    double Unit = 8.0 / N / Slices; // MB
+    CHECK(Sch.MakespanUs == doctest::Approx((N - 1) * (Hop + 46.0 * Unit)));
     CHECK(Sch.Transfers.size() == N * (N - 1));
+    // Each further slice moves N-1 units over every link.
+    CallPrediction P = predictCall(S, Sch);
+    CHECK(P.Slices == Slices);
+    CHECK(P.SliceUs == doctest::Approx((N - 1) * 46.0 * Unit));
+    CHECK(P.TotalUs == doctest::Approx(Simple.LaunchUs +
+                                       (N - 1) * (Hop + 46.0 * 8.0 / N)));
   }
 }
 
-TEST_CASE("with K chunks per rank the ring pipelines: (N-1)K transfers deep") {
+TEST_CASE("with K chunks per rank the ring's links stay busy after one hop") {
+  // Latency overlaps the data before it on a link: one hop latency, then
+  // the (N-1)K chunks of every link back to back.
   Sketch S = ringSketch(4, 2, false, 8000000);
   Schedule Sch = scheduleTransfers(S, clockwise(S));
-  double PerChunk = 0.7 + 46.0 * 1.0; // 8 MB / 8 chunks = 1 MB
-  CHECK(Sch.MakespanUs == doctest::Approx(3 * 2 * PerChunk));
+  double Hop = tacclrt::protocolCosts(tacclrt::Protocol::Simple).HopUs[0];
+  CHECK(Sch.MakespanUs == doctest::Approx(Hop + 3 * 2 * 46.0)); // 1 MB chunks
+}
+
+TEST_CASE("a lane holds a FIFO's worth of small messages in flight") {
+  // 24 chunks of 1000 B per rank over a ring of 2: each link carries 24
+  // messages, 8 in flight at a time (Simple's FIFO of 8 steps, one step
+  // each). Messages 8-15 are posted as 0-7 land, 16-23 as 8-15 land: three
+  // latencies; the last waits behind the data of 9 messages of its round.
+  Sketch S = ringSketch(2, 24, false, 48000);
+  TimeModel TM(S);
+  REQUIRE(TM.fifoMessages(1) == 8);
+  Schedule Sch = scheduleTransfers(S, clockwise(S));
+  const LinkId L(0);
+  CHECK(Sch.MakespanUs ==
+        doctest::Approx(3 * TM.hopUs(L) + 10 * TM.dataUs(L)));
 }
 
 TEST_CASE("the routing model's warm start satisfies every row") {
@@ -190,14 +222,15 @@ Sketch twoNodes(bool SenderRules) {
 
 TEST_CASE("the routing warm start crosses a shared NIC once per chunk") {
   // Every GPU links to every GPU of the other node through the node's one
-  // NIC, at 1 KB: a shortest-path tree would cross the NIC once per
+  // NIC, at 1 MB chunks: a shortest-path tree would cross the NIC once per
   // destination; the Steiner warm start crosses once and relays inside.
+  // (At 1 KB, where latency rules, crossing twice is the faster warm start.)
   Sketch S = twoNodes(false);
   for (unsigned G = 0; G < 2; ++G) {
     S.Topo.addLink({RankId(G), RankId(3 - G), 2.0, 100e-6, 1});
     S.Topo.addLink({RankId(3 - G), RankId(G), 2.0, 100e-6, 1});
   }
-  S.SizeBytes = 4000;
+  S.SizeBytes = 4000000;
   RoutingModel RM = buildRoutingModel(S, SymmetryGroup::trivial(S));
   CHECK(RM.Model.maxViolation(RM.WarmStart) <= 1e-6);
   for (unsigned C = 0; C < 4; ++C) {
@@ -249,8 +282,9 @@ TEST_CASE("a shared NIC serialises the transfers of the GPUs behind it") {
   for (unsigned C = 2; C < 4; ++C)
     R.Chunks.push_back({ChunkId(C), {}});
   Schedule Sch = scheduleTransfers(S, R);
-  double Cost = 2.0 + 100e-6 * 1e6;
-  CHECK(Sch.MakespanUs == doctest::Approx(2 * Cost));
+  // Both latencies at once, then the data one message after the other.
+  double Hop = tacclrt::protocolCosts(tacclrt::Protocol::Simple).HopUs[1];
+  CHECK(Sch.MakespanUs == doctest::Approx(Hop + 2 * 100e-6 * 1e6));
 }
 
 TEST_CASE("parallel links carry transfers side by side") {
@@ -261,8 +295,11 @@ TEST_CASE("parallel links carry transfers side by side") {
     R.Chunks.push_back(
         {ChunkId(C), {*S.Topo.findLink(RankId(Src), RankId(1 - Src))}});
   }
-  double Cost = 0.7 + 46.0 * 1.0;
-  CHECK(scheduleTransfers(S, R).MakespanUs == doctest::Approx(2 * Cost));
+  // One lane: one latency, then both chunks' data; two lanes: side by side.
+  double Hop = tacclrt::protocolCosts(tacclrt::Protocol::Simple).HopUs[0];
+  double Cost = Hop + 46.0 * 1.0;
+  CHECK(scheduleTransfers(S, R).MakespanUs ==
+        doctest::Approx(Hop + 2 * 46.0));
   Sketch Double = S;
   Double.Topo = Topology("ring", 2);
   for (const Link &L : S.Topo.links()) {

@@ -1,0 +1,60 @@
+//===- tools/tacclc/ProgramTimes.h - A compiled program's times -*- C++ -*-===//
+//
+// What the compile reports about the time of its program: the in-house
+// simulation (`tacclc sim`) and, where a build has it, the SimGrid
+// referee, both on the sketch's machine at its size; and, when either
+// disagrees with the schedule model's prediction, what the simulation
+// measures to say why (passes/TimeModel.h, explainDisagreement).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TACCLC_TOOLS_TACCLC_PROGRAMTIMES_H
+#define TACCLC_TOOLS_TACCLC_PROGRAMTIMES_H
+
+#include "ir/Sketch.h"
+#include "passes/TimeModel.h"
+
+#include "tacclrt/Plan.h"
+#include "tacclrt/Simulator.h"
+
+#include <optional>
+#include <string>
+
+namespace tacclc {
+
+/// The in-house simulation's time of \p Xml on \p S's machine at the
+/// sketch's size (rounded up to what the program divides), or nothing if
+/// it cannot run or the compile's deadline passes first: a prediction is
+/// never worth failing for.
+std::optional<double> simulatedUs(const std::string &Xml, const ir::Sketch &S);
+
+/// A compiled program's times besides the prediction.
+struct ProgramTimes {
+  /// The in-house simulation, with the measures that explain a gap to the
+  /// prediction when there is one.
+  std::optional<MeasuredCall> Simulated;
+  /// The referee's time, when this build has a referee and it ran.
+  std::optional<double> RefereeUs;
+  /// Why there is no referee time.
+  std::string RefereeNote;
+};
+
+/// Simulates \p Xml as simulatedUs() does; when the time disagrees with
+/// \p Predicted, also measures what explains it (one slice alone, ports
+/// served one message at a time, how many links share a port at once).
+/// Then asks the referee.
+/// \p OrderedForFifo is the FIFO (messages per connection) the program's
+/// fused relays were ordered for.
+ProgramTimes timeProgram(const std::string &Xml, const ir::Sketch &S,
+                         const CallPrediction &Predicted,
+                         unsigned OrderedForFifo);
+
+/// The SimGrid referee's time of \p A on \p M (tacclrt/SimGrid.h, engine
+/// `simgrid`), or nothing with \p Why (a build without SimGrid, a failed
+/// run). The one place the compile calls the referee.
+std::optional<double> refereeUs(const tacclrt::Algo &A,
+                                const tacclrt::SimMachine &M,
+                                const tacclrt::SimOptions &O, std::string &Why);
+
+} // namespace tacclc
+
+#endif // TACCLC_TOOLS_TACCLC_PROGRAMTIMES_H
