@@ -25,6 +25,9 @@ struct CodegenOptions {
   unsigned MaxStepsPerTb = 64;
   unsigned MaxDepTargetTb = 127;
   unsigned MaxTbsPerRank = 216; ///< The older runtime's limit (108 * 2).
+  /// XML elements of one rank the MSCCL reader keeps: the algorithm, one
+  /// per rank, one per threadblock and one per step.
+  unsigned MaxXmlNodesPerRank = 4096;
   unsigned MaxChannels = 32;
   /// Sending (and receiving) threadblocks per channel and rank
   /// (MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL).

@@ -492,6 +492,20 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
                                Opts.MaxTbsPerChannel));
       Ok = false;
     }
+    size_t Nodes = 1 + size_t(NumRanks) + RB.Tbs.size();
+    for (const ThreadBlock &Tb : RB.Tbs)
+      Nodes += Tb.Steps.size();
+    if (Ok && Nodes > Opts.MaxXmlNodesPerRank) {
+      Diags.report(DiagId::LimitExceeded, S.Loc,
+                   fmt::format("rank {} needs {} XML elements (the algorithm, "
+                               "{} ranks, {} threadblocks and their steps); "
+                               "the MSCCL runtime's reader keeps at most {} "
+                               "per rank (use fewer chunks, channels or "
+                               "rings)",
+                               R, Nodes, NumRanks, RB.Tbs.size(),
+                               Opts.MaxXmlNodesPerRank));
+      Ok = false;
+    }
     GpuProgram &G = P.Gpus[R];
     G.InputChunks = Coll.getInputChunks();
     G.OutputChunks = Coll.getOutputChunks();

@@ -33,6 +33,13 @@ std::optional<LinkId> Topology::findLink(RankId Src, RankId Dst) const {
 }
 
 std::vector<double> Topology::distancesFrom(RankId From, double Bytes) const {
+  return distancesFrom(From,
+                       [Bytes](const Link &L) { return L.costUs(Bytes); });
+}
+
+std::vector<double>
+Topology::distancesFrom(RankId From,
+                        llvm::function_ref<double(const Link &)> Weight) const {
   const double Inf = std::numeric_limits<double>::infinity();
   std::vector<double> Dist(NumRanks, Inf);
   using Item = std::pair<double, uint32_t>;
@@ -46,7 +53,7 @@ std::vector<double> Topology::distancesFrom(RankId From, double Bytes) const {
       continue;
     for (LinkId Id : Out[R]) {
       const Link &L = link(Id);
-      double ND = D + L.costUs(Bytes);
+      double ND = D + Weight(L);
       if (ND < Dist[L.Dst.index()]) {
         Dist[L.Dst.index()] = ND;
         Queue.push({ND, L.Dst.index()});

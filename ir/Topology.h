@@ -11,6 +11,7 @@
 #include "ir/Ids.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -161,6 +162,12 @@ public:
   /// Cheapest time from \p From to every rank when one message of \p Bytes
   /// travels alone (Dijkstra; +infinity where unreachable).
   std::vector<double> distancesFrom(RankId From, double Bytes) const;
+  /// Cheapest sum of \p Weight over the links of a path from \p From to
+  /// every rank (Dijkstra; +infinity where unreachable). Weights must not
+  /// be negative.
+  std::vector<double>
+  distancesFrom(RankId From,
+                llvm::function_ref<double(const Link &)> Weight) const;
 
 private:
   std::string Name;

@@ -36,14 +36,16 @@
 // elements need 2(N-1) transfers each (one-way gossip among N ranks, as a
 // partial sum is no smaller than an element), 2(N-1) M.
 //
-// Latency bound: the largest alpha-only shortest path between a pair of
-// ranks that must communicate (every pair; from the root or to it).
+// Latency bound (LatencyBound.cpp): the largest shortest path between a pair
+// of ranks that must communicate (every pair; from the root or to it), alpha
+// only or under the fastest protocol's launch and per-hop latencies.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Bounds.h"
 
 #include "ir/Collective.h"
 #include "passes/FlowNetwork.h"
+#include "passes/LatencyBound.h"
 
 #include <fmt/format.h>
 
@@ -143,13 +145,6 @@ std::string gbps(double BytesPerUs) {
   return fmt::format("{:.4g} GB/s", BytesPerUs / 1e3);
 }
 
-std::string rankName(const ir::Topology &T, unsigned R) {
-  if (T.getNumNodes() <= 1)
-    return fmt::format("GPU {}", R);
-  return fmt::format("GPU {}:{} (rank {})", T.nodeOf(ir::RankId(R)),
-                     R % T.getGpusPerNode(), R);
-}
-
 /// The cut \p InS of \p G (a network of \p T), described in words.
 Cut describe(const ir::Topology &T, const FlowNetwork &G,
              const std::vector<char> &InS) {
@@ -172,7 +167,7 @@ Cut describe(const ir::Topology &T, const FlowNetwork &G,
   std::string Name;
   if (Group.size() == 1) {
     C.Kind = CutKind::Rank;
-    Name = (C.Into ? "ingress of " : "egress of ") + rankName(T, Group[0]);
+    Name = (C.Into ? "ingress of " : "egress of ") + boundRankName(T, Group[0]);
   } else {
     std::set<unsigned> Nodes;
     for (unsigned R : Group)
@@ -332,7 +327,8 @@ double tacclc::busBandwidthFactor(BoundCollective C, unsigned N) {
 
 std::optional<CollectiveBounds>
 tacclc::computeBounds(const ir::Topology &Topo, BoundCollective C, double Bytes,
-                      unsigned Root, std::string &Error) {
+                      unsigned Root, std::string &Error,
+                      const BoundsModel &Model) {
   const unsigned N = Topo.getNumRanks();
   CollectiveBounds B;
   B.Collective = C;
@@ -353,27 +349,14 @@ tacclc::computeBounds(const ir::Topology &Topo, BoundCollective C, double Bytes,
   T.applyCostsAt(Bytes / N);
   const double M = Bytes, Shard = Bytes / N, Frac = double(N - 1) / N;
 
-  // Latency: the farthest pair that must communicate, alpha only.
-  for (unsigned S = 0; S < N; ++S) {
-    std::vector<double> D = T.distancesFrom(ir::RankId(S), 0);
-    for (unsigned R = 0; R < N; ++R) {
-      bool Needed =
-          R != S && (!Rooted ||
-                     (C == BoundCollective::Broadcast ? S == Root : R == Root));
-      if (!Needed)
-        continue;
-      if (D[R] == Inf) {
-        Error =
-            fmt::format("{} cannot reach {}", rankName(T, S), rankName(T, R));
-        return std::nullopt;
-      }
-      if (D[R] > B.Latency.TimeUs || B.Latency.Why.empty()) {
-        B.Latency.TimeUs = D[R];
-        B.Latency.Why = fmt::format("alpha-only shortest path {} -> {}",
-                                    rankName(T, S), rankName(T, R));
-      }
-    }
-  }
+  // Latency: the farthest pair that must communicate.
+  auto Needed = [&](unsigned S, unsigned R) {
+    return !Rooted || (C == BoundCollective::Broadcast ? S == Root : R == Root);
+  };
+  auto Latency = latencyBound(T, Needed, Model, Error);
+  if (!Latency)
+    return std::nullopt;
+  B.Latency = *Latency;
 
   FlowNetwork G = buildFlowNetwork(T);
   FlowNetwork Rev = G.reversed();
@@ -387,8 +370,8 @@ tacclc::computeBounds(const ir::Topology &Topo, BoundCollective C, double Bytes,
         continue;
       double TUs = Cap[R] > 0 ? Need / Cap[R] : Inf;
       if (TUs > B.PerRank.TimeUs)
-        B.PerRank = {
-            TUs, fmt::format("{} {} {}", rankName(T, R), Dir, gbps(Cap[R]))};
+        B.PerRank = {TUs, fmt::format("{} {} {}", boundRankName(T, R), Dir,
+                                      gbps(Cap[R]))};
     }
   };
   switch (C) {

@@ -7,7 +7,9 @@
 // shared port (a NIC side, a switch port) is a vertex of its own, so its
 // capacity counts once however many logical links pass through it; the per-rank
 // injection and ejection bound; the latency bound from alpha-weighted shortest
-// paths; and their maximum, which is itself a lower bound.
+// paths, or, where the protocols' costs are charged as `tacclc sim` charges
+// them, the fastest protocol's launch latency plus its per-hop latencies along
+// the shortest path; and their maximum, which is itself a lower bound.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_PASSES_BOUNDS_H
@@ -95,14 +97,24 @@ struct CollectiveBounds {
   std::string LimitedBy;
 };
 
+/// What the bounds charge beyond the links' alpha and beta.
+struct BoundsModel {
+  /// Charge NCCL's protocol costs as the simulator does (tacclrt's
+  /// protocolCosts): every call starts with its protocol's launch latency
+  /// and every hop costs at least the protocol's per-hop latency, so the
+  /// latency bound is the least over the protocols of launch plus the
+  /// shortest path under those hop costs. Off: alpha only.
+  bool ProtocolCosts = false;
+};
+
 /// Computes every bound on \p C moving \p Bytes on \p Topo (class costs
 /// taken at one rank's share, \p Bytes / ranks). \p Root is the root of
 /// BROADCAST and REDUCE. Returns nothing with \p Error set when a rank
 /// cannot reach another that it must.
 std::optional<CollectiveBounds> computeBounds(const ir::Topology &Topo,
                                               BoundCollective C, double Bytes,
-                                              unsigned Root,
-                                              std::string &Error);
+                                              unsigned Root, std::string &Error,
+                                              const BoundsModel &Model = {});
 
 } // namespace tacclc
 

@@ -1,7 +1,8 @@
 //===- support/Sizes.cpp - Byte sizes on command lines --------------------===//
 //
 // parseSizeList(): a range doubles from its low end until it passes the
-// high end; units are powers of 1024; sizes above 2^50 bytes are refused.
+// high end; units (K, KB, KiB, M, ..., any case) are powers of 1024; sizes
+// above 2^50 bytes are refused.
 //
 //===----------------------------------------------------------------------===//
 #include "support/Sizes.h"
@@ -16,7 +17,10 @@ tacclc::parseSizeList(llvm::StringRef Spec) {
     S = S.trim();
     uint64_t Mul = 1;
     for (auto [Suffix, M] :
-         {std::pair("KB", uint64_t(1) << 10),
+         {std::pair("KiB", uint64_t(1) << 10),
+          std::pair("MiB", uint64_t(1) << 20),
+          std::pair("GiB", uint64_t(1) << 30),
+          std::pair("KB", uint64_t(1) << 10),
           std::pair("MB", uint64_t(1) << 20),
           std::pair("GB", uint64_t(1) << 30), std::pair("K", uint64_t(1) << 10),
           std::pair("M", uint64_t(1) << 20), std::pair("G", uint64_t(1) << 30),

@@ -492,6 +492,19 @@ def baseline():
                   "--collective", "alltoall", expect=1).stderr
         if "direct sends need the link" not in err:
             sys.exit(f"FAIL: direct on a cube mesh:\n{err}")
+        # Too many rings for the runtime's limits: the default count
+        # halves until the program fits, an explicit --rings is an error.
+        many = ("baseline", "ring", "--topology", "a100(nodes: 2)",
+                "--collective", "allreduce", "--chunks", "16")
+        res = run(*many, "-o", os.path.join(tmp, "fewer.xml"), expect=0)
+        if "8 rings exceed the runtime's limits" not in res.stderr or \
+                "4 ring(s)" not in res.stderr:
+            sys.exit(f"FAIL: default rings over the limits:\n{res.stderr}")
+        err = run(*many, "--rings", "8", "-o", os.path.join(tmp, "no.xml"),
+                  expect=1).stderr
+        if "the runtime allows" not in err or "internal error" in err or \
+                os.path.exists(os.path.join(tmp, "no.xml")):
+            sys.exit(f"FAIL: --rings over the limits:\n{err}")
         run("baseline", "spiral", "--topology", "dgx1", expect=2)
         run("baseline", "tree", "--topology", "dgx1", "--collective",
             "allgather", expect=2)
@@ -539,6 +552,16 @@ def bounds():
             sys.exit(f"FAIL: bounds {coll}: the bound is not the max: {r}")
         if (r["root"] is None) != (coll not in ("broadcast", "reduce")):
             sys.exit(f"FAIL: bounds {coll} root: {r['root']}")
+    # At 1 KiB the latency binds: LL's launch (6.6 us) and its network hop
+    # (2.7 us, above the IB alpha of 2.6 us) by default, the alpha alone
+    # with --no-protocol-costs.
+    for extra, want in (((), 6.6 + 2.7), (("--no-protocol-costs",), 2.6)):
+        r = json.loads(run("bounds", "--topology", topo, "--collective",
+                           "allgather", "--size", "1KiB", "--json", *extra,
+                           expect=0).stdout)[0]
+        if abs(r["latency"]["time_us"] - want) > 1e-6 or \
+                r["bound"]["limited_by"] != "latency":
+            sys.exit(f"FAIL: bounds latency {extra}: {r['latency']}")
     table = run("bounds", "--topology", topo, "--collective", "alltoall",
                 "--size", "1GB", expect=0).stdout
     if "lower bound" not in table or "algbw" not in table or \

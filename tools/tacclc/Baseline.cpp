@@ -63,6 +63,88 @@ std::optional<ir::Routes> routesFor(const std::string &Algo,
                  << ", which '" << S.Topo.getName() << "' does not have\n";
   return R;
 }
+
+/// A baseline program: its XML, the schedule's makespan and the chunks
+/// per rank.
+struct Built {
+  std::string Xml;
+  double MakespanUs = 0;
+  unsigned ChunksPerRank = 0;
+};
+
+/// Builds \p O's algorithm for \p Kind on \p Topo with \p Rings rings (1
+/// for the others). Returns nothing when it cannot: the reason is printed,
+/// or, with \p LimitsOnly set, in \p Diags (the program exceeds the
+/// runtime's limits).
+std::optional<Built> build(const BaselineOptions &O, ir::CollectiveKind Kind,
+                           const ir::Topology &Topo, unsigned Rings,
+                           DiagnosticEngine &Diags, bool &LimitsOnly) {
+  const unsigned N = Topo.getNumRanks();
+  ir::Sketch S;
+  S.Name = fmt::format("{}_{}", O.Algorithm, O.Collective);
+  S.Topo = Topo;
+  S.Coll = ir::Collective::make(Kind, N, O.Chunks * Rings, ir::RankId(O.Root));
+  S.SizeBytes = O.SizeBytes;
+  S.Protocol = O.Protocol;
+  S.Topo.applyCostsAt(S.Coll.chunkBytes(double(S.SizeBytes)));
+
+  // The schedule: the routes themselves, or for a reduction the dual's
+  // routes on the transposed machine run backwards (an allreduce then
+  // spreads the sums forwards).
+  ir::Schedule Sched;
+  if (O.Algorithm == "tree") {
+    std::string Error;
+    auto Tree = treeAllReduceSchedule(S, Error);
+    if (!Tree) {
+      llvm::errs() << "tacclc: error: no double binary tree on '"
+                   << S.Topo.getName() << "': " << Error << "\n";
+      return std::nullopt;
+    }
+    Sched = std::move(*Tree);
+  } else if (!ir::isCombining(Kind)) {
+    auto R = routesFor(O.Algorithm, S, true, Rings);
+    if (!R)
+      return std::nullopt;
+    Sched = scheduleTransfers(S, *R);
+  } else {
+    ir::Sketch Up = dualSketch(S, /*Transpose=*/true);
+    auto R = routesFor(O.Algorithm, Up, false, Rings);
+    if (!R)
+      return std::nullopt;
+    ir::Schedule UpSched = scheduleTransfers(Up, *R);
+    std::optional<ir::Schedule> Spread;
+    if (Kind == ir::CollectiveKind::AllReduce) {
+      ir::Sketch Down = dualSketch(S, false);
+      auto D = routesFor(O.Algorithm, Down, true, Rings);
+      if (!D)
+        return std::nullopt;
+      Spread = scheduleTransfers(Down, *D);
+    }
+    Sched = reverseForReduction(S, UpSched, true, Spread ? &*Spread : nullptr);
+  }
+
+  CodegenOptions CG;
+  if (O.LegacyDialect) {
+    CG.MaxStepsPerTb = 256;
+    CG.ServeInPlace = false;
+  }
+  auto Program = lowerToProgram(S, Sched, CG, Diags);
+  if (!Program) {
+    LimitsOnly = true;
+    return std::nullopt;
+  }
+  if (O.LegacyDialect) {
+    Program->MaxBytes = uint64_t(1) << 40;
+    if (Kind == ir::CollectiveKind::ReduceScatter)
+      Program->Collective = "reduce_scatter";
+  }
+  std::string Xml =
+      toText([&](llvm::raw_ostream &OS) { writeXml(*Program, OS); });
+  tacclrt::Report Rep = verifyXml(Xml, O.LegacyDialect, false);
+  if (Rep.hasErrors())
+    reportInternalError("the baseline failed verification:\n" + Rep.str());
+  return Built{std::move(Xml), Sched.MakespanUs, S.Coll.getChunksPerRank()};
+}
 } // namespace
 
 int tacclc::runBaseline(const BaselineOptions &O) {
@@ -88,88 +170,46 @@ int tacclc::runBaseline(const BaselineOptions &O) {
   if (O.Root < 0 || unsigned(O.Root) >= N)
     return usage(fmt::format("root {} is not a rank of the {}", O.Root, N));
   // NCCL's channels: one ring each, each with its own chunks of every rank.
+  // By default one per NIC of a node; when that many do not fit the
+  // runtime's limits on this machine (a big allreduce), fewer.
+  const bool DefaultRings = O.Algorithm == "ring" && !O.Rings;
   unsigned Rings = O.Algorithm != "ring" ? 1
                    : O.Rings             ? O.Rings
                                          : defaultRingCount(*Topo);
-  // The runtime's chunk offsets are 16-bit: refuse what cannot fit before
-  // building anything that large.
-  const uint64_t PerRank = uint64_t(O.Chunks) * Rings;
-  const uint64_t Parts =
-      PerRank * N * (*Kind == ir::CollectiveKind::AllToAll ? N : 1);
-  if (O.Chunks == 0 || Parts > 32767)
-    return usage(fmt::format("--chunks {} gives {} chunks per rank and {} "
-                             "chunks per loop; the runtime allows 1 to 32767",
-                             O.Chunks, PerRank, Parts));
-  ir::Sketch S;
-  S.Name = fmt::format("{}_{}", O.Algorithm, O.Collective);
-  S.Topo = std::move(*Topo);
-  S.Coll = ir::Collective::make(*Kind, N, O.Chunks * Rings, ir::RankId(O.Root));
-  S.SizeBytes = O.SizeBytes;
-  S.Protocol = O.Protocol;
-  S.Topo.applyCostsAt(S.Coll.chunkBytes(double(S.SizeBytes)));
-
-  // The schedule: the routes themselves, or for a reduction the dual's
-  // routes on the transposed machine run backwards (an allreduce then
-  // spreads the sums forwards).
-  ir::Schedule Sched;
-  if (O.Algorithm == "tree") {
-    std::string Error;
-    auto Tree = treeAllReduceSchedule(S, Error);
-    if (!Tree) {
-      llvm::errs() << "tacclc: error: no double binary tree on '"
-                   << S.Topo.getName() << "': " << Error << "\n";
+  for (;;) {
+    // The runtime's chunk offsets are 16-bit: refuse what cannot fit
+    // before building anything that large.
+    const uint64_t PerRank = uint64_t(O.Chunks) * Rings;
+    const uint64_t Parts =
+        PerRank * N * (*Kind == ir::CollectiveKind::AllToAll ? N : 1);
+    if (O.Chunks == 0 || Parts > 32767)
+      return usage(fmt::format("--chunks {} gives {} chunks per rank and {} "
+                               "chunks per loop; the runtime allows 1 to "
+                               "32767",
+                               O.Chunks, PerRank, Parts));
+    llvm::SourceMgr SM;
+    DiagnosticEngine Diags(SM);
+    bool LimitsOnly = false;
+    std::optional<Built> B = build(O, *Kind, *Topo, Rings, Diags, LimitsOnly);
+    if (!B && DefaultRings && LimitsOnly && Rings > 1) {
+      unsigned Fewer = Rings / 2;
+      llvm::errs() << fmt::format(
+          "tacclc: note: {} rings exceed the runtime's limits on '{}'; "
+          "trying {} (--rings chooses)\n",
+          Rings, O.Topology, Fewer);
+      Rings = Fewer;
+      continue;
+    }
+    if (!B) {
+      Diags.flush(llvm::errs());
       return ExitUserError;
     }
-    Sched = std::move(*Tree);
-  } else if (!ir::isCombining(*Kind)) {
-    auto R = routesFor(O.Algorithm, S, true, Rings);
-    if (!R)
-      return ExitUserError;
-    Sched = scheduleTransfers(S, *R);
-  } else {
-    ir::Sketch Up = dualSketch(S, /*Transpose=*/true);
-    auto R = routesFor(O.Algorithm, Up, false, Rings);
-    if (!R)
-      return ExitUserError;
-    ir::Schedule UpSched = scheduleTransfers(Up, *R);
-    std::optional<ir::Schedule> Spread;
-    if (*Kind == ir::CollectiveKind::AllReduce) {
-      ir::Sketch Down = dualSketch(S, false);
-      auto D = routesFor(O.Algorithm, Down, true, Rings);
-      if (!D)
-        return ExitUserError;
-      Spread = scheduleTransfers(Down, *D);
-    }
-    Sched = reverseForReduction(S, UpSched, true, Spread ? &*Spread : nullptr);
+    llvm::errs() << fmt::format(
+        "baseline    {} {} on {} ({} ranks{}, {} chunk(s) per rank), "
+        "predicted {:.3f} us at {} B\n",
+        O.Algorithm, O.Collective, O.Topology, N,
+        O.Algorithm == "ring" ? fmt::format(", {} ring(s)", Rings) : "",
+        B->ChunksPerRank, B->MakespanUs, O.SizeBytes);
+    return writeOutput(O.Output, B->Xml, Diags);
   }
-
-  llvm::SourceMgr SM;
-  DiagnosticEngine Diags(SM);
-  CodegenOptions CG;
-  if (O.LegacyDialect) {
-    CG.MaxStepsPerTb = 256;
-    CG.ServeInPlace = false;
-  }
-  auto Program = lowerToProgram(S, Sched, CG, Diags);
-  if (!Program) {
-    Diags.flush(llvm::errs());
-    return ExitUserError;
-  }
-  if (O.LegacyDialect) {
-    Program->MaxBytes = uint64_t(1) << 40;
-    if (*Kind == ir::CollectiveKind::ReduceScatter)
-      Program->Collective = "reduce_scatter";
-  }
-  std::string Xml =
-      toText([&](llvm::raw_ostream &OS) { writeXml(*Program, OS); });
-  tacclrt::Report Rep = verifyXml(Xml, O.LegacyDialect, false);
-  if (Rep.hasErrors())
-    reportInternalError("the baseline failed verification:\n" + Rep.str());
-  llvm::errs() << fmt::format(
-      "baseline    {} {} on {} ({} ranks{}, {} chunk(s) per rank), predicted "
-      "{:.3f} us at {} B\n",
-      O.Algorithm, O.Collective, O.Topology, N,
-      O.Algorithm == "ring" ? fmt::format(", {} ring(s)", Rings) : "",
-      S.Coll.getChunksPerRank(), Sched.MakespanUs, S.SizeBytes);
-  return writeOutput(O.Output, Xml, Diags);
 }

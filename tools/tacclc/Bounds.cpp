@@ -84,7 +84,8 @@ int tacclc::runBounds(const BoundsOptions &Opts) {
   std::string Text, Json;
   for (uint64_t Bytes : *Sizes) {
     std::string Error;
-    auto B = computeBounds(*Topo, *Coll, double(Bytes), Opts.Root, Error);
+    auto B = computeBounds(*Topo, *Coll, double(Bytes), Opts.Root, Error,
+                           BoundsModel{Opts.ProtocolCosts});
     if (!B) {
       llvm::errs() << "tacclc bounds: error: " << Error << "\n";
       return ExitUserError;

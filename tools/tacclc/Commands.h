@@ -130,6 +130,8 @@ struct BoundsOptions {
   std::string Size; ///< One size or several, as parseSizeList reads them.
   int Root = 0;     ///< Root of broadcast and reduce.
   bool Json = false;
+  /// Charge the protocols' launch and per-hop latencies as sim does.
+  bool ProtocolCosts = true;
   std::vector<std::string> IncludeDirs;
 };
 /// `tacclc bounds --topology T --collective C --size S`: lower bounds on

@@ -118,7 +118,8 @@ bool simulateFile(const std::string &Input, const ir::Topology &Topo,
     if (BoundColl) {
       std::string Error;
       if (auto B = computeBounds(Topo, *BoundColl, double(Bytes),
-                                 static_cast<unsigned>(Root), Error)) {
+                                 static_cast<unsigned>(Root), Error,
+                                 BoundsModel{SO.ProtocolOverheads})) {
         BoundUs = B->Combined.TimeUs;
         BoundLine.Points.push_back(
             {double(Bytes), double(Bytes) / (*BoundUs * 1e3)});

@@ -251,8 +251,9 @@ cl::opt<std::string> SimEngine(
 cl::opt<bool> SimNoProtocolCosts(
     "no-protocol-costs",
     cl::desc("Charge only the links' alpha and beta: no protocol wire "
-             "overhead, per-hop or launch latency"),
-    cl::sub(SimCmd), cl::cat(SimCat));
+             "overhead, per-hop or launch latency (bounds: the latency bound "
+             "is alpha only)"),
+    cl::sub(SimCmd), cl::sub(BoundsCmd), cl::cat(SimCat));
 cl::list<std::string> SimIncludeDirs("I",
                                      cl::desc("Search this folder for "
                                               "imports"),
@@ -480,6 +481,7 @@ int main(int argc, char **argv) {
     O.Size = BoundsSize;
     O.Root = BoundsRoot;
     O.Json = BoundsJson;
+    O.ProtocolCosts = !SimNoProtocolCosts;
     O.IncludeDirs.assign(BoundsIncludeDirs.begin(), BoundsIncludeDirs.end());
     return runBounds(O);
   }

@@ -98,6 +98,25 @@ TEST_CASE("a link with more transfers than steps per tb uses more channels") {
       CHECK(Tb.Steps.size() <= 16);
 }
 
+TEST_CASE("a rank with more XML elements than the reader keeps is refused") {
+  // Ring allgather of 4 ranks, 4 chunks each: rank 0 has the algorithm, 4
+  // <gpu> entries, its threadblocks and their steps.
+  Sketch S = ring(4, Collective::allGather(4, 4));
+  Program P = lower(S);
+  size_t Nodes = 1 + 4 + P.Gpus[0].Tbs.size();
+  for (const ThreadBlock &Tb : P.Gpus[0].Tbs)
+    Nodes += Tb.Steps.size();
+  CodegenOptions Tight;
+  Tight.MaxXmlNodesPerRank = unsigned(Nodes) - 1;
+  llvm::SourceMgr SM;
+  DiagnosticEngine Diags(SM);
+  CHECK_FALSE(
+      lowerToProgram(S, scheduleTransfers(S, clockwise(S)), Tight, Diags));
+  CHECK(Diags.hasErrors());
+  Tight.MaxXmlNodesPerRank = unsigned(Nodes);
+  CHECK(lowerToProgram(S, scheduleTransfers(S, clockwise(S)), Tight, Diags));
+}
+
 TEST_CASE("instances replicate threadblocks on their own channels") {
   Sketch S = ring(4, Collective::allGather(4, 1));
   Program P = lower(S);
@@ -242,7 +261,6 @@ TEST_CASE("back-to-back chunks over a contiguous class share a step") {
       for (const Step &St : Tb.Steps)
         CHECK(St.Count == 1);
 }
-
 
 namespace {
 /// What the checker says about \p P (empty: it verifies).

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Bounds.h"
 #include "passes/FlowNetwork.h"
+#include "tacclrt/Simulator.h"
 
 #include <doctest/doctest.h>
 
@@ -270,6 +271,43 @@ TEST_CASE("bounds: a star through one switch counts each port once") {
         doctest::Approx(6 * M / (4 * P)));
   FlowNetwork G = buildFlowNetwork(T);
   CHECK(G.NumVertices == 4 + 2 * 8);
+}
+
+TEST_CASE("bounds: the latency bound under the protocols' costs") {
+  // Two nodes of two GPUs: NVLink pairs (alpha 0.1 us) and one network
+  // link each way between GPU 0 of each node (alpha 1 us). Allgather's
+  // farthest pair is GPU 0:1 -> GPU 1:1: NVLink, network, NVLink.
+  Topology T("two-by-two", 2, 2);
+  auto Link = [&](unsigned A, unsigned B, double Alpha) {
+    T.addLink({RankId(A), RankId(B), Alpha, beta(10)});
+    T.addLink({RankId(B), RankId(A), Alpha, beta(10)});
+  };
+  Link(0, 1, 0.1);
+  Link(2, 3, 0.1);
+  Link(0, 2, 1.0);
+  std::string Error;
+  auto Alpha = computeBounds(T, BoundCollective::AllGather, 1024, 0, Error);
+  REQUIRE(Alpha);
+  CHECK(Alpha->Latency.TimeUs == doctest::Approx(0.1 + 1.0 + 0.1));
+  CHECK(Alpha->Latency.Why.find("alpha-only") != std::string::npos);
+  // LL is the fastest protocol's floor: its launch, then every hop at
+  // least its per-hop latency (NVLink and network).
+  auto Proto = computeBounds(T, BoundCollective::AllGather, 1024, 0, Error,
+                             BoundsModel{true});
+  REQUIRE(Proto);
+  const auto LL = tacclrt::protocolCosts(tacclrt::Protocol::LL);
+  const double Want =
+      LL.LaunchUs + 2 * std::max(0.1, LL.HopUs[0]) + std::max(1.0, LL.HopUs[1]);
+  CHECK(Proto->Latency.TimeUs == doctest::Approx(Want));
+  CHECK(Proto->Latency.Why.rfind("LL ", 0) == 0);
+  CHECK(Proto->LimitedBy == "latency");
+  // No protocol beats LL's floor here.
+  for (auto P : {tacclrt::Protocol::LL128, tacclrt::Protocol::Simple}) {
+    const auto C = tacclrt::protocolCosts(P);
+    CHECK(C.LaunchUs + 2 * std::max(0.1, C.HopUs[0]) +
+              std::max(1.0, C.HopUs[1]) >=
+          Want);
+  }
 }
 
 TEST_CASE("bounds: unreachable ranks and bad roots are errors") {
