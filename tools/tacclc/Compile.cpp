@@ -269,35 +269,71 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
   // Fusion keeps every threadblock in schedule order, which cannot deadlock
   // (codegen/FuseRelays.cpp); should a fused program still fail to verify,
   // it is lowered again with the ranks the verifier named left unfused, and
-  // after a few rounds with no fusion at all (--summary says so).
+  // after a few rounds with no fusion at all (--summary says so). A fused
+  // program ordered for a FIFO of several messages that does not verify is
+  // first lowered for a FIFO of one; the program that keeps the FIFO's
+  // order with the named ranks unfused instead is also built, and the
+  // faster of the two in the simulator is kept.
   bool FusionDropped = false;
   CG.NoFuseRanks.assign(Sketch->Topo.getNumRanks(), false);
   tacclrt::Report Rep; // of the last program built
-  for (unsigned Round = 0;; ++Round) {
-    PhaseScope Verifying("verifying the program");
-    Rep = verifyXml(*Xml, Opts.LegacyDialect, Sketch->IdenticalResults);
-    if (!Rep.hasErrors() || !CG.FuseRelays)
-      break;
-    if (CG.FifoMessages > 1) {
-      // Fusion is proved deadlock-free for a FIFO of one message.
-      CG.FifoMessages = 1;
-      Xml = Build();
+  // Verifies Xml, lowering again as above until it verifies; false when a
+  // lowering fails (its errors in D).
+  auto Settle = [&](bool MayDropFifo, DiagnosticEngine &D) {
+    for (unsigned Round = 0;; ++Round) {
+      PhaseScope Verifying("verifying the program");
+      Rep = verifyXml(*Xml, Opts.LegacyDialect, Sketch->IdenticalResults);
+      if (!Rep.hasErrors() || !CG.FuseRelays)
+        return true;
+      if (CG.FifoMessages > 1 && MayDropFifo) {
+        // Fusion is proved deadlock-free for a FIFO of one message.
+        CG.FifoMessages = 1;
+      } else {
+        bool Named = false;
+        for (const tacclrt::Issue &I : Rep)
+          if (I.Rank >= 0 && unsigned(I.Rank) < CG.NoFuseRanks.size() &&
+              !CG.NoFuseRanks[I.Rank])
+            CG.NoFuseRanks[I.Rank] = Named = true;
+        if (!Named || Round == 4) {
+          CG.FuseRelays = false;
+          FusionDropped = true;
+        }
+      }
+      Xml = BuildWith(D);
       if (!Xml)
-        return Fail();
-      continue;
+        return false;
     }
-    bool Named = false;
-    for (const tacclrt::Issue &I : Rep)
-      if (I.Rank >= 0 && unsigned(I.Rank) < CG.NoFuseRanks.size() &&
-          !CG.NoFuseRanks[I.Rank])
-        CG.NoFuseRanks[I.Rank] = Named = true;
-    if (!Named || Round == 4) {
-      CG.FuseRelays = false;
-      FusionDropped = true;
+  };
+  const CodegenOptions Ordered = CG;
+  bool UnfusedFaster = false; // the FIFO's order kept, some ranks unfused
+  if (!Settle(/*MayDropFifo=*/true, Diags))
+    return Fail();
+  if (Ordered.FifoMessages > 1 && CG.FifoMessages == 1 && !Rep.hasErrors() &&
+      !Opts.LegacyDialect) {
+    PhaseScope Trying("comparing fused orders");
+    const CodegenOptions OneMessage = CG;
+    const bool OneDropped = FusionDropped;
+    std::string OneXml = *Xml;
+    CG = Ordered;
+    FusionDropped = false;
+    DiagnosticEngine Quiet(Diags.getSourceMgr());
+    Xml = BuildWith(Quiet);
+    std::optional<double> Kept =
+        Xml && Settle(/*MayDropFifo=*/false, Quiet) && !Rep.hasErrors()
+            ? simulatedUs(*Xml, *Sketch)
+            : std::nullopt;
+    std::optional<double> One = simulatedUs(OneXml, *Sketch);
+    if (!Kept || (One && *One <= *Kept)) {
+      CG = OneMessage;
+      FusionDropped = OneDropped;
+    } else {
+      UnfusedFaster = true;
     }
+    // Lower the chosen one again, so that Program is its program.
     Xml = Build();
     if (!Xml)
       return Fail();
+    Rep = verifyXml(*Xml, Opts.LegacyDialect, Sketch->IdenticalResults);
   }
   verifyOrDie(Rep);
   if (!Opts.Summary && Opts.ReportFile.empty())
@@ -315,7 +351,13 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
       *Sketch,
       *Result,
       *Program,
-      FusionDropped ? "; the fused program did not verify"
+      FusionDropped && UnfusedFaster
+          ? "; unfused: faster than relays fused for a FIFO of one message"
+      : FusionDropped ? "; the fused program did not verify"
+      : Unfused && UnfusedFaster
+          ? fmt::format("; {} rank(s) unfused: faster than relays fused for "
+                        "a FIFO of one message",
+                        Unfused)
       : Unfused
           ? fmt::format("; {} rank(s) unfused: fusion did not verify", Unfused)
           : std::string(),
