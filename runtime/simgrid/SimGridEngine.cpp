@@ -131,24 +131,21 @@ private:
 void SgRun::build(sg4::NetZone *Zone) {
   for (int R = 0; R < M.NRanks; ++R)
     Hosts.push_back(Zone->create_host(fmt::format("rank{}", R), 1e9)->seal());
+  // A shared SimGrid link of \p Lanes x 1 / \p BetaUsPerB bytes per second
+  // (unlimited at beta 0); latency is the pumps' to charge.
+  auto Shared = [&](const std::string &Name, double BetaUsPerB, double Lanes) {
+    const double Bw = BetaUsPerB > 0 ? Lanes * UsPerS / BetaUsPerB : Unlimited;
+    return Zone->create_link(Name, Bw)
+        ->set_latency(0)
+        ->set_sharing_policy(sg4::Link::SharingPolicy::SHARED)
+        ->seal();
+  };
   std::vector<sg4::Link *> Links, Ports;
-  for (std::size_t I = 0; I < M.Links.size(); ++I) {
-    const SimLink &L = M.Links[I];
-    const double Bw =
-        L.BetaUsPerB > 0 ? L.Multiplicity * UsPerS / L.BetaUsPerB : Unlimited;
-    Links.push_back(Zone->create_link(fmt::format("link{}", I), Bw)
-                        ->set_latency(0)
-                        ->set_sharing_policy(sg4::Link::SharingPolicy::SHARED)
-                        ->seal());
-  }
-  for (std::size_t I = 0; I < M.Ports.size(); ++I) {
-    const SimPort &Pt = M.Ports[I];
-    const double Bw = Pt.BetaUsPerB > 0 ? UsPerS / Pt.BetaUsPerB : Unlimited;
-    Ports.push_back(Zone->create_link(fmt::format("port{}", I), Bw)
-                        ->set_latency(0)
-                        ->set_sharing_policy(sg4::Link::SharingPolicy::SHARED)
-                        ->seal());
-  }
+  for (std::size_t I = 0; I < M.Links.size(); ++I)
+    Links.push_back(Shared(fmt::format("link{}", I), M.Links[I].BetaUsPerB,
+                           M.Links[I].Multiplicity));
+  for (std::size_t I = 0; I < M.Ports.size(); ++I)
+    Ports.push_back(Shared(fmt::format("port{}", I), M.Ports[I].BetaUsPerB, 1));
   for (std::size_t I = 0; I < M.Links.size(); ++I) {
     const SimLink &L = M.Links[I];
     std::vector<sg4::LinkInRoute> Route{sg4::LinkInRoute(Links[I])};

@@ -323,17 +323,18 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
             ? simulatedUs(*Xml, *Sketch)
             : std::nullopt;
     std::optional<double> One = simulatedUs(OneXml, *Sketch);
-    if (!Kept || (One && *One <= *Kept)) {
+    if (Kept && (!One || *Kept < *One)) {
+      // Xml, Program and Rep are already the unfused program's.
+      UnfusedFaster = true;
+    } else {
+      // Lower the fused one again, so that Program is its program.
       CG = OneMessage;
       FusionDropped = OneDropped;
-    } else {
-      UnfusedFaster = true;
+      Xml = Build();
+      if (!Xml)
+        return Fail();
+      Rep = verifyXml(*Xml, Opts.LegacyDialect, Sketch->IdenticalResults);
     }
-    // Lower the chosen one again, so that Program is its program.
-    Xml = Build();
-    if (!Xml)
-      return Fail();
-    Rep = verifyXml(*Xml, Opts.LegacyDialect, Sketch->IdenticalResults);
   }
   verifyOrDie(Rep);
   if (!Opts.Summary && Opts.ReportFile.empty())
