@@ -2,7 +2,9 @@
 //
 // Algorithm:
 //   1. every route link (c, l) is a job; it becomes ready when chunk c has
-//      arrived at l's source (time 0 at pre ranks);
+//      arrived at l's source (at pre ranks: time 0, or the chunk's release
+//      when the schedule continues another; that one's transfers hold the
+//      lanes and ports they use until they have moved their data);
 //   2. repeatedly start the ready job that ranks first under the ordering
 //      heuristic, by its earliest possible start, the longest path below
 //      it, the work below it summed over branches, and whether it stays in
@@ -102,14 +104,14 @@ llvm::StringRef tacclc::orderingName(Ordering O) {
 OrderingResult
 tacclc::orderTransfers(const Sketch &S, const Routes &R,
                        llvm::function_ref<double(const Schedule &)> Score,
-                       const Deadline &GiveUp) {
+                       const Deadline &GiveUp, const ListStart &From) {
   PhaseScope Phase("ordering transfers");
   OrderingResult Out;
   double BestScore = 0;
   for (Ordering O : AllOrderings) {
     // The first ordering always runs to the end: it is the fallback.
     std::optional<Schedule> Sch =
-        listSchedule(S, R, O, Out.Tried.empty() ? Deadline() : GiveUp);
+        listSchedule(S, R, O, Out.Tried.empty() ? Deadline() : GiveUp, From);
     if (!Sch)
       break;
     double Mine = Score ? Score(*Sch) : Sch->MakespanUs;
@@ -130,7 +132,8 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R,
 
 std::optional<Schedule> tacclc::listSchedule(const Sketch &S, const Routes &R,
                                              Ordering O,
-                                             const Deadline &GiveUp) {
+                                             const Deadline &GiveUp,
+                                             const ListStart &From) {
   const Topology &Topo = S.Topo;
   const TimeModel TM(S);
   std::vector<Job> Jobs;
@@ -150,7 +153,8 @@ std::optional<Schedule> tacclc::listSchedule(const Sketch &S, const Routes &R,
     for (size_t I = First; I < Jobs.size(); ++I) {
       RankId Src = Topo.link(Jobs[I].Link).Src;
       if (S.Coll.isPre(CR.Chunk, Src))
-        Jobs[I].Ready = 0;
+        Jobs[I].Ready =
+            From.Release.empty() ? 0.0 : From.Release.at(CR.Chunk.index());
       unsigned Dst = Topo.link(Jobs[I].Link).Dst.index();
       for (auto It = std::lower_bound(Leaving.begin(), Leaving.end(),
                                       std::make_pair(Dst, size_t(0)));
@@ -241,6 +245,27 @@ std::optional<Schedule> tacclc::listSchedule(const Sketch &S, const Routes &R,
   for (size_t P = 0; P < Ports.size(); ++P)
     for (LinkId L : Ports[P].Links)
       PortsOf[L.index()].push_back(P);
+  if (From.Busy) {
+    // The busy transfers by landing, so that each lane keeps the last
+    // FIFO's worth of them in flight.
+    std::vector<const Transfer *> Busy;
+    for (const Transfer &T : From.Busy->Transfers)
+      Busy.push_back(&T);
+    std::stable_sort(Busy.begin(), Busy.end(),
+                     [](const Transfer *A, const Transfer *B) {
+                       return A->EndUs < B->EndUs;
+                     });
+    for (const Transfer *T : Busy) {
+      Lane &Ln = Lanes.at(T->Link.index()).at(T->Lane);
+      Ln.DataFree = std::max(Ln.DataFree, T->EndUs);
+      Ln.Posted = std::max(Ln.Posted, T->StartUs);
+      Ln.Landings.push_back(T->EndUs);
+      if (Ln.Landings.size() > Fifo)
+        Ln.Landings.pop_front();
+      for (size_t P : PortsOf[T->Link.index()])
+        PortFree[P] = std::max(PortFree[P], T->EndUs);
+    }
+  }
   auto IsOwn = [&](const Job &J) {
     return S.Coll.chunk(J.Chunk).Source == Topo.link(J.Link).Src;
   };
@@ -278,7 +303,7 @@ std::optional<Schedule> tacclc::listSchedule(const Sketch &S, const Routes &R,
   // Jobs whose chunk has arrived at their link's source, by index.
   std::vector<size_t> Ready;
   for (size_t I = 0; I < Jobs.size(); ++I)
-    if (Jobs[I].Ready == 0)
+    if (Jobs[I].Ready != std::numeric_limits<double>::infinity())
       Ready.push_back(I);
 
   Schedule Out;

@@ -58,6 +58,19 @@ inline constexpr Ordering AllOrderings[] = {
 /// "widest-subtree", "batched".
 llvm::StringRef orderingName(Ordering O);
 
+/// Where a list schedule starts from: when each chunk is available at the
+/// ranks that start with it, and transfers already running on the links.
+/// The default is an idle machine with every chunk in place at time 0.
+struct ListStart {
+  /// Per chunk (indexed by ChunkId), when its pre ranks have it; empty:
+  /// all at 0.
+  std::vector<double> Release;
+  /// Transfers that occupy the links first (a schedule on the same
+  /// topology): each lane and shared port is busy until they have moved
+  /// their data, and their messages in flight hold the lanes' FIFOs.
+  const ir::Schedule *Busy = nullptr;
+};
+
 /// Schedules every (chunk, link) of \p R on the links of \p S, choosing
 /// among ready transfers by \p O.
 ir::Schedule scheduleTransfers(const ir::Sketch &S, const ir::Routes &R,
@@ -65,9 +78,12 @@ ir::Schedule scheduleTransfers(const ir::Sketch &S, const ir::Routes &R,
 
 /// scheduleTransfers, abandoned (nothing) once \p GiveUp has passed; checks
 /// the compile's deadline (checkDeadline) as it goes.
+/// With \p From, the schedule continues from that state: its transfers start
+/// no earlier than their chunk's release and after \p From.Busy.
 std::optional<ir::Schedule> listSchedule(const ir::Sketch &S,
                                          const ir::Routes &R, Ordering O,
-                                         const Deadline &GiveUp);
+                                         const Deadline &GiveUp,
+                                         const ListStart &From = {});
 
 /// Stage 2: the schedules of every heuristic, and the best.
 struct OrderingResult {
@@ -85,7 +101,7 @@ struct OrderingResult {
 OrderingResult
 orderTransfers(const ir::Sketch &S, const ir::Routes &R,
                llvm::function_ref<double(const ir::Schedule &)> Score = nullptr,
-               const Deadline &GiveUp = {});
+               const Deadline &GiveUp = {}, const ListStart &From = {});
 
 } // namespace tacclc
 

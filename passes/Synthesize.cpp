@@ -11,13 +11,16 @@
 //   3. ALLREDUCE spreads its sums with the dual on the sketch's own
 //      topology: routed again when the first dual was transposed, else the
 //      same stage-2 schedule, now allowed to merge;
-//   4. reverseForReduction builds the combining schedule.
+//   4. reverseForReduction builds the combining schedule;
+//   5. ALLREDUCE starts spreading each sum once it is complete
+//      (overlapSpread), when that is shorter.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Synthesize.h"
 #include "passes/ExactSchedule.h"
 #include "passes/ListSchedule.h"
 #include "passes/ReduceSchedule.h"
+#include "passes/SpreadOverlap.h"
 
 #include "support/Deadline.h"
 
@@ -148,6 +151,34 @@ public:
     return Out;
   }
 
+  /// Step 5: an ALLREDUCE's sums spread as they finish, if that is shorter
+  /// than after the whole reduction.
+  Schedule overlap(const Sketch &S, Schedule AllReduce) {
+    StageReport R;
+    R.Name = "spread overlap";
+    auto T0 = Clock::now();
+    PhaseScope Phase("overlapping the spread with the reduction");
+    double Before = AllReduce.MakespanUs;
+    // Within the spreading stages' budget: no time of its own.
+    Deadline Within = (Unlimited ? Deadline() : Deadline::after(Start, Seconds))
+                          .earliest(compileDeadline());
+    auto O = overlapSpread(S, AllReduce, Within);
+    if (O) {
+      R.Detail = fmt::format("sums spread as they finish: {:.6g} -> {:.6g} us "
+                             "({})",
+                             Before, O->Schedule.MakespanUs,
+                             orderingName(O->BestOrdering).str());
+      AllReduce = std::move(O->Schedule);
+    } else {
+      R.Detail = "spread after the whole reduction (overlapping it is not "
+                 "shorter)";
+    }
+    R.Seconds = since(T0);
+    R.MakespanUs = AllReduce.MakespanUs;
+    report(std::move(R));
+    return AllReduce;
+  }
+
 private:
   using ModelHook = std::function<void(const solver::Model &)>;
 
@@ -258,5 +289,7 @@ std::optional<Synthesis> tacclc::synthesize(const Sketch &S,
   }
   Out.Schedule =
       reverseForReduction(S, Up, Out.UpTransposed, Spread ? &*Spread : &Up);
+  if (Spread)
+    Out.Schedule = Run.overlap(S, std::move(Out.Schedule));
   return Out;
 }

@@ -5,7 +5,8 @@
 // (MILP, symmetry-reduced), stage 2 orders transfers with every heuristic
 // and keeps the shortest, stage 3 decides contiguity and exact times (MILP).
 // Combining collectives go through their non-combining dual, reversed
-// (passes/ReduceSchedule.h); ALLREDUCE adds the dual that spreads the sums.
+// (passes/ReduceSchedule.h); ALLREDUCE adds the dual that spreads the sums,
+// started as each sum completes (passes/SpreadOverlap.h).
 // Each stage is timed and reported, so drivers can show progress, stats and
 // machine-readable reports without knowing the stages' internals.
 //
@@ -33,7 +34,8 @@ namespace tacclc {
 /// What one stage did.
 struct StageReport {
   /// "routing", "ordering" or "scheduling"; the spreading half of an
-  /// ALLREDUCE adds "spread routing", "spread ordering", "spread scheduling".
+  /// ALLREDUCE adds "spread routing", "spread ordering", "spread scheduling"
+  /// and "spread overlap" (passes/SpreadOverlap.h).
   std::string Name;
   double Seconds = 0; ///< Wall time of the whole stage.
   /// The MILP of a solver stage (Status empty for heuristic stages).

@@ -695,6 +695,21 @@ def fifo_order(sketch):
     print("fifo-order: ok")
 
 
+def spread_overlap(sketch):
+    """An allreduce whose sums are spread as each completes: the summary
+    says so, prediction and simulation agree, and the program is correct."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "a.xml")
+        summary = run(sketch, "-o", out, "--summary", expect=0).stderr
+        if "sums spread as they finish" not in summary or \
+                "differs" in summary:
+            sys.exit(f"FAIL: the spread does not overlap the reduction:\n"
+                     f"{summary}")
+        run("check", out, expect=0)
+        run("run", out, "--backend", "cpu", expect=0)
+    print("spread-overlap: ok")
+
+
 def scramble(text):
     """The same sketch in a careless layout: no indentation or a wrong one,
     no spaces around operators and commas, doubled blank lines. Comments
@@ -961,7 +976,8 @@ def main():
      "profile": lambda: profile(rest[0]),
      "algo-dir": lambda: algo_dir(rest[0], rest[1]),
      "slice-overlap": lambda: slice_overlap(rest[0]),
-     "fifo-order": lambda: fifo_order(rest[0])}[cmd]()
+     "fifo-order": lambda: fifo_order(rest[0]),
+     "spread-overlap": lambda: spread_overlap(rest[0])}[cmd]()
 
 
 if __name__ == "__main__":
