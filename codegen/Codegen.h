@@ -13,6 +13,8 @@
 #include "ir/Sketch.h"
 #include "support/Diagnostics.h"
 
+#include "format/Dialect.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
@@ -20,18 +22,21 @@
 
 namespace tacclc {
 
-/// Runtime limits the lowering must respect (msccl-executor by default).
+/// How to lower: the limits of the target runtime (format/Dialect.h;
+/// msccl-executor by default) and the lowering's choices.
 struct CodegenOptions {
-  unsigned MaxStepsPerTb = 64;
-  unsigned MaxDepTargetTb = 127;
-  unsigned MaxTbsPerRank = 216; ///< The older runtime's limit (108 * 2).
+  /// The runtime the program is for; setDialect() sets the limits below.
+  tacclrt::Dialect Dialect = tacclrt::Dialect::Executor;
+  unsigned MaxStepsPerTb = limits().StepsPerTb;
+  unsigned MaxDepTargetTb = limits().DependencyTb;
+  unsigned MaxTbsPerRank = limits().TbsPerRank;
   /// XML elements of one rank the MSCCL reader keeps: the algorithm, one
   /// per rank, one per threadblock and one per step.
-  unsigned MaxXmlNodesPerRank = 4096;
-  unsigned MaxChannels = 32;
+  unsigned MaxXmlNodesPerRank = limits().XmlNodesPerRank;
+  unsigned MaxChannels = limits().Channels;
   /// Sending (and receiving) threadblocks per channel and rank
   /// (MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL).
-  unsigned MaxTbsPerChannel = 32;
+  unsigned MaxTbsPerChannel = limits().TbsPerChannel;
   /// Mark programs that are also correct in place (inplace="1" beside
   /// outofplace="1"). Off for the legacy runtime, which has no outofplace
   /// attribute and would then use the program for in-place calls only.
@@ -61,6 +66,24 @@ struct CodegenOptions {
   bool PipelineWaves = false;
   /// Ranks left unfused (indexed by rank; missing entries mean fuse).
   std::vector<bool> NoFuseRanks;
+
+  /// Targets runtime \p D: its limits, and in-place service only where
+  /// the runtime can tell it from out-of-place (not the legacy one).
+  void setDialect(tacclrt::Dialect D) {
+    Dialect = D;
+    const tacclrt::DialectLimits &L = limits();
+    MaxStepsPerTb = L.StepsPerTb;
+    MaxDepTargetTb = L.DependencyTb;
+    MaxTbsPerRank = L.TbsPerRank;
+    MaxXmlNodesPerRank = L.XmlNodesPerRank;
+    MaxChannels = L.Channels;
+    MaxTbsPerChannel = L.TbsPerChannel;
+    ServeInPlace = D != tacclrt::Dialect::Legacy;
+  }
+  /// The limits of the target runtime.
+  const tacclrt::DialectLimits &limits() const {
+    return tacclrt::limitsOf(Dialect);
+  }
 };
 
 /// nchunksperloop of \p C's program: the chunks of the runtime's

@@ -213,8 +213,7 @@ void tacclc::settleTimes(std::vector<RankBuilder> &Ranks, unsigned Fifo) {
   }
 }
 
-unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps,
-                            unsigned Fifo) {
+unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps, unsigned Fifo) {
   Fifo = std::max(1u, Fifo);
   const int NumTbs = static_cast<int>(RB.Tbs.size());
   // 0. Stamps that no wait inside the rank contradicts.
@@ -422,16 +421,8 @@ unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps,
   return Fused;
 }
 
-/// Whether a step of type \p T reads its source / writes its destination
-/// (a send's destination names the receiver's buffer, not its own).
-static bool readsSrc(OpType T) {
-  return T == OpType::Send || T == OpType::RecvReduceSend ||
-         T == OpType::RecvReduceCopy || T == OpType::RecvReduceCopySend ||
-         T == OpType::Copy || T == OpType::Reduce;
-}
-static bool writesDst(OpType T) {
-  return T != OpType::Send && T != OpType::RecvReduceSend && T != OpType::Nop;
-}
+// readsSrc and writesDst are the format's op table (format/Plan.h): a
+// send's destination names the receiver's buffer, not its own.
 
 std::map<int, int> tacclc::compactScratch(RankBuilder &RB) {
   // A scratch accumulator is read only by the next reduction into it and by

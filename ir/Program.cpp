@@ -1,7 +1,7 @@
 //===- ir/Program.cpp - Spellings of program enums ------------------------===//
 //
 // The XML spellings of buffers and op types, shared by the printer and the
-// XML writer.
+// XML writer: the format's own (format/Vocabulary.def).
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Program.h"
@@ -9,37 +9,14 @@
 using namespace tacclc::ir;
 
 llvm::StringRef tacclc::ir::bufferName(Buffer B) {
-  switch (B) {
-  case Buffer::Input:
-    return "i";
-  case Buffer::Output:
-    return "o";
-  case Buffer::Scratch:
-    return "s";
-  }
-  return "?";
+  static constexpr char Letters[] = {
+#define TACCLRT_BUFFER(E, Name, Letter) Letter,
+#include "format/Vocabulary.def"
+  };
+  return llvm::StringRef(&Letters[static_cast<unsigned>(B)], 1);
 }
 
 llvm::StringRef tacclc::ir::opTypeName(OpType T) {
-  switch (T) {
-  case OpType::Send:
-    return "s";
-  case OpType::Recv:
-    return "r";
-  case OpType::RecvCopySend:
-    return "rcs";
-  case OpType::RecvReduceSend:
-    return "rrs";
-  case OpType::RecvReduceCopy:
-    return "rrc";
-  case OpType::RecvReduceCopySend:
-    return "rrcs";
-  case OpType::Copy:
-    return "cpy";
-  case OpType::Reduce:
-    return "re";
-  case OpType::Nop:
-    return "nop";
-  }
-  return "?";
+  std::string_view Name = tacclrt::nameOf(T);
+  return llvm::StringRef(Name.data(), Name.size());
 }

@@ -10,6 +10,8 @@
 #ifndef TACCLC_IR_PROGRAM_H
 #define TACCLC_IR_PROGRAM_H
 
+#include "format/Plan.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -18,23 +20,13 @@
 
 namespace tacclc::ir {
 
-/// The three buffers of an MSCCL program.
-enum class Buffer { Input, Output, Scratch };
+/// The three buffers of an MSCCL program: the format's (format/Plan.h).
+using Buffer = tacclrt::BufferKind;
 /// The XML spelling of a buffer: i, o or s.
 llvm::StringRef bufferName(Buffer B);
 
-/// MSCCL step types.
-enum class OpType {
-  Send,               ///< s
-  Recv,               ///< r
-  RecvCopySend,       ///< rcs
-  RecvReduceSend,     ///< rrs
-  RecvReduceCopy,     ///< rrc
-  RecvReduceCopySend, ///< rrcs
-  Copy,               ///< cpy
-  Reduce,             ///< re
-  Nop,                ///< nop
-};
+/// MSCCL step types: the format's (format/Vocabulary.def).
+using OpType = tacclrt::StepType;
 /// The XML spelling of an op type.
 llvm::StringRef opTypeName(OpType T);
 

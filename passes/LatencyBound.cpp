@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "passes/LatencyBound.h"
 
-#include "tacclrt/Plan.h"
-#include "tacclrt/Simulator.h"
+#include "format/Plan.h"
+#include "sim/Simulator.h"
 
 #include <fmt/format.h>
 

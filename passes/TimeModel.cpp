@@ -1,4 +1,5 @@
-//===- passes/TimeModel.cpp - What a transfer costs, as tacclc sim charges -===//
+//===- passes/TimeModel.cpp - What a transfer costs, as tacclc sim charges
+//-===//
 //
 // Costs per link from the runtime's protocol figures; the prediction of a
 // call from a schedule: launch, the schedule (one slice of every chunk),
@@ -7,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/TimeModel.h"
 
-#include "tacclrt/Simulator.h"
+#include "sim/Simulator.h"
 
 #include <fmt/format.h>
 
@@ -96,8 +97,7 @@ CallPrediction tacclc::predictCall(const Sketch &S, const Schedule &Sched) {
   const auto &Ts = Sched.Transfers;
   std::map<std::pair<unsigned, unsigned>, std::vector<size_t>> Into;
   for (size_t I = 0; I < Ts.size(); ++I)
-    Into[{Ts[I].Chunk.index(), Topo.link(Ts[I].Link).Dst.index()}].push_back(
-        I);
+    Into[{Ts[I].Chunk.index(), Topo.link(Ts[I].Link).Dst.index()}].push_back(I);
   size_t Last = Ts.size();
   for (size_t I = 0; I < Ts.size(); ++I)
     if (Last == Ts.size() || Ts[I].EndUs > Ts[Last].EndUs)
@@ -108,8 +108,8 @@ CallPrediction tacclc::predictCall(const Sketch &S, const Schedule &Sched) {
     P.CriticalLatencyUs += TM.hopUs(Ts[Cur].Link);
     const double Tol = 1e-9 * std::max(1.0, Ts[Cur].StartUs);
     size_t Before = Ts.size();
-    auto It = Into.find(
-        {Ts[Cur].Chunk.index(), Topo.link(Ts[Cur].Link).Src.index()});
+    auto It =
+        Into.find({Ts[Cur].Chunk.index(), Topo.link(Ts[Cur].Link).Src.index()});
     if (It != Into.end())
       for (size_t J : It->second)
         if (Ts[J].EndUs <= Ts[Cur].StartUs + Tol &&
@@ -137,9 +137,9 @@ bool tacclc::timesDisagree(double A, double B, double Tolerance) {
   return std::fabs(A - B) > Tolerance * std::max(Low, 1e-12);
 }
 
-std::optional<Disagreement>
-tacclc::explainDisagreement(const CallPrediction &P, const MeasuredCall &M,
-                            double Tolerance) {
+std::optional<Disagreement> tacclc::explainDisagreement(const CallPrediction &P,
+                                                        const MeasuredCall &M,
+                                                        double Tolerance) {
   if (!timesDisagree(P.TotalUs, M.TimeUs, Tolerance))
     return std::nullopt;
   auto Us = [](double V) { return fmt::format("{:.4g} us", V); };
@@ -196,8 +196,7 @@ tacclc::explainDisagreement(const CallPrediction &P, const MeasuredCall &M,
   //    back where stage 3 may not, into scratch), or more connections
   //    (threadblocks of at most 64 steps split a busy link), each with its
   //    own FIFO.
-  if (Gap < 0 && M.ProgramMessages > 0 &&
-      M.ProgramMessages < 0.9 * P.Messages)
+  if (Gap < 0 && M.ProgramMessages > 0 && M.ProgramMessages < 0.9 * P.Messages)
     return Disagreement{
         "merges",
         fmt::format("the program sends {} messages where the schedule sends "

@@ -1,7 +1,7 @@
-//===- passes/TimeModel.h - What a transfer costs, as tacclc sim charges -*- C++ -*-===//
+//===- passes/TimeModel.h - What a transfer costs ---------------*- C++ -*-===//
 //
 // The one cost model of the synthesis stages. A transfer of one chunk over
-// a link costs what the simulator (tacclrt/Simulator.h, `tacclc sim`)
+// a link costs what the simulator (sim/Simulator.h, `tacclc sim`)
 // charges a message of the same size:
 //   - its hop latency: the link's alpha, at least the protocol's per-hop
 //     latency (tacclrt::hopLatencyUs);

@@ -18,10 +18,10 @@
 // take longer than libFuzzer's -timeout, that is a finding, not noise.
 //
 //===----------------------------------------------------------------------===//
-#include "tacclrt/Checker.h"
-#include "tacclrt/Diagnostic.h"
-#include "tacclrt/Loader.h"
-#include "tacclrt/Simulator.h"
+#include "checker/Checker.h"
+#include "format/Diagnostic.h"
+#include "format/Loader.h"
+#include "sim/Simulator.h"
 
 #include <cstddef>
 #include <cstdint>

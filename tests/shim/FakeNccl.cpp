@@ -8,7 +8,7 @@
 // called, so a test can tell a forwarded call from a served one.
 //
 //===----------------------------------------------------------------------===//
-#include "NcclAbi.h"
+#include "shim/NcclAbi.h"
 
 #include <algorithm>
 #include <cstring>

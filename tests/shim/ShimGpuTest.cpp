@@ -9,8 +9,8 @@
 // (skipped) where there are fewer than four GPUs.
 //
 //===----------------------------------------------------------------------===//
-#include "NcclAbi.h"
-#include "RankProcesses.h"
+#include "exec/device/RankProcesses.h"
+#include "shim/NcclAbi.h"
 
 #include <cuda_runtime.h>
 #include <unistd.h>

@@ -21,7 +21,7 @@
 // Exit status 0 when every check passes; each failure is printed.
 //
 //===----------------------------------------------------------------------===//
-#include "NcclAbi.h"
+#include "shim/NcclAbi.h"
 
 #include <dlfcn.h>
 #include <unistd.h>

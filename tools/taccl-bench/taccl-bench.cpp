@@ -10,8 +10,8 @@
 // the element count, the mean time of the timed runs, algbw (size / time),
 // busbw (algbw x nccl-tests' bus factor) and the number of wrong output
 // elements, then a summary line. The CPU backend is the reference executor
-// (runtime/CpuExecutor.cpp): its times measure the host's threads, not a
-// GPU. The cuda backends run the CUDA interpreter (runtime/cuda/): every
+// (exec/CpuExecutor.cpp): its times measure the host's threads, not a
+// GPU. The cuda backends run the CUDA interpreter (exec/device/): every
 // rank on one GPU (cuda-virtual) or ranks spread over the GPUs (cuda), and
 // time the kernels. Both check every
 // element of every run, so --check only documents the intent. Exit status: 0
@@ -19,11 +19,11 @@
 // failed, 2 on bad usage.
 //
 //===----------------------------------------------------------------------===//
+#include "exec/CpuExecutor.h"
+#include "exec/device/CudaExecutor.h"
+#include "format/Collective.h"
+#include "format/Loader.h"
 #include "support/Sizes.h"
-#include "tacclrt/Collective.h"
-#include "tacclrt/CpuExecutor.h"
-#include "tacclrt/CudaExecutor.h"
-#include "tacclrt/Loader.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"

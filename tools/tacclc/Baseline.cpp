@@ -125,8 +125,7 @@ std::optional<Built> build(const BaselineOptions &O, ir::CollectiveKind Kind,
 
   CodegenOptions CG;
   if (O.LegacyDialect) {
-    CG.MaxStepsPerTb = 256;
-    CG.ServeInPlace = false;
+    CG.setDialect(tacclrt::Dialect::Legacy);
   }
   auto Program = lowerToProgram(S, Sched, CG, Diags);
   if (!Program) {

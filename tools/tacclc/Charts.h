@@ -9,7 +9,7 @@
 #ifndef TACCLC_TOOLS_TACCLC_CHARTS_H
 #define TACCLC_TOOLS_TACCLC_CHARTS_H
 
-#include "tacclrt/Simulator.h"
+#include "sim/Simulator.h"
 
 #include <string>
 #include <utility>

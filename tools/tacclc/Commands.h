@@ -98,7 +98,7 @@ struct SimOptions {
   bool SerialPorts = false;
   /// Charge the protocols' costs (wire overhead, latencies).
   bool ProtocolCosts = true;
-  /// The simulation engine's name (tacclrt/SimGrid.h).
+  /// The simulation engine's name (sim/SimGrid.h).
   std::string Engine = "inhouse";
   std::vector<std::string> IncludeDirs;
   bool LegacyDialect = false;

@@ -28,9 +28,9 @@
 #include "support/Deadline.h"
 #include "support/Memory.h"
 
-#include "tacclrt/Loader.h"
-#include "tacclrt/Poll.h"
-#include "tacclrt/Simulator.h"
+#include "format/Loader.h"
+#include "format/Poll.h"
+#include "sim/Simulator.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -219,8 +219,7 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
   // sketch's machine at its size below, and the faster one is kept.
   const bool TryWaves = slicesPerChunk(*Sketch) > 1;
   if (Opts.LegacyDialect) {
-    CG.MaxStepsPerTb = 256;
-    CG.ServeInPlace = false;
+    CG.setDialect(tacclrt::Dialect::Legacy);
   }
   // Lower, replicate instances, set the size range and print; first with
   // relays fused into rcs steps, and if that program does not verify (the

@@ -9,10 +9,10 @@
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/Commands.h"
 
-#include "tacclrt/Checker.h"
-#include "tacclrt/CpuExecutor.h"
-#include "tacclrt/CudaExecutor.h"
-#include "tacclrt/Loader.h"
+#include "checker/Checker.h"
+#include "exec/CpuExecutor.h"
+#include "exec/device/CudaExecutor.h"
+#include "format/Loader.h"
 
 #include "llvm/Support/raw_ostream.h"
 

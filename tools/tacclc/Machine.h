@@ -10,7 +10,7 @@
 #define TACCLC_TOOLS_TACCLC_MACHINE_H
 
 #include "ir/Topology.h"
-#include "tacclrt/Simulator.h"
+#include "sim/Simulator.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -9,8 +9,8 @@
 
 #include "tools/tacclc/Commands.h"
 
-#include "tacclrt/Checker.h"
-#include "tacclrt/Loader.h"
+#include "checker/Checker.h"
+#include "format/Loader.h"
 
 #include <fmt/format.h>
 

@@ -8,9 +8,9 @@
 #ifndef TACCLC_TOOLS_TACCLC_OUTPUT_H
 #define TACCLC_TOOLS_TACCLC_OUTPUT_H
 
+#include "format/Diagnostic.h"
 #include "support/Diagnostics.h"
 #include "support/OutputFile.h"
-#include "tacclrt/Diagnostic.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"

@@ -15,8 +15,8 @@
 #include "codegen/Codegen.h"
 #include "support/Deadline.h"
 
-#include "tacclrt/Loader.h"
-#include "tacclrt/SimGrid.h"
+#include "format/Loader.h"
+#include "sim/SimGrid.h"
 
 #include <fmt/format.h>
 
@@ -56,8 +56,7 @@ std::optional<Call> prepare(const std::string &Xml, const ir::Sketch &S) {
 std::pair<unsigned, std::string> portSharing(const tacclrt::SimMachine &M,
                                              const tacclrt::SimResult &R) {
   std::pair<unsigned, std::string> Most{0, ""};
-  std::vector<std::vector<const tacclrt::SimTransfer *>> OnPort(
-      M.Ports.size());
+  std::vector<std::vector<const tacclrt::SimTransfer *>> OnPort(M.Ports.size());
   for (const tacclrt::SimTransfer &T : R.Transfers)
     for (int P : M.Links[size_t(T.Link)].Ports)
       OnPort[size_t(P)].push_back(&T);

@@ -13,8 +13,8 @@
 #include "ir/Sketch.h"
 #include "passes/TimeModel.h"
 
-#include "tacclrt/Plan.h"
-#include "tacclrt/Simulator.h"
+#include "format/Plan.h"
+#include "sim/Simulator.h"
 
 #include <optional>
 #include <string>
@@ -48,7 +48,7 @@ ProgramTimes timeProgram(const std::string &Xml, const ir::Sketch &S,
                          const CallPrediction &Predicted,
                          unsigned OrderedForFifo);
 
-/// The SimGrid referee's time of \p A on \p M (tacclrt/SimGrid.h, engine
+/// The SimGrid referee's time of \p A on \p M (sim/SimGrid.h, engine
 /// `simgrid`), or nothing with \p Why (a build without SimGrid, a failed
 /// run). The one place the compile calls the referee.
 std::optional<double> refereeUs(const tacclrt::Algo &A,

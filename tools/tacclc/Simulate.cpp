@@ -9,14 +9,14 @@
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/Commands.h"
 
+#include "format/Collective.h"
+#include "format/Loader.h"
 #include "ir/Collective.h"
 #include "passes/Bounds.h"
+#include "sim/SimGrid.h"
+#include "sim/Simulator.h"
 #include "support/InputFile.h"
 #include "support/Sizes.h"
-#include "tacclrt/Collective.h"
-#include "tacclrt/Loader.h"
-#include "tacclrt/SimGrid.h"
-#include "tacclrt/Simulator.h"
 #include "tools/tacclc/Charts.h"
 #include "tools/tacclc/Machine.h"
 #include "tools/tacclc/Output.h"

@@ -14,10 +14,10 @@
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/Commands.h"
 
+#include "sim/Simulator.h"
 #include "solver/Subprocess.h"
 #include "support/Memory.h"
 #include "support/Sizes.h"
-#include "tacclrt/Simulator.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"

@@ -8,12 +8,12 @@
 // Set TACCLC_UPDATE_GOLDENS=1 to rewrite the files (then review the diff).
 //
 //===----------------------------------------------------------------------===//
+#include "checker/Checker.h"
 #include "codegen/Codegen.h"
+#include "exec/CpuExecutor.h"
+#include "format/Loader.h"
 #include "passes/ListSchedule.h"
 #include "passes/ReduceSchedule.h"
-#include "tacclrt/Checker.h"
-#include "tacclrt/CpuExecutor.h"
-#include "tacclrt/Loader.h"
 #include "tests/unit/codegen/CodegenTestUtil.h"
 
 #include "llvm/Support/SourceMgr.h"

@@ -8,12 +8,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Codegen.h"
+#include "checker/Checker.h"
 #include "codegen/LoweringInternal.h"
+#include "format/Loader.h"
 #include "passes/ListSchedule.h"
 #include "passes/ReduceSchedule.h"
 #include "passes/TimeModel.h"
-#include "tacclrt/Checker.h"
-#include "tacclrt/Loader.h"
 #include "tests/unit/codegen/CodegenTestUtil.h"
 
 #include "llvm/Support/SourceMgr.h"

@@ -8,7 +8,7 @@
 #include "passes/Baselines.h"
 #include "passes/ListSchedule.h"
 
-#include "tacclrt/Simulator.h"
+#include "sim/Simulator.h"
 
 #include <doctest/doctest.h>
 

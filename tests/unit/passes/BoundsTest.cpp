@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Bounds.h"
 #include "passes/FlowNetwork.h"
-#include "tacclrt/Simulator.h"
+#include "sim/Simulator.h"
 
 #include <doctest/doctest.h>
 

@@ -11,7 +11,7 @@
 #include "passes/Symmetry.h"
 #include "passes/TimeModel.h"
 
-#include "tacclrt/Simulator.h"
+#include "sim/Simulator.h"
 
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -89,8 +89,8 @@ TEST_CASE("ring allgather takes exactly launch + (N-1)(hop + beta*M/N)") {
     CallPrediction P = predictCall(S, Sch);
     CHECK(P.Slices == Slices);
     CHECK(P.SliceUs == doctest::Approx((N - 1) * 46.0 * Unit));
-    CHECK(P.TotalUs == doctest::Approx(Simple.LaunchUs +
-                                       (N - 1) * (Hop + 46.0 * 8.0 / N)));
+    CHECK(P.TotalUs ==
+          doctest::Approx(Simple.LaunchUs + (N - 1) * (Hop + 46.0 * 8.0 / N)));
   }
 }
 
@@ -113,8 +113,7 @@ TEST_CASE("a lane holds a FIFO's worth of small messages in flight") {
   REQUIRE(TM.fifoMessages(1) == 8);
   Schedule Sch = scheduleTransfers(S, clockwise(S));
   const LinkId L(0);
-  CHECK(Sch.MakespanUs ==
-        doctest::Approx(3 * TM.hopUs(L) + 10 * TM.dataUs(L)));
+  CHECK(Sch.MakespanUs == doctest::Approx(3 * TM.hopUs(L) + 10 * TM.dataUs(L)));
 }
 
 TEST_CASE("the routing model's warm start satisfies every row") {
@@ -298,8 +297,7 @@ TEST_CASE("parallel links carry transfers side by side") {
   // One lane: one latency, then both chunks' data; two lanes: side by side.
   double Hop = tacclrt::protocolCosts(tacclrt::Protocol::Simple).HopUs[0];
   double Cost = Hop + 46.0 * 1.0;
-  CHECK(scheduleTransfers(S, R).MakespanUs ==
-        doctest::Approx(Hop + 2 * 46.0));
+  CHECK(scheduleTransfers(S, R).MakespanUs == doctest::Approx(Hop + 2 * 46.0));
   Sketch Double = S;
   Double.Topo = Topology("ring", 2);
   for (const Link &L : S.Topo.links()) {

@@ -5,10 +5,10 @@
 // explainDisagreement names for which measured quantities.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/ListSchedule.h"
 #include "passes/TimeModel.h"
+#include "passes/ListSchedule.h"
 
-#include "tacclrt/Simulator.h"
+#include "sim/Simulator.h"
 
 #include <doctest/doctest.h>
 
@@ -22,7 +22,7 @@ Sketch twoNodes(uint64_t SizeBytes, const char *Protocol = "Simple") {
   Sketch S;
   S.Name = "s";
   S.Topo = Topology("box", 2, 2);
-  S.Topo.addLink({RankId(0), RankId(1), 0.5, 10e-6});  // inside node 0
+  S.Topo.addLink({RankId(0), RankId(1), 0.5, 10e-6});   // inside node 0
   S.Topo.addLink({RankId(0), RankId(2), 20.0, 100e-6}); // between nodes
   S.Topo.addLink({RankId(1), RankId(3), 1.0, 100e-6});
   S.Coll = Collective::allGather(4, 1);
@@ -83,7 +83,8 @@ TEST_CASE("a connection's FIFO holds eight steps of messages") {
   // wire time.
   CHECK(Small.laneLoadUs(LinkId(1)) ==
         doctest::Approx(Small.costUs(LinkId(1)) / 8));
-  CHECK(Small.portLoadUs(LinkId(1)) == doctest::Approx(Small.dataUs(LinkId(1))));
+  CHECK(Small.portLoadUs(LinkId(1)) ==
+        doctest::Approx(Small.dataUs(LinkId(1))));
   CHECK(Full.laneLoadUs(LinkId(1)) == doctest::Approx(Full.dataUs(LinkId(1))));
 }
 
@@ -105,8 +106,7 @@ TEST_CASE("a prediction is launch, schedule and further slices") {
   // The busiest resource per slice: the link across (100 us/MB).
   CHECK(P.SliceUs == doctest::Approx(TM.dataUs(LinkId(1))));
   CHECK(P.Busiest == "link 0->2");
-  CHECK(P.TotalUs ==
-        doctest::Approx(P.LaunchUs + P.ScheduleUs + P.SliceUs));
+  CHECK(P.TotalUs == doctest::Approx(P.LaunchUs + P.ScheduleUs + P.SliceUs));
   // The critical chain is the one hop across.
   CHECK(P.CriticalHops == 1);
   CHECK(P.CriticalLatencyUs == TM.hopUs(LinkId(1)));
@@ -159,8 +159,7 @@ TEST_CASE("disagreements are explained by what the simulation measured") {
   D = explainDisagreement(P, M);
   REQUIRE(D);
   CHECK(D->Class == "port-sharing");
-  CHECK(D->Reason.find("in posting order it takes 45 us") !=
-        std::string::npos);
+  CHECK(D->Reason.find("in posting order it takes 45 us") != std::string::npos);
   P.Busiest = "link 0->1";
   P.BusiestLanes = 1;
 
@@ -212,8 +211,8 @@ TEST_CASE("disagreements are explained by what the simulation measured") {
   // more of the gap than the first slice.
   P.Slices = M.Slices = 11;
   P.TotalUs = P.LaunchUs + P.ScheduleUs + 10 * P.SliceUs; // 41
-  M.OneSliceUs = 21;  // the first slice as predicted
-  M.TimeUs = 61;      // 4 us per further slice, not 2
+  M.OneSliceUs = 21; // the first slice as predicted
+  M.TimeUs = 61;     // 4 us per further slice, not 2
   D = explainDisagreement(P, M);
   REQUIRE(D);
   CHECK(D->Class == "pipeline");

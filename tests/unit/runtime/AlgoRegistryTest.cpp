@@ -8,8 +8,8 @@
 // that are not regular files or are too large to load).
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/shim/AlgoRegistry.h"
-#include "tacclrt/Loader.h"
+#include "shim/AlgoRegistry.h"
+#include "format/Loader.h"
 
 #include <doctest/doctest.h>
 

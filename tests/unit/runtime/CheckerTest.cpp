@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "RuntimeTestUtil.h"
 
-#include "tacclrt/Checker.h"
+#include "checker/Checker.h"
 
 #include <doctest/doctest.h>
 

@@ -3,7 +3,7 @@
 // Buffer sizes, in-place aliasing and expected sources of each collective.
 //
 //===----------------------------------------------------------------------===//
-#include "tacclrt/Collective.h"
+#include "format/Collective.h"
 
 #include <doctest/doctest.h>
 

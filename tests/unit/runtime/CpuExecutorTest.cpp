@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "RuntimeTestUtil.h"
 
-#include "tacclrt/CpuExecutor.h"
+#include "exec/CpuExecutor.h"
 
 #include <doctest/doctest.h>
 

@@ -10,8 +10,8 @@
 // compute every fixture.
 //
 //===----------------------------------------------------------------------===//
-#include "tacclrt/DevicePlan.h"
-#include "runtime/HostBuffers.h"
+#include "exec/device/DevicePlan.h"
+#include "exec/HostBuffers.h"
 #include "tests/unit/runtime/RuntimeTestUtil.h"
 
 #include <doctest/doctest.h>

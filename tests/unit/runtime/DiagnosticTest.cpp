@@ -3,7 +3,7 @@
 // The exact rendering of runtime issues and the Report helpers.
 //
 //===----------------------------------------------------------------------===//
-#include "tacclrt/Diagnostic.h"
+#include "format/Diagnostic.h"
 
 #include <doctest/doctest.h>
 

@@ -5,7 +5,7 @@
 // to even, NaN, and every float16 surviving a round trip through float.
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/HalfFloats.h"
+#include "exec/HalfFloats.h"
 
 #include <doctest/doctest.h>
 

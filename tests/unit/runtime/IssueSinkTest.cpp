@@ -7,7 +7,7 @@
 // is shortened.
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/IssueSink.h"
+#include "format/IssueSink.h"
 
 #include <doctest/doctest.h>
 

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "RuntimeTestUtil.h"
-#include "runtime/IssueSink.h"
+#include "format/IssueSink.h"
 
 #include <doctest/doctest.h>
 

@@ -6,7 +6,7 @@
 // never ends, and memory shared before the fork carries results back.
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/RankProcesses.h"
+#include "exec/device/RankProcesses.h"
 
 #include <doctest/doctest.h>
 

@@ -8,10 +8,10 @@
 #ifndef TACCLRT_TESTS_RUNTIMETESTUTIL_H
 #define TACCLRT_TESTS_RUNTIMETESTUTIL_H
 
-#include "tacclrt/Diagnostic.h"
-#include "tacclrt/Loader.h"
-#include "tacclrt/Plan.h"
-#include "tacclrt/Simulator.h"
+#include "format/Diagnostic.h"
+#include "format/Loader.h"
+#include "format/Plan.h"
+#include "sim/Simulator.h"
 
 #include <fstream>
 #include <optional>

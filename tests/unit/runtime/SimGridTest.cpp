@@ -10,7 +10,7 @@
 // build without SimGrid.
 //
 //===----------------------------------------------------------------------===//
-#include "tacclrt/SimGrid.h"
+#include "sim/SimGrid.h"
 
 #include "RuntimeTestUtil.h"
 

@@ -4,7 +4,7 @@
 // back elsewhere, unlimited resources) and serial service in order.
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/SimSharing.h"
+#include "sim/SimSharing.h"
 
 #include <doctest/doctest.h>
 

@@ -6,7 +6,7 @@
 // splits them, and the errors (no link, wrong rank count).
 //
 //===----------------------------------------------------------------------===//
-#include "tacclrt/Simulator.h"
+#include "sim/Simulator.h"
 
 #include "RuntimeTestUtil.h"
 

@@ -1,0 +1,585 @@
+//===- checker/SymbolicMachine.cpp - Symbolic execution engine ------------===//
+//
+// Round-robin symbolic execution of every threadblock of every rank. Each
+// operation runs in three phases, as the NCCL primitives do: wait for its
+// dependencies, receive (and compute), send. A phase that cannot proceed
+// leaves the threadblock blocked with a structured reason, which becomes
+// the deadlock message when no threadblock can move any more. With race
+// detection, every operation also advances its tb's vector clock (dependency
+// joins when it starts, the sender's clock on a receive, the tb's clock on
+// each message sent) and every chunk access is checked against the slot's
+// last write and the reads since.
+//
+//===----------------------------------------------------------------------===//
+#include "checker/SymbolicMachine.h"
+
+#include "format/Poll.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace tacclrt {
+
+namespace {
+
+std::string chunkName(BufferKind B, std::size_t First, std::size_t Cnt) {
+  if (Cnt == 1)
+    return fmt::format("{} chunk {}", nameOf(B), First);
+  return fmt::format("{} chunks {}..{}", nameOf(B), First, First + Cnt - 1);
+}
+
+std::size_t bufferIndex(BufferKind B) { return static_cast<std::size_t>(B); }
+
+} // namespace
+
+SymbolicMachine::SymbolicMachine(const Algo &A, const Program &P,
+                                 const ChunkModel &Model, unsigned FifoCapacity,
+                                 IssueSink &Sink, bool CheckRaces)
+    : A(A), P(P), Model(Model), Capacity(std::max(1u, FifoCapacity)),
+      Sink(Sink), NRanks(static_cast<unsigned>(P.Ranks.size())) {
+  Storages.resize(NRanks);
+  Views.resize(NRanks);
+  Flags.resize(NRanks);
+  States.resize(NRanks);
+  for (unsigned R = 0; R < NRanks; ++R) {
+    setupRank(static_cast<int>(R));
+    Flags[R].assign(P.Ranks[R].size(), -1);
+    States[R].resize(P.Ranks[R].size());
+  }
+  if (CheckRaces) {
+    Hb = std::make_unique<HappensBefore>(P, Capacity);
+    if (!Hb->enabled()) {
+      Where W;
+      W.Line = A.Line;
+      W.Col = A.Col;
+      Sink.note(W, fmt::format("data races are not checked: {} threadblocks "
+                               "and {} dependency targets would need {} "
+                               "vector-clock entries, more than {}",
+                               Hb->tbCount(), Hb->snapshotCount(),
+                               Hb->clockEntries(),
+                               HappensBefore::MaxClockEntries));
+      Hb.reset();
+    }
+  }
+}
+
+void SymbolicMachine::setupRank(int Rank) {
+  const Gpu &G = A.Gpus[static_cast<std::size_t>(Rank)];
+  std::size_t In = static_cast<std::size_t>(G.IChunks);
+  std::size_t Out = static_cast<std::size_t>(G.OChunks);
+  std::size_t Scratch = static_cast<std::size_t>(G.SChunks);
+  Aliasing Alias = Aliasing::None;
+  std::size_t Offset = 0;
+  if (Model.Layout) {
+    In = static_cast<std::size_t>(Model.Layout->InputCount);
+    Out = static_cast<std::size_t>(Model.Layout->OutputCount);
+    Alias = Model.Layout->Alias;
+    Offset = static_cast<std::size_t>(
+        Model.Layout->aliasOffset(static_cast<unsigned>(Rank)));
+  }
+  auto &S = Storages[static_cast<std::size_t>(Rank)];
+  auto &V = Views[static_cast<std::size_t>(Rank)];
+  V.assign(3, View());
+  switch (Alias) {
+  case Aliasing::None:
+    S.assign({std::vector<Slot>(In), std::vector<Slot>(Out)});
+    V[0] = {0, 0, In};
+    V[1] = {1, 0, Out};
+    break;
+  case Aliasing::SameBuffer:
+    S.assign({std::vector<Slot>(std::max(In, Out))});
+    V[0] = {0, 0, In};
+    V[1] = {0, 0, Out};
+    break;
+  case Aliasing::InputInOutput:
+    S.assign({std::vector<Slot>(Out)});
+    V[0] = {0, Offset, In};
+    V[1] = {0, 0, Out};
+    break;
+  case Aliasing::OutputInInput:
+    S.assign({std::vector<Slot>(In)});
+    V[0] = {0, 0, In};
+    V[1] = {0, Offset, Out};
+    break;
+  }
+  S.emplace_back(Scratch);
+  V[2] = {S.size() - 1, 0, Scratch};
+  // A sendbuff NCCL ignores (non-root ranks of broadcast and scatter) holds
+  // nothing defined: whatever is derived from it is garbage.
+  if (Model.Layout && !inputDefined(*Model.Layout, static_cast<unsigned>(Rank)))
+    return;
+  for (std::size_t J = 0; J < In; ++J)
+    slot(Rank, BufferKind::Input, J)->V =
+        SymValue::input(static_cast<unsigned>(Rank), static_cast<unsigned>(J));
+}
+
+SymbolicMachine::Slot *SymbolicMachine::slot(int Rank, BufferKind B,
+                                             std::size_t Index) {
+  const View &V = Views[static_cast<std::size_t>(Rank)][bufferIndex(B)];
+  if (Index >= V.Len)
+    return nullptr;
+  auto &Storage = Storages[static_cast<std::size_t>(Rank)][V.Storage];
+  if (V.Base + Index >= Storage.size())
+    return nullptr;
+  return &Storage[V.Base + Index];
+}
+
+void SymbolicMachine::recordAccesses(const TbProgram &T, const Operation &Op,
+                                     BufferKind B, std::size_t Off,
+                                     std::size_t Cnt, bool Writes) {
+  const View &V = Views[static_cast<std::size_t>(T.Rank)][bufferIndex(B)];
+  // Consecutive chunks racing with consecutive chunks of the same access
+  // are reported together.
+  std::optional<RaceConflict> Run;
+  std::size_t RunFirst = 0, RunCnt = 0;
+  for (std::size_t K = 0; K < Cnt; ++K) {
+    std::size_t Index = Off + K;
+    std::uint64_t Key =
+        (std::uint64_t(V.Storage) << 32) | std::uint64_t(V.Base + Index);
+    int Chunk = static_cast<int>(Index);
+    std::optional<RaceConflict> C =
+        Writes ? Hb->write(T.Rank, Key, T.Id, Op.Pos, B, Chunk)
+               : Hb->read(T.Rank, Key, T.Id, Op.Pos, B, Chunk);
+    if (!C)
+      continue;
+    if (Run && RunFirst + RunCnt == Index && C->Other.Tb == Run->Other.Tb &&
+        C->Other.Step == Run->Other.Step &&
+        C->OtherWrites == Run->OtherWrites && C->Other.Buf == Run->Other.Buf &&
+        C->Other.Chunk == Run->Other.Chunk + static_cast<int>(RunCnt)) {
+      ++RunCnt;
+      continue;
+    }
+    if (Run)
+      reportRace(T, Op, B, RunFirst, RunCnt, Writes, *Run);
+    Run = C;
+    RunFirst = Index;
+    RunCnt = 1;
+  }
+  if (Run)
+    reportRace(T, Op, B, RunFirst, RunCnt, Writes, *Run);
+}
+
+void SymbolicMachine::reportRace(const TbProgram &T, const Operation &Op,
+                                 BufferKind B, std::size_t First,
+                                 std::size_t Cnt, bool Writes,
+                                 const RaceConflict &C) {
+  int OtherTb = Hb->localTb(C.Other.Tb);
+  Where OW = stepWhere(A, T.Rank, OtherTb, C.Other.Step);
+  std::string Mine = chunkName(B, First, Cnt);
+  std::string Theirs =
+      chunkName(C.Other.Buf, static_cast<std::size_t>(C.Other.Chunk), Cnt);
+  const char *It = Cnt == 1 ? "it" : "them";
+  Sink.error(
+      at(T, Op),
+      fmt::format("race on rank {} {}: tb {} step {} {} {} and tb {} step "
+                  "{}{} {} {}{} with no dependency or message ordering them",
+                  T.Rank, Mine, T.Id, Op.Pos, Writes ? "writes" : "reads", It,
+                  OtherTb, C.Other.Step,
+                  OW.Line ? fmt::format(" (line {})", OW.Line) : std::string(),
+                  C.OtherWrites ? "writes" : "reads", It,
+                  Theirs == Mine ? std::string() : " as " + Theirs));
+}
+
+bool SymbolicMachine::inBounds(const TbProgram &T, const Operation &Op,
+                               BufferKind B, int Off) {
+  std::size_t Len = Views[static_cast<std::size_t>(T.Rank)][bufferIndex(B)].Len;
+  std::size_t Cnt = static_cast<std::size_t>(Op.S->Cnt);
+  if (Off >= 0 && static_cast<std::size_t>(Off) + Cnt <= Len)
+    return true;
+  Sink.error(at(T, Op),
+             fmt::format("accesses {}, but the {} buffer of this call has {} "
+                         "chunk{}",
+                         chunkName(B, static_cast<std::size_t>(Off), Cnt),
+                         nameOf(B), Len, Len == 1 ? "" : "s"));
+  return false;
+}
+
+std::vector<SymValue> SymbolicMachine::read(const TbProgram &T,
+                                            const Operation &Op, BufferKind B,
+                                            int Off, const char *Purpose) {
+  std::size_t Cnt = static_cast<std::size_t>(Op.S->Cnt);
+  std::vector<SymValue> Vals(Cnt);
+  if (!inBounds(T, Op, B, Off))
+    return Vals;
+  if (Hb)
+    recordAccesses(T, Op, B, static_cast<std::size_t>(Off), Cnt, false);
+  bool Reported = false;
+  for (std::size_t K = 0; K < Cnt; ++K) {
+    std::size_t Index = static_cast<std::size_t>(Off) + K;
+    Vals[K] = slot(T.Rank, B, Index)->V;
+    if (Purpose && !Vals[K].Init && !Reported) {
+      Reported = true;
+      Sink.error(at(T, Op), fmt::format("{} uninitialised {}", Purpose,
+                                        chunkName(B, Index, 1)));
+    }
+  }
+  return Vals;
+}
+
+void SymbolicMachine::write(const TbProgram &T, const Operation &Op,
+                            BufferKind B, int Off,
+                            const std::vector<SymValue> &Vals) {
+  if (!inBounds(T, Op, B, Off))
+    return;
+  if (Model.Layout) {
+    const CollectiveLayout &L = *Model.Layout;
+    std::string Chunks =
+        chunkName(B, static_cast<std::size_t>(Off), Vals.size());
+    if (B == BufferKind::Input && L.Alias == Aliasing::None)
+      Sink.error(at(T, Op),
+                 fmt::format("writes {} in an out-of-place call: NCCL's "
+                             "sendbuff is read-only and the caller's data "
+                             "would be overwritten",
+                             Chunks));
+    else if (B == BufferKind::Output &&
+             !outputWritable(L, static_cast<unsigned>(T.Rank)))
+      Sink.error(at(T, Op),
+                 fmt::format("writes {} of rank {}, which is not the root: "
+                             "a {} call's recvbuff matters only at the root "
+                             "(rank {}) and other ranks need not provide one",
+                             Chunks, T.Rank, nameOf(L.Coll), L.Root));
+  }
+  if (Hb)
+    recordAccesses(T, Op, B, static_cast<std::size_t>(Off), Vals.size(), true);
+  for (std::size_t K = 0; K < Vals.size(); ++K) {
+    Slot *S = slot(T.Rank, B, static_cast<std::size_t>(Off) + K);
+    S->V = Vals[K];
+    S->WRank = T.Rank;
+    S->WTb = T.Id;
+    S->WStep = Op.Pos;
+  }
+}
+
+std::vector<SymValue> SymbolicMachine::combine(const TbProgram &T,
+                                               const Operation &Op,
+                                               const std::vector<SymValue> &X,
+                                               const std::vector<SymValue> &Y) {
+  std::vector<SymValue> R(X.size());
+  bool Reported = false;
+  for (std::size_t K = 0; K < X.size() && K < Y.size(); ++K) {
+    std::optional<Contribution> Dup;
+    R[K] = reduceValues(X[K], Y[K], Dup);
+    if (Dup && !Reported) {
+      Reported = true;
+      Sink.error(at(T, Op),
+                 fmt::format("reduction counts {} twice", describe(*Dup)));
+    }
+  }
+  return R;
+}
+
+void SymbolicMachine::execute(const TbProgram &T, TbState &St,
+                              const Operation &Op, std::optional<Message> In) {
+  const Step &S = *Op.S;
+  std::vector<SymValue> X;
+  if (In) {
+    X = std::move(In->Vals);
+    if (X.size() != static_cast<std::size_t>(S.Cnt)) {
+      Sink.error(at(T, Op),
+                 fmt::format("receives {} chunk{} from rank {} on chan {}, but "
+                             "the matching send (rank {} tb {} step {}) "
+                             "carries {}",
+                             S.Cnt, S.Cnt == 1 ? "" : "s", T.Recv, T.Chan,
+                             In->Rank, In->Tb, In->Pos, X.size()));
+      X.resize(static_cast<std::size_t>(S.Cnt));
+    }
+  }
+  switch (S.Type) {
+  case StepType::Send:
+  case StepType::Nop:
+    break;
+  case StepType::Recv:
+    write(T, Op, S.DstBuf, S.DstOff, X);
+    break;
+  case StepType::RecvCopySend:
+    write(T, Op, S.DstBuf, S.DstOff, X);
+    St.Held = std::move(X);
+    break;
+  case StepType::RecvReduceSend:
+    St.Held = combine(T, Op, X, read(T, Op, S.SrcBuf, S.SrcOff, "reduces"));
+    break;
+  case StepType::RecvReduceCopy:
+    write(T, Op, S.DstBuf, S.DstOff,
+          combine(T, Op, X, read(T, Op, S.SrcBuf, S.SrcOff, "reduces")));
+    break;
+  case StepType::RecvReduceCopySend:
+    St.Held = combine(T, Op, X, read(T, Op, S.SrcBuf, S.SrcOff, "reduces"));
+    write(T, Op, S.DstBuf, S.DstOff, St.Held);
+    break;
+  case StepType::Copy:
+    write(T, Op, S.DstBuf, S.DstOff, read(T, Op, S.SrcBuf, S.SrcOff, nullptr));
+    break;
+  case StepType::Reduce: {
+    std::vector<SymValue> Dst = read(T, Op, S.DstBuf, S.DstOff, "reduces");
+    std::vector<SymValue> Src = read(T, Op, S.SrcBuf, S.SrcOff, "reduces");
+    write(T, Op, S.DstBuf, S.DstOff, combine(T, Op, Dst, Src));
+    break;
+  }
+  }
+}
+
+bool SymbolicMachine::advance(const TbProgram &T, TbState &St) {
+  if (St.Done)
+    return false;
+  if (St.Pc >= T.Ops.size()) {
+    St.Done = true;
+    return true;
+  }
+  const Operation &Op = T.Ops[St.Pc];
+  const Step &S = *Op.S;
+  bool Progress = false;
+  if (St.Phase == 0) {
+    for (const Dependency &D : Op.Deps)
+      if (Flags[static_cast<std::size_t>(T.Rank)]
+               [static_cast<std::size_t>(D.Tb)] < D.Step) {
+        St.W = {Wait::Dep, D.Tb, D.Step};
+        return false;
+      }
+    St.Phase = 1;
+    if (Hb)
+      Hb->beginOp(T.Rank, T.Id, St.Pc);
+  }
+  if (St.Phase == 1) {
+    std::optional<Message> In;
+    if (receivesMessage(S.Type)) {
+      auto It = Fifos.find({T.Recv, T.Rank, T.Chan});
+      if (It == Fifos.end() || It->second.empty()) {
+        St.W = {Wait::Recv, T.Recv, T.Chan};
+        return Progress;
+      }
+      In = std::move(It->second.front());
+      It->second.pop_front();
+      if (Hb)
+        Hb->receive(T.Rank, T.Id, In->Clock);
+    }
+    execute(T, St, Op, std::move(In));
+    St.Phase = 2;
+    Progress = true;
+  }
+  if (sendsMessage(S.Type)) {
+    std::deque<Message> &F = Fifos[{T.Rank, T.Send, T.Chan}];
+    if (F.size() >= Capacity) {
+      St.W = {Wait::Send, T.Send, T.Chan};
+      return Progress;
+    }
+    if (S.Type == StepType::Send)
+      St.Held = read(T, Op, S.SrcBuf, S.SrcOff, "sends");
+    Message M;
+    M.Vals = std::move(St.Held);
+    M.Rank = T.Rank;
+    M.Tb = T.Id;
+    M.Pos = Op.Pos;
+    if (Hb)
+      M.Clock = Hb->clock(T.Rank, T.Id);
+    F.push_back(std::move(M));
+  }
+  if (S.HasDep) {
+    int &Flag =
+        Flags[static_cast<std::size_t>(T.Rank)][static_cast<std::size_t>(T.Id)];
+    Flag = std::max(Flag, Op.PublishedStep);
+  }
+  if (Hb)
+    Hb->endOp(T.Rank, T.Id, St.Pc);
+  ++St.Pc;
+  St.Phase = 0;
+  St.Held.clear();
+  St.W = Wait();
+  return true;
+}
+
+void SymbolicMachine::run() {
+  bool Any = true;
+  while (Any) {
+    Any = false;
+    for (unsigned R = 0; R < NRanks; ++R) {
+      poll();
+      for (std::size_t T = 0; T < P.Ranks[R].size(); ++T)
+        while (advance(P.Ranks[R][T], States[R][T]))
+          Any = true;
+    }
+  }
+  for (unsigned R = 0; R < NRanks; ++R)
+    for (const TbState &St : States[R])
+      if (!St.Done) {
+        reportDeadlock();
+        reportLeftovers(true);
+        return;
+      }
+  reportLeftovers(false);
+  if (Model.Layout)
+    checkPostcondition();
+}
+
+const TbProgram *SymbolicMachine::findPeerTb(int Rank, int Peer, int Chan,
+                                             bool Sender) {
+  for (const TbProgram &T : P.Ranks[static_cast<std::size_t>(Rank)])
+    if ((Sender ? T.Send : T.Recv) == Peer && T.Chan == Chan)
+      return &T;
+  return nullptr;
+}
+
+std::string SymbolicMachine::describeTb(int Rank, int TbId) {
+  const TbState &St =
+      States[static_cast<std::size_t>(Rank)][static_cast<std::size_t>(TbId)];
+  if (St.Done)
+    return fmt::format("rank {} tb {} has finished", Rank, TbId);
+  const TbProgram &T =
+      P.Ranks[static_cast<std::size_t>(Rank)][static_cast<std::size_t>(TbId)];
+  return fmt::format("rank {} tb {} is blocked at step {}", Rank, TbId,
+                     T.Ops[St.Pc].Pos);
+}
+
+std::string SymbolicMachine::describeWait(const TbProgram &T,
+                                          const TbState &St) {
+  switch (St.W.K) {
+  case Wait::Dep: {
+    int Flag = Flags[static_cast<std::size_t>(T.Rank)]
+                    [static_cast<std::size_t>(St.W.A)];
+    return fmt::format("blocked waiting for tb {} step {} (dependency); {}{}",
+                       St.W.A, St.W.B, describeTb(T.Rank, St.W.A),
+                       Flag < 0 ? ", having published no step"
+                                : fmt::format(", having published up to "
+                                              "step {}",
+                                              Flag));
+  }
+  case Wait::Recv: {
+    const TbProgram *Peer = findPeerTb(St.W.A, T.Rank, St.W.B, true);
+    return fmt::format(
+        "blocked waiting for a message from rank {} on chan {}; {}", St.W.A,
+        St.W.B,
+        Peer ? describeTb(Peer->Rank, Peer->Id)
+             : fmt::format("no threadblock of rank {} sends to rank {} on "
+                           "chan {}",
+                           St.W.A, T.Rank, St.W.B));
+  }
+  case Wait::Send: {
+    const TbProgram *Peer = findPeerTb(St.W.A, T.Rank, St.W.B, false);
+    return fmt::format(
+        "blocked waiting to send to rank {} on chan {} (the channel is full); "
+        "{}",
+        St.W.A, St.W.B,
+        Peer ? describeTb(Peer->Rank, Peer->Id)
+             : fmt::format("no threadblock of rank {} receives from rank {} "
+                           "on chan {}",
+                           St.W.A, T.Rank, St.W.B));
+  }
+  case Wait::None:
+    break;
+  }
+  return "blocked";
+}
+
+void SymbolicMachine::reportDeadlock() {
+  std::size_t Blocked = 0;
+  for (const auto &Rank : States)
+    for (const TbState &St : Rank)
+      Blocked += !St.Done;
+  Sink.error(Where(), fmt::format("deadlock: {} threadblock{} cannot make "
+                                  "progress",
+                                  Blocked, Blocked == 1 ? "" : "s"));
+  for (unsigned R = 0; R < NRanks; ++R)
+    for (std::size_t T = 0; T < P.Ranks[R].size(); ++T) {
+      const TbState &St = States[R][T];
+      if (St.Done)
+        continue;
+      const TbProgram &TP = P.Ranks[R][T];
+      Sink.error(at(TP, TP.Ops[St.Pc]), describeWait(TP, St));
+    }
+}
+
+void SymbolicMachine::reportLeftovers(bool OnlyStranded) {
+  for (const auto &[Key, Queue] : Fifos) {
+    auto [From, To, Chan] = Key;
+    const TbProgram *Receiver = findPeerTb(To, From, Chan, false);
+    // After a deadlock, messages whose receiver is blocked may still be
+    // part of the knot; those whose receiver finished are stranded.
+    if (OnlyStranded && Receiver &&
+        !States[static_cast<std::size_t>(To)]
+               [static_cast<std::size_t>(Receiver->Id)]
+                   .Done)
+      continue;
+    for (const Message &M : Queue)
+      Sink.error(stepWhere(A, M.Rank, M.Tb, M.Pos),
+                 fmt::format("message to rank {} on chan {} is never "
+                             "received{}",
+                             To, Chan,
+                             Receiver
+                                 ? fmt::format(" (rank {} tb {} receives "
+                                               "fewer messages)",
+                                               To, Receiver->Id)
+                                 : fmt::format(" (no threadblock of rank {} "
+                                               "receives from rank {} on "
+                                               "chan {})",
+                                               To, From, Chan)));
+  }
+}
+
+/// The most reduction-order errors listed per call.
+constexpr unsigned MaxOrderReports = 16;
+
+void SymbolicMachine::checkPostcondition() {
+  const CollectiveLayout &L = *Model.Layout;
+  // Input element -> (the first rank holding its reduction, its order).
+  std::map<std::uint64_t, std::pair<unsigned, std::uint64_t>> FirstOrder;
+  bool Warned = false;
+  unsigned Reported = 0;
+  for (unsigned R = 0; R < NRanks; ++R) {
+    const Gpu &G = A.Gpus[R];
+    for (std::uint64_t K = 0; K < L.OutputCount; ++K) {
+      const Slot *S = slot(static_cast<int>(R), BufferKind::Output,
+                           static_cast<std::size_t>(K));
+      if (!S)
+        continue;
+      ElementSource Src = expectedSource(L, R, K);
+      if (!Src.Checked)
+        continue;
+      SymValue Exp;
+      Exp.Init = true;
+      if (Src.Reduced)
+        for (unsigned Q = 0; Q < NRanks; ++Q)
+          Exp.Parts.push_back({Q, static_cast<unsigned>(Src.Index)});
+      else
+        Exp.Parts.push_back({Src.Rank, static_cast<unsigned>(Src.Index)});
+      Where W;
+      W.Line = G.Line;
+      W.Col = G.Col;
+      W.Rank = static_cast<int>(R);
+      if (S->V == Exp) {
+        if (!Src.Reduced)
+          continue;
+        auto [It, New] = FirstOrder.try_emplace(Src.Index, R, S->V.Order);
+        if (New || It->second.second == S->V.Order)
+          continue;
+        std::string What = fmt::format(
+            "output chunk {} is reduced in another order than on rank {}: "
+            "floating-point results may differ in the last bits",
+            K, It->second.first);
+        if (Model.IdenticalOrder) {
+          if (Reported++ < MaxOrderReports)
+            Sink.error(W, What + " (identical results were asked for)");
+        } else if (!Warned) {
+          Warned = true;
+          Sink.warning(W, What + " (further chunks not listed; require one "
+                                 "order with check --identical-order)");
+        }
+        continue;
+      }
+      if (!S->V.Init && S->WRank < 0) {
+        Sink.error(W, fmt::format("output chunk {} is never written, "
+                                  "expected {}",
+                                  K, describe(Exp, NRanks)));
+        continue;
+      }
+      std::string Writer =
+          S->WRank < 0 ? std::string()
+                       : fmt::format("; last written by rank {} tb {} step {}",
+                                     S->WRank, S->WTb, S->WStep);
+      Sink.error(W, fmt::format("output chunk {} holds {}, expected {}{}", K,
+                                describe(S->V, NRanks), describe(Exp, NRanks),
+                                Writer));
+    }
+  }
+}
+
+} // namespace tacclrt

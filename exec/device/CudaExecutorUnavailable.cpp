@@ -1,0 +1,53 @@
+//===- exec/device/CudaExecutorUnavailable.cpp - Builds without nvcc ------===//
+//
+// runOnCuda(), runOnNcclRanks() and ncclBaselineSeconds() where the CUDA
+// interpreter was not built (nvcc or NCCL was not found when the build was
+// configured): every call is refused with a message that says so, the same
+// way a run without a GPU is.
+//
+//===----------------------------------------------------------------------===//
+#include "exec/device/CudaExecutor.h"
+
+namespace tacclrt {
+
+namespace {
+
+constexpr const char *NotBuilt = "this build has no CUDA interpreter (nvcc "
+                                 "and NCCL were not found when it was "
+                                 "configured)";
+
+RunResult refused(std::string_view FileName) {
+  RunResult R;
+  Issue I;
+  I.Sev = Issue::Error;
+  I.File = std::string(FileName);
+  I.Message = NotBuilt;
+  R.Issues.add(I);
+  R.Summary = "not run: " + I.Message;
+  return R;
+}
+
+} // namespace
+
+bool cudaInterpreterBuilt() { return false; }
+
+RunResult runOnCuda(const Algo &, const RunOptions &, CudaMode,
+                    std::string_view FileName) {
+  return refused(FileName);
+}
+
+RepeatedRun runOnNcclRanks(const Algo &, const RunOptions &,
+                           const RepeatOptions &, std::string_view FileName) {
+  RepeatedRun R;
+  R.Run = refused(FileName);
+  return R;
+}
+
+std::optional<double> ncclBaselineSeconds(const Algo &, const RunOptions &,
+                                          const RepeatOptions &,
+                                          std::string &Why) {
+  Why = NotBuilt;
+  return std::nullopt;
+}
+
+} // namespace tacclrt

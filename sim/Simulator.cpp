@@ -1,0 +1,373 @@
+//===- sim/Simulator.cpp - Flow-level simulation of a plan ----------------===//
+//
+// Algorithm: a discrete-event simulation over the executable Program.
+//   1. sizes as the runtime computes them (SimCall.h): count_total elements
+//      cut into nchunksperloop chunks, moved a slice per loop iteration;
+//   2. every threadblock runs its operations in order, iteration after
+//      iteration, from the protocol's launch latency on; an operation first
+//      waits for its dependencies (published steps of the same iteration or
+//      later), then takes its message from the receive connection, then
+//      posts its send once the send connection's FIFO has free steps for
+//      it, and moves on
+//      (the message lands later: successive messages overlap their
+//      latency, as NCCL's FIFO steps do);
+//   3. a message spends its hop latency, then, after the messages posted
+//      before it on its connection, moves its wire bytes at a rate set by
+//      how links and shared ports serve concurrent connections
+//      (SimSharing.h: max-min fair, or one at a time); a step the runtime
+//      splits into several primitive calls (more chunks than fit in a
+//      slice) is that many messages, each taking a FIFO slot;
+//   4. between events (a message leaving its latency, a message landing)
+//      rates are constant; time advances to the next event, threadblocks
+//      are advanced until none can move, and the loop repeats. A state
+//      where nothing moves and nothing is in flight is a deadlock.
+//
+//===----------------------------------------------------------------------===//
+#include "sim/Simulator.h"
+
+#include "format/Collective.h"
+#include "format/IssueSink.h"
+#include "format/Poll.h"
+#include "format/Program.h"
+#include "sim/SimCall.h"
+#include "sim/SimSharing.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace tacclrt {
+
+namespace {
+
+class Engine {
+public:
+  Engine(const Algo &A, const Program &P, const SimMachine &M,
+         const SimOptions &O, IssueSink &Sink, SimResult &Out)
+      : A(A), P(P), M(M), O(O), Sink(Sink), Out(Out) {}
+
+  bool setup();
+  void run();
+
+private:
+  using ConnKey = std::tuple<int, int, int>; // sender, receiver, channel
+  struct Message {
+    long Seq = 0;        ///< The flow that carries it.
+    unsigned Steps = 1;  ///< FIFO steps it takes.
+    bool Landed = false; ///< All its bytes have arrived.
+  };
+  struct Conn {
+    int Link = -1;
+    unsigned Held = 0;         ///< FIFO steps of messages posted, not received.
+    std::deque<Message> Queue; ///< Those messages, in posting order.
+  };
+  struct Flow {
+    int Link = 0;
+    ConnKey Key;
+    double Remaining = 0; ///< Wire bytes still to move.
+    double DataStart = 0; ///< When the hop latency is over.
+    double Rate = 0;
+    long Seq = 0; ///< Posting order, for serial service.
+    SimTransfer Rec;
+  };
+  enum class Phase { Deps, Recv, Send };
+  struct TbRun {
+    const TbProgram *T = nullptr;
+    std::size_t Op = 0;
+    long Iter = 0;
+    Phase Ph = Phase::Deps;
+    std::uint64_t Part = 0; ///< Messages of the step received or posted.
+    bool Done = false;
+  };
+
+  const Algo &A;
+  const Program &P;
+  const SimMachine &M;
+  const SimOptions &O;
+  IssueSink &Sink;
+  SimResult &Out;
+
+  SimCallShape Shape;
+  std::map<ConnKey, Conn> Conns;
+  std::vector<std::vector<long>> Flags; // [rank][tb]
+  std::vector<std::vector<TbRun>> Runs; // [rank][tb]
+  std::vector<Flow> Flows;
+  /// Capacity (bytes per us) of every link, then of every port.
+  std::vector<double> Capacity;
+  double Now = 0;
+  long Posted = 0;
+
+  bool advance(TbRun &R);
+  void finishOp(TbRun &R);
+  void post(TbRun &R, const Operation &Op);
+  void setRates();
+  void reportDeadlock();
+};
+
+bool Engine::setup() {
+  if (!shapeCall(A, P, M, O, Sink, Shape))
+    return false;
+  Out.Iterations = Shape.Iterations;
+  const double Inf = std::numeric_limits<double>::infinity();
+  for (const SimLink &L : M.Links)
+    Capacity.push_back(L.BetaUsPerB > 0 ? L.Multiplicity / L.BetaUsPerB : Inf);
+  for (const SimPort &Pt : M.Ports)
+    Capacity.push_back(Pt.BetaUsPerB > 0 ? 1 / Pt.BetaUsPerB : Inf);
+  Runs.resize(P.Ranks.size());
+  Flags.resize(P.Ranks.size());
+  for (std::size_t R = 0; R < P.Ranks.size(); ++R) {
+    Flags[R].assign(P.Ranks[R].size(), -1);
+    for (const TbProgram &T : P.Ranks[R]) {
+      TbRun Run;
+      Run.T = &T;
+      Run.Done = T.Ops.empty();
+      Runs[R].push_back(Run);
+      if (T.Send >= 0)
+        Conns[{T.Rank, T.Send, T.Chan}].Link = Shape.linkOf(T.Rank, T.Send);
+    }
+  }
+  Now = launchLatencyUs(A.Proto, O);
+  return true;
+}
+
+void Engine::finishOp(TbRun &R) {
+  const Operation &Op = R.T->Ops[R.Op];
+  if (Op.S->HasDep)
+    Flags[R.T->Rank][R.T->Id] = R.Iter * FlagScale + Op.PublishedStep;
+  R.Ph = Phase::Deps;
+  R.Part = 0;
+  if (++R.Op == R.T->Ops.size()) {
+    R.Op = 0;
+    if (++R.Iter == Shape.Iterations)
+      R.Done = true;
+  }
+}
+
+void Engine::post(TbRun &R, const Operation &Op) {
+  ConnKey Key{R.T->Rank, R.T->Send, R.T->Chan};
+  Conn &C = Conns[Key];
+  const double Bytes = Shape.partBytes(*Op.S, R.Iter, R.Part);
+  const unsigned Steps = Shape.stepsOf(Bytes);
+  C.Held += Steps;
+  C.Queue.push_back({Posted, Steps, false});
+  const SimLink &L = M.Links[static_cast<std::size_t>(C.Link)];
+  Flow F;
+  F.Link = C.Link;
+  F.Key = Key;
+  F.Remaining = wireBytes(Bytes, A.Proto, O);
+  F.DataStart = Now + hopLatencyUs(L, A.Proto, O);
+  F.Seq = Posted++;
+  F.Rec.Src = L.Src;
+  F.Rec.Dst = L.Dst;
+  F.Rec.Link = C.Link;
+  F.Rec.Tb = R.T->Id;
+  F.Rec.Step = Op.Pos;
+  F.Rec.Iteration = R.Iter;
+  F.Rec.Chunk = Op.S->SrcOff;
+  F.Rec.Cnt = Op.S->Cnt;
+  F.Rec.Bytes = Bytes;
+  F.Rec.StartUs = Now;
+  F.Rec.DataUs = F.DataStart;
+  Flows.push_back(F);
+}
+
+bool Engine::advance(TbRun &R) {
+  if (R.Done)
+    return false;
+  const Operation &Op = R.T->Ops[R.Op];
+  const StepType Ty = Op.S->Type;
+  const std::uint64_t Parts = Shape.parts(*Op.S);
+  bool Moved = false;
+  if (R.Ph == Phase::Deps) {
+    for (const Dependency &D : Op.Deps)
+      if (Flags[R.T->Rank][static_cast<std::size_t>(D.Tb)] <
+          R.Iter * FlagScale + D.Step)
+        return false;
+    R.Ph = receivesMessage(Ty) ? Phase::Recv : Phase::Send;
+    Moved = true;
+  }
+  if (R.Ph == Phase::Recv) {
+    auto It = Conns.find({R.T->Recv, R.T->Rank, R.T->Chan});
+    while (R.Part < Parts) {
+      if (It == Conns.end() || It->second.Queue.empty() ||
+          !It->second.Queue.front().Landed)
+        return Moved;
+      It->second.Held -= It->second.Queue.front().Steps;
+      It->second.Queue.pop_front();
+      ++R.Part;
+      Moved = true;
+    }
+    R.Part = 0;
+    R.Ph = Phase::Send;
+  }
+  if (R.Ph == Phase::Send) {
+    if (!sendsMessage(Ty)) {
+      finishOp(R);
+      return true;
+    }
+    Conn &C = Conns[{R.T->Rank, R.T->Send, R.T->Chan}];
+    while (R.Part < Parts) {
+      const unsigned Steps =
+          Shape.stepsOf(Shape.partBytes(*Op.S, R.Iter, R.Part));
+      if (C.Held > 0 && C.Held + Steps > Shape.Capacity)
+        return Moved;
+      post(R, Op);
+      ++R.Part;
+      Moved = true;
+    }
+    finishOp(R);
+    return true;
+  }
+  return Moved;
+}
+
+void Engine::setRates() {
+  // A connection moves its messages in order, one at a time (NCCL's FIFO
+  // steps): only the oldest message of each connection moves, once its
+  // latency is over. Flows are kept in posting order.
+  std::vector<std::size_t> Active;
+  std::set<ConnKey> Seen;
+  for (std::size_t I = 0; I < Flows.size(); ++I)
+    if (Seen.insert(Flows[I].Key).second && Flows[I].DataStart <= Now)
+      Active.push_back(I);
+  if (O.Service == PortService::Serial)
+    std::stable_sort(Active.begin(), Active.end(),
+                     [&](std::size_t X, std::size_t Y) {
+                       return std::tie(Flows[X].DataStart, Flows[X].Seq) <
+                              std::tie(Flows[Y].DataStart, Flows[Y].Seq);
+                     });
+  std::vector<std::vector<int>> Uses;
+  Uses.reserve(Active.size());
+  const int NLinks = static_cast<int>(M.Links.size());
+  for (std::size_t I : Active) {
+    const SimLink &L = M.Links[static_cast<std::size_t>(Flows[I].Link)];
+    std::vector<int> U{Flows[I].Link};
+    for (int Port : L.Ports)
+      U.push_back(NLinks + Port);
+    Uses.push_back(std::move(U));
+  }
+  std::vector<double> Rates = O.Service == PortService::Serial
+                                  ? serialRates(Capacity, Uses)
+                                  : maxMinRates(Capacity, Uses);
+  for (Flow &F : Flows)
+    F.Rate = 0;
+  for (std::size_t K = 0; K < Active.size(); ++K)
+    Flows[Active[K]].Rate = Rates[K];
+}
+
+void Engine::reportDeadlock() {
+  unsigned Listed = 0;
+  Sink.error(Where(), "the simulation cannot progress (deadlock): no message "
+                      "is in flight and no threadblock can move");
+  for (auto &Rank : Runs)
+    for (TbRun &R : Rank) {
+      if (R.Done || Listed++ >= 8)
+        continue;
+      const Operation &Op = R.T->Ops[R.Op];
+      const char *What = R.Ph == Phase::Deps   ? "a dependency"
+                         : R.Ph == Phase::Recv ? "a message"
+                                               : "room to send";
+      Where W = stepWhere(A, R.T->Rank, R.T->Id, Op.Pos);
+      W.Iteration = R.Iter;
+      Sink.note(W, fmt::format("waits for {}", What));
+    }
+}
+
+void Engine::run() {
+  for (;;) {
+    poll();
+    bool Moved = true;
+    while (Moved) {
+      Moved = false;
+      for (auto &Rank : Runs)
+        for (TbRun &R : Rank)
+          while (advance(R))
+            Moved = true;
+    }
+    if (Flows.empty()) {
+      bool AllDone = true;
+      for (auto &Rank : Runs)
+        for (TbRun &R : Rank)
+          AllDone = AllDone && R.Done;
+      if (!AllDone) {
+        reportDeadlock();
+        return;
+      }
+      Out.Ok = true;
+      Out.TimeUs = Now;
+      return;
+    }
+    setRates();
+    // The next event: a message leaving its latency or landing. A message
+    // lands exactly when its computed finish time is reached (never by
+    // comparing leftover bytes with a tolerance, which rounding in Now can
+    // defeat), so every pass lands a message or ends a latency: the loop
+    // always moves.
+    const double Inf = std::numeric_limits<double>::infinity();
+    std::vector<double> Finish(Flows.size(), Inf);
+    double Next = Inf;
+    for (std::size_t I = 0; I < Flows.size(); ++I) {
+      const Flow &F = Flows[I];
+      if (F.DataStart > Now) {
+        Next = std::min(Next, F.DataStart);
+        continue;
+      }
+      if (F.Remaining <= 0 || F.Rate == Inf)
+        Finish[I] = Now;
+      else if (F.Rate > 0)
+        Finish[I] = std::max(Now, Now + F.Remaining / F.Rate);
+      Next = std::min(Next, Finish[I]);
+    }
+    for (std::size_t I = 0; I < Flows.size(); ++I) {
+      Flow &F = Flows[I];
+      if (F.DataStart > Now)
+        continue;
+      if (Finish[I] <= Next)
+        F.Remaining = 0;
+      else
+        F.Remaining = std::max(0.0, F.Remaining - F.Rate * (Next - Now));
+    }
+    Now = Next;
+    // Land every message whose bytes are all there.
+    std::vector<Flow> Left;
+    for (std::size_t I = 0; I < Flows.size(); ++I) {
+      Flow &F = Flows[I];
+      if (!(Finish[I] <= Now)) {
+        Left.push_back(F);
+        continue;
+      }
+      for (Message &Msg : Conns[F.Key].Queue)
+        if (Msg.Seq == F.Seq)
+          Msg.Landed = true;
+      if (O.RecordTransfers) {
+        F.Rec.EndUs = Now;
+        Out.Transfers.push_back(F.Rec);
+      }
+    }
+    Flows = std::move(Left);
+  }
+}
+
+} // namespace
+
+SimResult simulate(const Algo &A, const SimMachine &M, const SimOptions &Opts,
+                   std::string_view FileName) {
+  SimResult Out;
+  IssueSink Sink(Out.Issues, FileName);
+  std::optional<Program> P = buildProgram(A, Sink);
+  if (!P)
+    return Out;
+  Engine E(A, *P, M, Opts, Sink, Out);
+  if (!E.setup())
+    return Out;
+  E.run();
+  return Out;
+}
+
+} // namespace tacclrt
