@@ -74,7 +74,7 @@ RunResult runOnCpu(const Algo &A, const RunOptions &O,
   IssueSink Sink(R.Issues, FileName);
   PreparedRun Run;
   if (!prepareRun(A, O, Sink, R.Issues, FileName, Run)) {
-    R.Summary = "not run: " + firstError(R.Issues);
+    R.Summary = notRunSummary(R.Issues);
     return R;
   }
   const CallSetup &S = Run.S;
@@ -111,12 +111,12 @@ RunResult executeOnCpu(const Algo &A, const RunOptions &O,
       Outputs.size() != std::size_t(A.NGpus)) {
     Sink.error(Where(), fmt::format("{} ranks' buffers for a plan of {} ranks",
                                     Inputs.size(), A.NGpus));
-    R.Summary = "not run: " + firstError(R.Issues);
+    R.Summary = notRunSummary(R.Issues);
     return R;
   }
   PreparedRun Run;
   if (!prepareRun(A, O, Sink, R.Issues, FileName, Run)) {
-    R.Summary = "not run: " + firstError(R.Issues);
+    R.Summary = notRunSummary(R.Issues);
     return R;
   }
   const CallSetup &S = Run.S;
@@ -139,7 +139,7 @@ RunResult executeOnCpu(const Algo &A, const RunOptions &O,
         std::memmove(Outputs[Rank], Bytes(Rank, 1), S.L.OutputCount * Size);
   R.Summary = R.Ok ? fmt::format("{} on {} ranks, {} B: done", nameOf(A.Coll),
                                  A.NGpus, O.Bytes)
-                   : "not run: " + firstError(R.Issues);
+                   : notRunSummary(R.Issues);
   return R;
 }
 

@@ -184,6 +184,10 @@ std::string tacclrt::firstError(const Report &R) {
   return "unknown error";
 }
 
+std::string tacclrt::notRunSummary(const Report &R) {
+  return "not run: " + firstError(R);
+}
+
 bool tacclrt::prepareRun(const Algo &A, const RunOptions &O, IssueSink &Sink,
                          Report &Out, std::string_view FileName,
                          PreparedRun &Run) {

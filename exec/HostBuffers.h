@@ -38,6 +38,9 @@ void verifyOutputs(const Algo &A, const CallSetup &S,
 /// one-line summaries.
 std::string firstError(const Report &R);
 
+/// The summary of a call that did not run: "not run: " and firstError().
+std::string notRunSummary(const Report &R);
+
 /// What every executor starts from: the program, the call, and every rank's
 /// host buffers filled with the inputs.
 struct PreparedRun {

@@ -5,8 +5,9 @@
 //   - `time limit Q` (a time > 0) and `gap X` (0 <= X < 1) for the solver;
 //   - `symmetry ...`: each generator is turned into a rank permutation and
 //     proved to be an automorphism of the logical topology: every link must
-//     map to a link of the same class and cost; the first link that does not
-//     is named in the error.
+//     map to a link of the same class, cost, multiplicity and switch, and
+//     NICs and switch groups onto their like; the first link (or NIC) that
+//     does not is named in the error.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/SemaInternal.h"

@@ -5,9 +5,11 @@
 // lowering, verification) turns them into TACCL-EF like any synthesised
 // algorithm: the ring (one Hamiltonian cycle through every node's GPUs,
 // nodes joined over their NICs, as NCCL builds its rings), direct sends
-// (every chunk straight from its source to each rank that wants it), and a
-// binary tree for rooted collectives. Reductions use the dual's routes on
-// the transposed topology (passes/ReduceSchedule.h).
+// (every chunk straight from its source to each rank that wants it), and
+// hierarchical routes (across nodes on a GPU's rail, then around each
+// node's ring). Reductions use the dual's routes on the transposed topology
+// (passes/ReduceSchedule.h). NCCL's double binary tree ALLREDUCE is built
+// as a schedule directly (treeAllReduceSchedule).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_PASSES_BASELINES_H

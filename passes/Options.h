@@ -20,7 +20,7 @@ namespace tacclc {
 
 /// MILP settings of one stage.
 struct StageOptions {
-  double TimeLimitSeconds = 60; ///< Per MILP solve.
+  double TimeLimitSeconds = 60; ///< Per stage, model building included.
   double RelativeGap = 1e-4;    ///< Accepted relative optimality gap.
   unsigned Threads = 1;         ///< Solver threads (1 = reproducible).
   bool SolverLog = false;       ///< Let the solver print its log to stderr.

@@ -58,6 +58,12 @@ public:
     if (!(Stage.TimeLimitSeconds > 0))
       Unlimited = true;
     Seconds += Stage.TimeLimitSeconds;
+    return current();
+  }
+
+  /// The end of the budgets given so far (and never after the compile's
+  /// deadline): the budget of work that has no time of its own.
+  Deadline current() const {
     Deadline Own = Unlimited ? Deadline() : Deadline::after(Start, Seconds);
     return Own.earliest(compileDeadline());
   }
@@ -160,9 +166,7 @@ public:
     PhaseScope Phase("overlapping the spread with the reduction");
     double Before = AllReduce.MakespanUs;
     // Within the spreading stages' budget: no time of its own.
-    Deadline Within = (Unlimited ? Deadline() : Deadline::after(Start, Seconds))
-                          .earliest(compileDeadline());
-    auto O = overlapSpread(S, AllReduce, Within);
+    auto O = overlapSpread(S, AllReduce, current());
     if (O) {
       R.Detail = fmt::format("sums spread as they finish: {:.6g} -> {:.6g} us "
                              "({})",

@@ -106,7 +106,7 @@ RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode Mode,
   RunResult R;
   IssueSink Sink(R.Issues, FileName);
   auto NotRun = [&] {
-    R.Summary = "not run: " + firstError(R.Issues);
+    R.Summary = notRunSummary(R.Issues);
     return R;
   };
   // 1. GPUs, the call, the host buffers.
@@ -119,16 +119,14 @@ RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode Mode,
                    ")");
     return NotRun();
   }
-  PreparedRun Run;
-  if (!prepareRun(A, O, Sink, R.Issues, FileName, Run))
+  std::optional<PreparedDeviceRun> Prepared =
+      prepareDeviceRun(A, O, Sink, R.Issues, FileName);
+  if (!Prepared)
     return NotRun();
-  const std::optional<Program> &P = Run.P;
-  CallSetup &S = Run.S;
-  std::vector<CpuRankMemory> &Mem = Run.Mem;
-  // The flat plan.
-  std::optional<DevicePlan> D = planPrepared(A, O, *P, S, Sink);
-  if (!D)
-    return NotRun();
+  const std::optional<Program> &P = Prepared->Run.P;
+  CallSetup &S = Prepared->Run.S;
+  std::vector<CpuRankMemory> &Mem = Prepared->Run.Mem;
+  DevicePlan *D = &Prepared->Plan;
   const std::size_t NRanks = D->Ranks.size();
   const int Used = Mode == CudaMode::VirtualRanks
                        ? 1

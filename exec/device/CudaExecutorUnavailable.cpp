@@ -6,6 +6,7 @@
 // way a run without a GPU is.
 //
 //===----------------------------------------------------------------------===//
+#include "exec/HostBuffers.h"
 #include "exec/device/CudaExecutor.h"
 
 namespace tacclrt {
@@ -23,7 +24,7 @@ RunResult refused(std::string_view FileName) {
   I.File = std::string(FileName);
   I.Message = NotBuilt;
   R.Issues.add(I);
-  R.Summary = "not run: " + I.Message;
+  R.Summary = notRunSummary(R.Issues);
   return R;
 }
 

@@ -81,6 +81,19 @@ std::optional<DevicePlan> planForDevice(const Algo &A, const RunOptions &O,
   return planPrepared(A, O, *P, S, Sink);
 }
 
+std::optional<PreparedDeviceRun> prepareDeviceRun(const Algo &A,
+                                                  const RunOptions &O,
+                                                  IssueSink &Sink, Report &Out,
+                                                  std::string_view FileName) {
+  PreparedRun Run;
+  if (!prepareRun(A, O, Sink, Out, FileName, Run))
+    return std::nullopt;
+  std::optional<DevicePlan> D = planPrepared(A, O, *Run.P, Run.S, Sink);
+  if (!D)
+    return std::nullopt;
+  return PreparedDeviceRun{std::move(Run), std::move(*D)};
+}
+
 std::optional<DevicePlan> planPrepared(const Algo &A, const RunOptions &O,
                                        const Program &Prog, const CallSetup &S,
                                        IssueSink &Sink) {

@@ -54,20 +54,18 @@ RepeatedRun runOnNcclRanks(const Algo &A, const RunOptions &O,
   RunResult &R = Out.Run;
   IssueSink Sink(R.Issues, FileName);
   auto NotRun = [&] {
-    R.Summary = "not run: " + firstError(R.Issues);
+    R.Summary = notRunSummary(R.Issues);
     return Out;
   };
   // 1. The call, the host buffers, the flat plan.
-  PreparedRun Run;
-  if (!prepareRun(A, O, Sink, R.Issues, FileName, Run))
+  std::optional<PreparedDeviceRun> Prepared =
+      prepareDeviceRun(A, O, Sink, R.Issues, FileName);
+  if (!Prepared)
     return NotRun();
-  const std::optional<Program> &P = Run.P;
-  CallSetup &S = Run.S;
-  std::vector<CpuRankMemory> &Mem = Run.Mem;
-  // The flat plan.
-  std::optional<DevicePlan> D = planPrepared(A, O, *P, S, Sink);
-  if (!D)
-    return NotRun();
+  const std::optional<Program> &P = Prepared->Run.P;
+  CallSetup &S = Prepared->Run.S;
+  std::vector<CpuRankMemory> &Mem = Prepared->Run.Mem;
+  DevicePlan *D = &Prepared->Plan;
   if (Rep.Iters == 0) {
     Sink.error(Where(), "at least one timed run is needed");
     return NotRun();

@@ -22,8 +22,8 @@
 // carrying that id; and `exit` ends the session.
 //
 //===----------------------------------------------------------------------===//
-#include "tools/tacclc/LspServer.h"
-#include "tools/tacclc/LspTransport.h"
+#include "lsp/LspServer.h"
+#include "lsp/LspTransport.h"
 
 #include "llvm/Support/raw_ostream.h"
 

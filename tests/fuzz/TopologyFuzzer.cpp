@@ -15,7 +15,8 @@
 // accepted must be well formed (links between its ranks, finite costs).
 //
 //===----------------------------------------------------------------------===//
-#include "tools/tacclc/Machine.h"
+#include "codegen/SimMachine.h"
+#include "frontend/MachineRef.h"
 
 #include "llvm/Support/raw_ostream.h"
 

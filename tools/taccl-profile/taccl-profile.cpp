@@ -23,7 +23,7 @@
 
 #include "frontend/Frontend.h"
 #include "support/OutputFile.h"
-#include "tools/tacclc/Machine.h"
+#include "frontend/MachineRef.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"

@@ -6,16 +6,17 @@
 // stages as a compiled sketch: fixed routes (passes/Baselines.h) instead of
 // the routing MILP, then list scheduling, the reversal of the dual for
 // reductions (on the transposed topology, so partial sums travel the ring's
-// own links), lowering, and the runtime's verification before the atomic
-// write. The file feeds `check`, `run` and `sim` like any other.
+// own links), and the compile's lowering and verification
+// (codegen/EmitVerified.h) before the atomic write. The file feeds `check`,
+// `run` and `sim` like any other.
 //
 //===----------------------------------------------------------------------===//
-#include "codegen/Codegen.h"
+#include "codegen/EmitVerified.h"
+#include "frontend/MachineRef.h"
 #include "passes/Baselines.h"
 #include "passes/ListSchedule.h"
 #include "passes/ReduceSchedule.h"
 #include "tools/tacclc/Commands.h"
-#include "tools/tacclc/Machine.h"
 #include "tools/tacclc/Output.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -123,26 +124,16 @@ std::optional<Built> build(const BaselineOptions &O, ir::CollectiveKind Kind,
     Sched = reverseForReduction(S, UpSched, true, Spread ? &*Spread : nullptr);
   }
 
-  CodegenOptions CG;
-  if (O.LegacyDialect) {
-    CG.setDialect(tacclrt::Dialect::Legacy);
-  }
-  auto Program = lowerToProgram(S, Sched, CG, Diags);
-  if (!Program) {
+  EmitOptions EO;
+  EO.Dialect =
+      O.LegacyDialect ? tacclrt::Dialect::Legacy : tacclrt::Dialect::Executor;
+  std::optional<EmittedProgram> Emitted = emitVerified(S, Sched, EO, Diags);
+  if (!Emitted) {
     LimitsOnly = true;
     return std::nullopt;
   }
-  if (O.LegacyDialect) {
-    Program->MaxBytes = uint64_t(1) << 40;
-    if (Kind == ir::CollectiveKind::ReduceScatter)
-      Program->Collective = "reduce_scatter";
-  }
-  std::string Xml =
-      toText([&](llvm::raw_ostream &OS) { writeXml(*Program, OS); });
-  tacclrt::Report Rep = verifyXml(Xml, O.LegacyDialect, false);
-  if (Rep.hasErrors())
-    reportInternalError("the baseline failed verification:\n" + Rep.str());
-  return Built{std::move(Xml), Sched.MakespanUs, S.Coll.getChunksPerRank()};
+  return Built{std::move(Emitted->Xml), Sched.MakespanUs,
+               S.Coll.getChunksPerRank()};
 }
 } // namespace
 

@@ -2,17 +2,17 @@
 //
 // `tacclc bounds --topology REF --collective C --size S` prints the lower
 // bounds of passes/Bounds.h on the time of a collective of size S on a
-// machine (Machine.h): the cut, per-rank and latency bounds and their
-// maximum, each in microseconds and as algbw and busbw, with the cut that
+// machine (frontend/MachineRef.h): the cut, per-rank and latency bounds and
+// their maximum, each in microseconds and as algbw and busbw, with the cut that
 // binds in words; or the same as JSON.
 //
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/Commands.h"
 #include "tools/tacclc/Output.h"
 
+#include "frontend/MachineRef.h"
 #include "passes/Bounds.h"
 #include "support/Sizes.h"
-#include "tools/tacclc/Machine.h"
 
 #include "llvm/Support/raw_ostream.h"
 

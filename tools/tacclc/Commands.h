@@ -8,6 +8,7 @@
 #ifndef TACCLC_TOOLS_COMMANDS_H
 #define TACCLC_TOOLS_COMMANDS_H
 
+#include "codegen/EmitVerified.h"
 #include "passes/Options.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -24,14 +25,6 @@ enum ExitCode { ExitSuccess = 0, ExitUserError = 1, ExitInternal = 2 };
 
 /// How far `tacclc FILE.sketch` runs and what it prints.
 enum class EmitKind { Ast, Ir, Dot, Milp, Routes, Schedule, Xml };
-
-/// Whether the program splits link streams into waves so that the
-/// runtime's buffer slices overlap (codegen/Streams.cpp).
-enum class SliceOverlap {
-  Auto, ///< Where calls take several slices, whichever simulates faster.
-  On,   ///< Where calls take several slices.
-  Off,  ///< Never.
-};
 
 /// Options of the compile command.
 struct CompileOptions {
@@ -148,15 +141,6 @@ struct FmtOptions {
 /// `tacclc fmt FILE...`: print, rewrite (-i) or check (--check) the
 /// canonical layout of sketch files (frontend/Format.h).
 int runFmt(const FmtOptions &Opts);
-
-/// Options of `tacclc lsp`.
-struct LspOptions {
-  std::vector<std::string> IncludeDirs; ///< -I, searched for imports.
-  std::string StdlibDir;                ///< The standard library.
-};
-
-/// `tacclc lsp`: a Language Server over stdin and stdout (LspServer.cpp).
-int runLsp(const LspOptions &Opts);
 
 } // namespace tacclc
 

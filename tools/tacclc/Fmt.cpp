@@ -2,16 +2,16 @@
 //
 // `tacclc fmt FILE...` prints each sketch file in its canonical layout
 // (frontend/Format.h); `-i` rewrites the files that change, atomically,
-// through symbolic links, keeping owner and mode; `--check` only says which files are not in the
-// layout (exit 1). Before anything is printed or written, the result is
-// checked: its syntax tree must equal the input's (locations aside) and
-// formatting it again must change nothing. A file that fails either check
-// is left alone and reported as an internal error, since it is a formatter
-// bug (the checks are formatChecked(), FmtCheck.cpp). `-` reads standard
+// through symbolic links, keeping owner and mode; `--check` only says which
+// files are not in the layout (exit 1). Before anything is printed or written,
+// the result is checked: its syntax tree must equal the input's (locations
+// aside) and formatting it again must change nothing. A file that fails either
+// check is left alone and reported as an internal error, since it is a
+// formatter bug (the checks are frontend/FormatChecked.h). `-` reads standard
 // input.
 //
 //===----------------------------------------------------------------------===//
-#include "tools/tacclc/Fmt.h"
+#include "frontend/FormatChecked.h"
 #include "tools/tacclc/Commands.h"
 #include "tools/tacclc/Output.h"
 

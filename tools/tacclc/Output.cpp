@@ -1,16 +1,13 @@
-//===- tools/tacclc/Output.cpp - Writing and verifying outputs ------------===//
+//===- tools/tacclc/Output.cpp - Writing outputs --------------------------===//
 //
 // Outputs are written by support/OutputFile (all or none, atomically for
 // regular files, never over an input); this file turns its failures into
-// diagnostics, and runs the runtime's verification.
+// diagnostics.
 //
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/Output.h"
 
 #include "tools/tacclc/Commands.h"
-
-#include "checker/Checker.h"
-#include "format/Loader.h"
 
 #include <fmt/format.h>
 
@@ -61,17 +58,4 @@ tacclc::toText(llvm::function_ref<void(llvm::raw_ostream &)> Print) {
   Print(OS);
   OS.flush();
   return Text;
-}
-
-tacclrt::Report tacclc::verifyXml(const std::string &Xml, bool Legacy,
-                                  bool Identical) {
-  tacclrt::LoadOptions LO;
-  LO.D = Legacy ? tacclrt::Dialect::Legacy : tacclrt::Dialect::Executor;
-  tacclrt::Report Rep;
-  auto Algo = tacclrt::loadPlan(Xml, "<generated>", LO, Rep);
-  tacclrt::CheckOptions CO;
-  CO.IdenticalOrder = Identical;
-  if (Algo && !Rep.hasErrors())
-    Rep.append(tacclrt::checkPlan(*Algo, "<generated>", CO));
-  return Rep;
 }

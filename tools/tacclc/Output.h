@@ -1,14 +1,13 @@
-//===- tools/tacclc/Output.h - Writing and verifying outputs ----*- C++ -*-===//
+//===- tools/tacclc/Output.h - Writing outputs ------------------*- C++ -*-===//
 //
-// What every command that writes files shares: the runtime's verification
-// of a TACCL-EF text before it is written, and the safe, all-or-none write of
-// support/OutputFile.h with its failures reported as diagnostics.
+// What every command that writes files shares: the safe, all-or-none write
+// of support/OutputFile.h with its failures reported as diagnostics, checked
+// before long work starts.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_TOOLS_TACCLC_OUTPUT_H
 #define TACCLC_TOOLS_TACCLC_OUTPUT_H
 
-#include "format/Diagnostic.h"
 #include "support/Diagnostics.h"
 #include "support/OutputFile.h"
 
@@ -42,11 +41,6 @@ std::string jsonQuote(llvm::StringRef S);
 
 /// What \p Print prints.
 std::string toText(llvm::function_ref<void(llvm::raw_ostream &)> Print);
-
-/// Loads \p Xml with the runtime's loader for the dialect and proves it with
-/// the symbolic checker (\p Identical: one reduction order per element);
-/// the issues found.
-tacclrt::Report verifyXml(const std::string &Xml, bool Legacy, bool Identical);
 
 } // namespace tacclc
 

@@ -1,6 +1,6 @@
 //===- tools/tacclc/ProgramTimes.cpp - A compiled program's times ---------===//
 //
-// The program is simulated on the sketch's own topology (toSimMachine), at
+// The program is simulated on the sketch's own topology (sketchCall), at
 // the sketch's size rounded up to a whole number of elements per chunk.
 // When the time disagrees with the prediction, two more runs measure the
 // causes explainDisagreement() weighs: one slice of every chunk alone,
@@ -10,12 +10,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/ProgramTimes.h"
-#include "tools/tacclc/Machine.h"
 
-#include "codegen/Codegen.h"
+#include "codegen/SimMachine.h"
 #include "support/Deadline.h"
 
-#include "format/Loader.h"
 #include "sim/SimGrid.h"
 
 #include <fmt/format.h>
@@ -28,29 +26,6 @@
 using namespace tacclc;
 
 namespace {
-/// A loaded program and the call to simulate.
-struct Call {
-  tacclrt::Algo Algo;
-  tacclrt::SimMachine Machine;
-  tacclrt::SimOptions Options;
-};
-
-/// \p Xml as the runtime loads it, called at \p S's size on \p S's machine.
-std::optional<Call> prepare(const std::string &Xml, const ir::Sketch &S) {
-  tacclrt::LoadOptions LO;
-  tacclrt::Report Rep;
-  auto A = tacclrt::loadPlan(Xml, "<generated>", LO, Rep);
-  if (!A || Rep.hasErrors() || A->NChunksPerLoop <= 0)
-    return std::nullopt;
-  uint64_t Unit = 4 * uint64_t(A->NChunksPerLoop);
-  uint64_t Bytes = runtimeBytes(S.Coll, S.SizeBytes);
-  Bytes = std::max<uint64_t>(Unit, (Bytes + Unit - 1) / Unit * Unit);
-  Call C{std::move(*A), {}, {}};
-  C.Options.Bytes = Bytes;
-  C.Machine = toSimMachine(S.Topo, double(Bytes) / C.Algo.NChunksPerLoop);
-  return C;
-}
-
 /// The most links whose messages move data through one shared port at
 /// once in \p R, and that port.
 std::pair<unsigned, std::string> portSharing(const tacclrt::SimMachine &M,
@@ -103,51 +78,35 @@ std::pair<unsigned, unsigned> sends(const tacclrt::Algo &A) {
 }
 } // namespace
 
-std::optional<double> tacclc::simulatedUs(const std::string &Xml,
-                                          const ir::Sketch &S) {
-  try {
-    PhaseScope Phase("simulating the program");
-    std::optional<Call> C = prepare(Xml, S);
-    if (!C)
-      return std::nullopt;
-    tacclrt::SimResult R = tacclrt::simulate(C->Algo, C->Machine, C->Options);
-    if (!R.Ok)
-      return std::nullopt;
-    return R.TimeUs;
-  } catch (const TimeLimitExceeded &) {
-    return std::nullopt;
-  }
-}
-
-ProgramTimes tacclc::timeProgram(const std::string &Xml, const ir::Sketch &S,
+ProgramTimes tacclc::timeProgram(const tacclrt::Algo &A, const ir::Sketch &S,
                                  const CallPrediction &Predicted,
                                  unsigned OrderedForFifo) {
   ProgramTimes Out;
-  std::optional<Call> C = prepare(Xml, S);
+  std::optional<SketchCall> C = sketchCall(A, S);
   if (!C) {
-    Out.RefereeNote = "the program did not load";
+    Out.RefereeNote = "the program has no chunks";
     return Out;
   }
   try {
     PhaseScope Phase("simulating the program");
-    tacclrt::SimResult R = tacclrt::simulate(C->Algo, C->Machine, C->Options);
+    tacclrt::SimResult R = tacclrt::simulate(A, C->Machine, C->Options);
     if (R.Ok) {
       MeasuredCall M;
       M.Engine = "tacclc sim";
       M.TimeUs = R.TimeUs;
       M.Slices = unsigned(std::max(1L, R.Iterations));
       M.OrderedForFifo = OrderedForFifo;
-      std::tie(M.ProgramMessages, M.ProgramConnections) = sends(C->Algo);
+      std::tie(M.ProgramMessages, M.ProgramConnections) = sends(A);
       Out.Simulated = M;
       if (timesDisagree(Predicted.TotalUs, R.TimeUs)) {
         // One slice of every chunk alone, every message recorded.
         tacclrt::SimOptions One = C->Options;
         One.RecordTransfers = true;
         if (M.Slices > 1) {
-          uint64_t Slice = tacclrt::protocolSliceBytes(C->Algo.Proto);
-          One.Bytes = uint64_t(C->Algo.NChunksPerLoop) * (Slice / 4 * 4);
+          uint64_t Slice = tacclrt::protocolSliceBytes(A.Proto);
+          One.Bytes = uint64_t(A.NChunksPerLoop) * (Slice / 4 * 4);
         }
-        tacclrt::SimResult First = tacclrt::simulate(C->Algo, C->Machine, One);
+        tacclrt::SimResult First = tacclrt::simulate(A, C->Machine, One);
         if (First.Ok) {
           M.OneSliceUs = First.TimeUs;
           std::tie(M.PortSharing, M.SharedPort) =
@@ -156,7 +115,7 @@ ProgramTimes tacclc::timeProgram(const std::string &Xml, const ir::Sketch &S,
         Out.Simulated = M;
         tacclrt::SimOptions Serial = C->Options;
         Serial.Service = tacclrt::PortService::Serial;
-        tacclrt::SimResult S1 = tacclrt::simulate(C->Algo, C->Machine, Serial);
+        tacclrt::SimResult S1 = tacclrt::simulate(A, C->Machine, Serial);
         if (S1.Ok)
           M.SerialUs = S1.TimeUs;
         Out.Simulated = M;
@@ -165,7 +124,7 @@ ProgramTimes tacclc::timeProgram(const std::string &Xml, const ir::Sketch &S,
   } catch (const TimeLimitExceeded &) {
     // Keep what was measured.
   }
-  Out.RefereeUs = refereeUs(C->Algo, C->Machine, C->Options, Out.RefereeNote);
+  Out.RefereeUs = refereeUs(A, C->Machine, C->Options, Out.RefereeNote);
   return Out;
 }
 

@@ -21,12 +21,6 @@
 
 namespace tacclc {
 
-/// The in-house simulation's time of \p Xml on \p S's machine at the
-/// sketch's size (rounded up to what the program divides), or nothing if
-/// it cannot run or the compile's deadline passes first: a prediction is
-/// never worth failing for.
-std::optional<double> simulatedUs(const std::string &Xml, const ir::Sketch &S);
-
 /// A compiled program's times besides the prediction.
 struct ProgramTimes {
   /// The in-house simulation, with the measures that explain a gap to the
@@ -38,13 +32,12 @@ struct ProgramTimes {
   std::string RefereeNote;
 };
 
-/// Simulates \p Xml as simulatedUs() does; when the time disagrees with
-/// \p Predicted, also measures what explains it (one slice alone, ports
-/// served one message at a time, how many links share a port at once).
-/// Then asks the referee.
-/// \p OrderedForFifo is the FIFO (messages per connection) the program's
-/// fused relays were ordered for.
-ProgramTimes timeProgram(const std::string &Xml, const ir::Sketch &S,
+/// Simulates \p A as simulatedUs() (codegen/SimMachine.h) does; when the time
+/// disagrees with \p Predicted, also measures what explains it (one slice
+/// alone, ports served one message at a time, how many links share a port at
+/// once). Then asks the referee. \p OrderedForFifo is the FIFO (messages per
+/// connection) the program's fused relays were ordered for.
+ProgramTimes timeProgram(const tacclrt::Algo &A, const ir::Sketch &S,
                          const CallPrediction &Predicted,
                          unsigned OrderedForFifo);
 

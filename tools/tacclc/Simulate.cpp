@@ -1,16 +1,18 @@
 //===- tools/tacclc/Simulate.cpp - The sim command ------------------------===//
 //
 // `tacclc sim ALGO.xml --topology REF` predicts the time of a TACCL-EF file
-// on a modelled machine (Machine.h) over a sweep of sizes and prints a table
-// per file in the style of nccl-tests (or JSON); --plot draws every file's
-// algbw on one SVG chart, --timeline the messages of the first file's first
-// size as a Gantt chart.
+// on a modelled machine (frontend/MachineRef.h) over a sweep of sizes and
+// prints a table per file in the style of nccl-tests (or JSON); --plot draws
+// every file's algbw on one SVG chart, --timeline the messages of the first
+// file's first size as a Gantt chart.
 //
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/Commands.h"
 
+#include "codegen/SimMachine.h"
 #include "format/Collective.h"
 #include "format/Loader.h"
+#include "frontend/MachineRef.h"
 #include "ir/Collective.h"
 #include "passes/Bounds.h"
 #include "sim/SimGrid.h"
@@ -18,7 +20,6 @@
 #include "support/InputFile.h"
 #include "support/Sizes.h"
 #include "tools/tacclc/Charts.h"
-#include "tools/tacclc/Machine.h"
 #include "tools/tacclc/Output.h"
 
 #include "llvm/Support/Path.h"

@@ -8,8 +8,8 @@
 // range, and a document with many sketches answered right.
 //
 //===----------------------------------------------------------------------===//
-#include "tools/tacclc/LspServer.h"
-#include "tools/tacclc/LspTransport.h"
+#include "lsp/LspServer.h"
+#include "lsp/LspTransport.h"
 
 #include <doctest/doctest.h>
 

@@ -10,7 +10,7 @@
 #include "Profile.h"
 #include "SimProber.h"
 
-#include "tools/tacclc/Machine.h"
+#include "frontend/MachineRef.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"

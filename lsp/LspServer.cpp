@@ -1,4 +1,4 @@
-//===- tools/tacclc/LspServer.cpp - tacclc lsp ----------------------------===//
+//===- lsp/LspServer.cpp - tacclc lsp -------------------------------------===//
 //
 // `tacclc lsp`: a Language Server for .sketch files over stdin and stdout,
 // for any LSP client (the VS Code extension in editors/vscode/ starts it).
@@ -12,8 +12,7 @@
 // (1).
 //
 //===----------------------------------------------------------------------===//
-#include "tools/tacclc/LspServer.h"
-#include "tools/tacclc/Commands.h"
+#include "lsp/LspServer.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -111,7 +110,7 @@ int LspServer::serve(LspTransport &T) {
     std::string Why;
     switch (T.read(Msg, Why)) {
     case LspTransport::Read::End:
-      return ExitUserError;
+      return 1; // the input ended without `exit`
     case LspTransport::Read::Malformed:
       malformed(Why);
       continue;
@@ -135,7 +134,7 @@ std::optional<int> LspServer::handle(const Value &Msg) {
     return std::nullopt;
   }
   if (*Method == "exit")
-    return ShutDown ? ExitSuccess : ExitUserError;
+    return ShutDown ? 0 : 1;
   if (Id && !isRequestId(*Id)) {
     // Not an id the answer could carry (null, a fraction, a huge number).
     error(nullptr, InvalidRequest,

@@ -1,5 +1,4 @@
-//===- tools/tacclc/LspTransport.h - JSON-RPC over a byte stream -*- C++
-//-*-===//
+//===- lsp/LspTransport.h - JSON-RPC over a byte stream ---------*- C++ -*-===//
 //
 // The Language Server Protocol's base layer: messages are JSON bodies after
 // a `Content-Length: N` header and an empty line (`\r\n`), in both
@@ -14,8 +13,8 @@
 // recursively, sees it.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TACCLC_TOOLS_TACCLC_LSPTRANSPORT_H
-#define TACCLC_TOOLS_TACCLC_LSPTRANSPORT_H
+#ifndef TACCLC_LSP_LSPTRANSPORT_H
+#define TACCLC_LSP_LSPTRANSPORT_H
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/JSON.h"
@@ -100,4 +99,4 @@ private:
 
 } // namespace tacclc
 
-#endif // TACCLC_TOOLS_TACCLC_LSPTRANSPORT_H
+#endif // TACCLC_LSP_LSPTRANSPORT_H

@@ -1,4 +1,4 @@
-//===- tools/tacclc/Machine.cpp - Machines named on the command line ------===//
+//===- frontend/MachineRef.cpp - Machines named on the command line -------===//
 //
 // A machine reference (`ndv2(nodes: 2)` or `FILE.sketch:NAME(args)`) is
 // instantiated through the front end from a two-line sketch that imports
@@ -7,7 +7,7 @@
 // NICs, whose sides then appear as shared resources.
 //
 //===----------------------------------------------------------------------===//
-#include "tools/tacclc/Machine.h"
+#include "frontend/MachineRef.h"
 
 #include "frontend/Frontend.h"
 
@@ -71,29 +71,4 @@ tacclc::instantiateMachine(const std::string &Ref,
   if (auto Topo = instantiate(Ref, IncludeDirs, true, nullptr))
     return Topo;
   return instantiate(Ref, IncludeDirs, false, &Errs);
-}
-
-tacclrt::SimMachine tacclc::toSimMachine(ir::Topology T, double ChunkBytes) {
-  T.applyCostsAt(ChunkBytes);
-  tacclrt::SimMachine M;
-  M.Name = T.getName().str();
-  M.NRanks = static_cast<int>(T.getNumRanks());
-  std::vector<std::vector<int>> PortsOf(T.links().size());
-  for (const ir::Resource &R : T.resources()) {
-    if (R.Links.empty())
-      continue;
-    int Port = static_cast<int>(M.Ports.size());
-    M.Ports.push_back({R.Name, T.link(R.Links.front()).BetaUsPerB});
-    for (ir::LinkId L : R.Links)
-      PortsOf[L.index()].push_back(Port);
-  }
-  for (size_t I = 0; I < T.links().size(); ++I) {
-    const ir::Link &L = T.links()[I];
-    M.Links.push_back(
-        {static_cast<int>(L.Src.index()), static_cast<int>(L.Dst.index()),
-         L.AlphaUs, L.BetaUsPerB, L.Multiplicity, PortsOf[I],
-         T.nodeOf(L.Src) == T.nodeOf(L.Dst) ? tacclrt::LinkKind::Intra
-                                            : tacclrt::LinkKind::Net});
-  }
-  return M;
 }

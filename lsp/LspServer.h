@@ -1,8 +1,8 @@
-//===- tools/tacclc/LspServer.h - The language server's core ----*- C++ -*-===//
+//===- lsp/LspServer.h - The language server's core -------------*- C++ -*-===//
 //
 // What `tacclc lsp` does with each message, apart from how messages travel:
 // the lifecycle (initialize, shutdown, exit), the open documents (each
-// version analysed once, tools/tacclc/LspDocument.h) and the answers to
+// version analysed once, lsp/LspDocument.h) and the answers to
 // requests. One message is handled at a time, so the server can be driven
 // from a transport (serve) or message by message (handle), as the unit
 // tests and the fuzzer (tests/fuzz/LspFuzzer.cpp) do.
@@ -11,11 +11,11 @@
 // notifications with unusable parameters are logged and ignored.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TACCLC_TOOLS_TACCLC_LSPSERVER_H
-#define TACCLC_TOOLS_TACCLC_LSPSERVER_H
+#ifndef TACCLC_LSP_LSPSERVER_H
+#define TACCLC_LSP_LSPSERVER_H
 
-#include "tools/tacclc/LspDocument.h"
-#include "tools/tacclc/LspTransport.h"
+#include "lsp/LspDocument.h"
+#include "lsp/LspTransport.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/JSON.h"
@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tacclc {
 
@@ -83,6 +84,16 @@ private:
              const std::string &Uri, const llvm::json::Object &Params);
 };
 
+/// Options of `tacclc lsp`.
+struct LspOptions {
+  std::vector<std::string> IncludeDirs; ///< -I, searched for imports.
+  std::string StdlibDir;                ///< The standard library.
+};
+
+/// `tacclc lsp`: a language server over stdin and stdout until `exit`;
+/// the exit status (0 after a `shutdown` request, else 1).
+int runLsp(const LspOptions &Opts);
+
 } // namespace tacclc
 
-#endif // TACCLC_TOOLS_TACCLC_LSPSERVER_H
+#endif // TACCLC_LSP_LSPSERVER_H

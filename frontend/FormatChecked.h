@@ -1,4 +1,4 @@
-//===- tools/tacclc/Fmt.h - The formatter with its checks ------*- C++ -*-===//
+//===- frontend/FormatChecked.h - The formatter with its checks -*- C++ -*-===//
 //
 // What `tacclc fmt` and the language server's formatting share: the
 // canonical layout of a text (frontend/Format.h), accepted only when its
@@ -6,8 +6,8 @@
 // changes nothing.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TACCLC_TOOLS_TACCLC_FMT_H
-#define TACCLC_TOOLS_TACCLC_FMT_H
+#ifndef TACCLC_FRONTEND_FORMATCHECKED_H
+#define TACCLC_FRONTEND_FORMATCHECKED_H
 
 #include "support/Diagnostics.h"
 
@@ -23,7 +23,7 @@ enum class FormatOutcome {
   Unsafe,      ///< The layout would change the meaning or is not stable.
 };
 
-/// The checked canonical layout of \p Text (FmtCheck.cpp), named \p Name
+/// The checked canonical layout of \p Text (FormatChecked.cpp), named \p Name
 /// in diagnostics, which go to \p Diags, whose SourceMgr receives the
 /// buffer.
 std::optional<std::string> formatChecked(const std::string &Text,
@@ -33,4 +33,4 @@ std::optional<std::string> formatChecked(const std::string &Text,
 
 } // namespace tacclc
 
-#endif // TACCLC_TOOLS_TACCLC_FMT_H
+#endif // TACCLC_FRONTEND_FORMATCHECKED_H

@@ -1,4 +1,4 @@
-//===- tools/tacclc/LspDocument.cpp - One open document, analysed ---------===//
+//===- lsp/LspDocument.cpp - One open document, analysed ------------------===//
 //
 // LspDocument (LspDocument.h). The analysis runs the front end as `tacclc`
 // does: loadModules (syntax, imports), describeMachines (every machine of
@@ -8,9 +8,9 @@
 // is indexed so that its symbols still show.
 //
 //===----------------------------------------------------------------------===//
-#include "tools/tacclc/LspDocument.h"
+#include "lsp/LspDocument.h"
 
-#include "tools/tacclc/Fmt.h"
+#include "frontend/FormatChecked.h"
 
 #include "llvm/Support/FileSystem.h"
 

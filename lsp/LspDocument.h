@@ -1,4 +1,4 @@
-//===- tools/tacclc/LspDocument.h - One open document, analysed -*- C++ -*-===//
+//===- lsp/LspDocument.h - One open document, analysed ----------*- C++ -*-===//
 //
 // What the language server knows about an open sketch file: its text (the
 // editor's, saved or not) loaded with everything it imports from disk, the
@@ -10,8 +10,8 @@
 // buffer, in logarithmic time.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TACCLC_TOOLS_TACCLC_LSPDOCUMENT_H
-#define TACCLC_TOOLS_TACCLC_LSPDOCUMENT_H
+#ifndef TACCLC_LSP_LSPDOCUMENT_H
+#define TACCLC_LSP_LSPDOCUMENT_H
 
 #include "frontend/Frontend.h"
 #include "frontend/LineTable.h"
@@ -83,4 +83,4 @@ private:
 
 } // namespace tacclc
 
-#endif // TACCLC_TOOLS_TACCLC_LSPDOCUMENT_H
+#endif // TACCLC_LSP_LSPDOCUMENT_H

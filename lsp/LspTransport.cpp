@@ -1,4 +1,4 @@
-//===- tools/tacclc/LspTransport.cpp - JSON-RPC over a byte stream --------===//
+//===- lsp/LspTransport.cpp - JSON-RPC over a byte stream -----------------===//
 //
 // LspTransport (LspTransport.h): headers are read line by line up to the
 // empty line; only Content-Length matters (Content-Type is accepted and
@@ -8,7 +8,7 @@
 // refused and skipped without being kept.
 //
 //===----------------------------------------------------------------------===//
-#include "tools/tacclc/LspTransport.h"
+#include "lsp/LspTransport.h"
 
 #include <algorithm>
 

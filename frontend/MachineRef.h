@@ -1,4 +1,4 @@
-//===- tools/tacclc/Machine.h - Machines named on the command line -*- C++ -*-//
+//===- frontend/MachineRef.h - Machines named on the command line -*- C++ -*-//
 //
 // `--topology REF` of the sim, bounds and baseline commands: a stdlib
 // machine with arguments (`ndv2(nodes: 2)`, found as topologies/ndv2) or
@@ -6,11 +6,10 @@
 // and between nodes every GPU pair over the NICs.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TACCLC_TOOLS_TACCLC_MACHINE_H
-#define TACCLC_TOOLS_TACCLC_MACHINE_H
+#ifndef TACCLC_FRONTEND_MACHINEREF_H
+#define TACCLC_FRONTEND_MACHINEREF_H
 
 #include "ir/Topology.h"
-#include "sim/Simulator.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -28,11 +27,6 @@ instantiateMachine(const std::string &Ref,
                    const std::vector<std::string> &IncludeDirs,
                    llvm::raw_ostream &Errs = llvm::errs());
 
-/// The runtime's view of \p T for the simulator, with class costs taken at
-/// \p ChunkBytes: links with their costs and multiplicities, NIC sides and
-/// switch ports as shared ports.
-tacclrt::SimMachine toSimMachine(ir::Topology T, double ChunkBytes);
-
 } // namespace tacclc
 
-#endif // TACCLC_TOOLS_TACCLC_MACHINE_H
+#endif // TACCLC_FRONTEND_MACHINEREF_H

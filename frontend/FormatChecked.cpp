@@ -1,12 +1,13 @@
-//===- tools/tacclc/FmtCheck.cpp - The formatter with its checks ----------===//
+//===- frontend/FormatChecked.cpp - The formatter with its checks ---------===//
 //
-// formatChecked() (Fmt.h), shared by `tacclc fmt` (Fmt.cpp) and the language
-// server (tacclc_lsp): the canonical layout of a text is accepted only when
-// it parses to the same syntax tree as the input (compared as AST dumps with
-// the source locations removed) and formatting it again changes nothing.
+// formatChecked() (FormatChecked.h), shared by `tacclc fmt`
+// (tools/tacclc/Fmt.cpp) and the language server (lsp/): the canonical
+// layout of a text is accepted only when it parses to the same syntax tree
+// as the input (compared as AST dumps with the source locations removed)
+// and formatting it again changes nothing.
 //
 //===----------------------------------------------------------------------===//
-#include "tools/tacclc/Fmt.h"
+#include "frontend/FormatChecked.h"
 
 #include "frontend/Format.h"
 #include "frontend/Frontend.h"

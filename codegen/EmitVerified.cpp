@@ -1,0 +1,253 @@
+//===- codegen/EmitVerified.cpp - Lowering policy and verification --------===//
+//
+// The order of the choices:
+//
+//  1. Waves. Where one chunk takes several buffer slices of its protocol at
+//     the sketch's largest size, consecutive slices may overlap if a link's
+//     transfers are split into waves. Whether that is faster depends on the
+//     algorithm, so with --slice-overlap=auto both programs are lowered and
+//     simulated on the sketch's machine, and the faster is kept (ties: the
+//     one without waves, which has fewer threadblocks).
+//  2. Fusion. Relays are fused into `rcs` steps, keeping every threadblock in
+//     schedule order, which cannot deadlock (FuseRelays.cpp); should a fused
+//     program still fail the checker, it is lowered again with the ranks the
+//     checker named left unfused, and after a few rounds with no fusion.
+//  3. The FIFO. A fused program ordered for a FIFO of several messages that
+//     fails is first lowered for a FIFO of one; the program that keeps the
+//     FIFO's order with the named ranks unfused is built too, and the
+//     faster of the two in the simulator is kept.
+//
+// Every candidate is lowered, printed and loaded once and kept whole, so the
+// program chosen is never lowered again; only the kept one is checked last.
+// The legacy runtime is not simulated: it gets no trials.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/EmitVerified.h"
+#include "codegen/SimMachine.h"
+
+#include "support/Deadline.h"
+
+#include "checker/Checker.h"
+#include "format/Loader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+using namespace tacclc;
+
+namespace {
+/// One lowering: its options, program, text and the text as loaded.
+struct Candidate {
+  CodegenOptions CG;
+  ir::Program Program;
+  std::string Xml;
+  std::optional<tacclrt::Algo> Plan;
+  /// The loader's issues, then the checker's once verify() ran.
+  tacclrt::Report Rep;
+  bool FusionDropped = false;
+};
+
+/// How many slices of its protocol the runtime cuts one chunk into at the
+/// largest size \p S is meant for (each slice is one pass over every
+/// threadblock's steps).
+uint64_t slicesPerChunk(const ir::Sketch &S) {
+  uint64_t Bytes = std::max(S.SizeBytes, S.MaxBytes);
+  uint64_t Chunks = uint64_t(chunksPerLoop(S.Coll)) * std::max(1u, S.Instances);
+  uint64_t PerChunk = runtimeBytes(S.Coll, Bytes) / Chunks;
+  uint64_t Slice = tacclrt::protocolSliceBytes(
+      tacclrt::parseProtocol(S.Protocol).value_or(tacclrt::Protocol::Simple));
+  return (PerChunk + Slice - 1) / Slice;
+}
+
+/// The choices of emitVerified() over one schedule.
+class Emitter {
+public:
+  Emitter(const ir::Sketch &S, const ir::Schedule &Sch, const EmitOptions &O,
+          DiagnosticEngine &Diags)
+      : S(S), Sch(Sch), O(O), Diags(Diags),
+        Legacy(O.Dialect == tacclrt::Dialect::Legacy) {}
+
+  std::optional<EmittedProgram> run();
+
+private:
+  std::optional<Candidate> lower(const CodegenOptions &CG,
+                                 DiagnosticEngine &D) const;
+  void verify(Candidate &C) const;
+  bool settle(std::optional<Candidate> &C, bool MayDropFifo,
+              DiagnosticEngine &D) const;
+  std::optional<double> simulated(const std::optional<Candidate> &C) const;
+  std::optional<Candidate> chooseWaves(CodegenOptions CG);
+
+  const ir::Sketch &S;
+  const ir::Schedule &Sch;
+  const EmitOptions &O;
+  DiagnosticEngine &Diags;
+  const bool Legacy;
+};
+
+/// Lowers with \p CG, replicates instances, sets the size range and the
+/// dialect's spellings, prints and loads; nothing (errors in \p D) when
+/// the program breaks a runtime limit.
+std::optional<Candidate> Emitter::lower(const CodegenOptions &CG,
+                                        DiagnosticEngine &D) const {
+  Candidate C;
+  C.CG = CG;
+  std::optional<ir::Program> P = lowerToProgram(S, Sch, CG, D);
+  if (!P || !replicateInstances(*P, S.Instances, CG, S.Loc, D))
+    return std::nullopt;
+  // The size range the runtime selects the program for: the sketch's, or
+  // every size. The new runtime's range is inclusive with 0 = unlimited;
+  // the old one's is exclusive and 0 would mean "never".
+  P->MinBytes = runtimeBytes(S.Coll, S.MinBytes);
+  P->MaxBytes = runtimeBytes(S.Coll, S.MaxBytes);
+  if (Legacy) {
+    P->MaxBytes = P->MaxBytes ? P->MaxBytes + 1 : uint64_t(1) << 40;
+    if (S.Coll.getKind() == ir::CollectiveKind::ReduceScatter)
+      P->Collective = "reduce_scatter";
+  }
+  llvm::raw_string_ostream OS(C.Xml);
+  writeXml(*P, OS);
+  OS.flush();
+  C.Program = std::move(*P);
+  tacclrt::LoadOptions LO;
+  LO.D = O.Dialect;
+  C.Plan = tacclrt::loadPlan(C.Xml, "<generated>", LO, C.Rep);
+  return C;
+}
+
+/// Proves \p C with the symbolic checker (once loaded without errors).
+void Emitter::verify(Candidate &C) const {
+  PhaseScope Verifying("verifying the program");
+  if (!C.Plan || C.Rep.hasErrors())
+    return;
+  tacclrt::CheckOptions CO;
+  CO.IdenticalOrder = S.IdenticalResults;
+  C.Rep.append(tacclrt::checkPlan(*C.Plan, "<generated>", CO));
+}
+
+/// Verifies \p C, lowering again with less fusion until it verifies or
+/// nothing is fused; false when a lowering fails (its errors in \p D).
+bool Emitter::settle(std::optional<Candidate> &C, bool MayDropFifo,
+                     DiagnosticEngine &D) const {
+  for (unsigned Round = 0;; ++Round) {
+    verify(*C);
+    if (!C->Rep.hasErrors() || !C->CG.FuseRelays)
+      return true;
+    CodegenOptions CG = C->CG;
+    bool Dropped = C->FusionDropped;
+    if (CG.FifoMessages > 1 && MayDropFifo) {
+      // Fusion is proved deadlock-free for a FIFO of one message.
+      CG.FifoMessages = 1;
+    } else {
+      bool Named = false;
+      for (const tacclrt::Issue &I : C->Rep)
+        if (I.Rank >= 0 && unsigned(I.Rank) < CG.NoFuseRanks.size() &&
+            !CG.NoFuseRanks[I.Rank])
+          CG.NoFuseRanks[I.Rank] = Named = true;
+      if (!Named || Round == 4) {
+        CG.FuseRelays = false;
+        Dropped = true;
+      }
+    }
+    C = lower(CG, D);
+    if (!C)
+      return false;
+    C->FusionDropped = Dropped;
+  }
+}
+
+/// The in-house simulation's time of \p C, if it loaded.
+std::optional<double>
+Emitter::simulated(const std::optional<Candidate> &C) const {
+  if (!C || !C->Plan || C->Rep.hasErrors())
+    return std::nullopt;
+  return simulatedUs(*C->Plan, S);
+}
+
+/// Step 1: the first lowering, with waves or without as above.
+std::optional<Candidate> Emitter::chooseWaves(CodegenOptions CG) {
+  const bool TryWaves = slicesPerChunk(S) > 1;
+  if (TryWaves && O.Overlap == SliceOverlap::On)
+    CG.PipelineWaves = CG.SeparateHalves = true;
+  if (!TryWaves || O.Overlap != SliceOverlap::Auto || Legacy)
+    return lower(CG, Diags);
+  // Trial lowerings report into an engine of their own: a variant the
+  // runtime's limits refuse is simply not chosen.
+  DiagnosticEngine Quiet(Diags.getSourceMgr());
+  CodegenOptions WavesCG = CG;
+  WavesCG.PipelineWaves = WavesCG.SeparateHalves = true;
+  std::optional<Candidate> Waves = lower(WavesCG, Quiet);
+  std::optional<Candidate> Plain = lower(CG, Quiet);
+  std::optional<double> WithWaves = simulated(Waves),
+                        Without = simulated(Plain);
+  const bool UseWaves = WithWaves && (!Without || *WithWaves < *Without);
+  std::optional<Candidate> &Kept = UseWaves ? Waves : Plain;
+  if (Kept && !Kept->Rep.hasErrors())
+    return std::move(Kept);
+  // A variant that did not lower (or load) is lowered again to report why.
+  return lower(UseWaves ? WavesCG : CG, Diags);
+}
+
+std::optional<EmittedProgram> Emitter::run() {
+  CodegenOptions CG;
+  CG.setDialect(O.Dialect);
+  CG.MergeContiguous = S.Instances <= 1;
+  CG.FifoMessages = O.FifoMessages;
+  CG.NoFuseRanks.assign(S.Topo.getNumRanks(), false);
+  std::optional<Candidate> C = chooseWaves(CG);
+  if (!C)
+    return std::nullopt;
+  const CodegenOptions Ordered = C->CG;
+  if (!settle(C, /*MayDropFifo=*/true, Diags))
+    return std::nullopt;
+  bool UnfusedFaster = false;
+  if (Ordered.FifoMessages > 1 && C->CG.FifoMessages == 1 &&
+      !C->Rep.hasErrors() && !Legacy) {
+    // Step 3: the FIFO's order kept, some ranks unfused, if faster.
+    PhaseScope Trying("comparing fused orders");
+    DiagnosticEngine Quiet(Diags.getSourceMgr());
+    std::optional<Candidate> Kept = lower(Ordered, Quiet);
+    bool Settled = Kept && settle(Kept, /*MayDropFifo=*/false, Quiet);
+    std::optional<double> KeptUs = Settled ? simulated(Kept) : std::nullopt;
+    std::optional<double> OneUs = simulated(C);
+    if (KeptUs && (!OneUs || *KeptUs < *OneUs)) {
+      C = std::move(Kept);
+      UnfusedFaster = true;
+    }
+  }
+  if (C->Rep.hasErrors() || !C->Plan)
+    reportInternalError("the generated algorithm failed verification:\n" +
+                        C->Rep.str());
+  return EmittedProgram{std::move(C->Program), std::move(C->Xml),
+                        std::move(*C->Plan),   std::move(C->CG),
+                        C->FusionDropped,      UnfusedFaster};
+}
+} // namespace
+
+unsigned EmittedProgram::unfusedRanks() const {
+  return unsigned(
+      std::count(Options.NoFuseRanks.begin(), Options.NoFuseRanks.end(), true));
+}
+
+std::string EmittedProgram::fusionNote() const {
+  unsigned Unfused = unfusedRanks();
+  if (FusionDropped && UnfusedFaster)
+    return "; unfused: faster than relays fused for a FIFO of one message";
+  if (FusionDropped)
+    return "; the fused program did not verify";
+  if (Unfused && UnfusedFaster)
+    return fmt::format("; {} rank(s) unfused: faster than relays fused for "
+                       "a FIFO of one message",
+                       Unfused);
+  if (Unfused)
+    return fmt::format("; {} rank(s) unfused: fusion did not verify", Unfused);
+  return std::string();
+}
+
+std::optional<EmittedProgram> tacclc::emitVerified(const ir::Sketch &S,
+                                                   const ir::Schedule &Sch,
+                                                   const EmitOptions &Opts,
+                                                   DiagnosticEngine &Diags) {
+  return Emitter(S, Sch, Opts, Diags).run();
+}
