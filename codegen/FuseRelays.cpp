@@ -89,8 +89,6 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/LoweringInternal.h"
 
-#include "support/Deadline.h"
-
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -115,147 +113,102 @@ int forwardedFrom(const PendingStep &Send, int RecvTb,
   return Send.Deps[0].second;
 }
 
+/// A candidate pair of threadblocks: one receiving, one sending.
 struct Pair {
   int Recv, Send;
   unsigned Safe, Count; ///< Forwards that may fuse; all forwards.
 };
-} // namespace
 
-namespace {
-/// Raises \p V to \p To if that is later; true if it did.
-bool raiseTo(double &V, double To) {
-  if (To <= V)
-    return false;
-  V = To;
-  return true;
-}
+/// A step that waits for another (by dependency), and from when.
+struct Waiter {
+  int Tb, Idx;
+  double Time;
+};
 
-/// One pass of step 0 over a rank's own waits: no step stands earlier than
-/// its dependencies or the step before it in its threadblock. True if a
-/// stamp rose.
-bool settleRank(RankBuilder &RB) {
-  bool Changed = false;
-  for (std::vector<PendingStep> &Steps : RB.Steps)
-    for (size_t I = 0; I < Steps.size(); ++I) {
-      if (I)
-        Changed |= raiseTo(Steps[I].Time, Steps[I - 1].Time);
-      for (auto [DTb, DIdx] : Steps[I].Deps)
-        Changed |= raiseTo(Steps[I].Time, RB.Steps[DTb][DIdx].Time);
-    }
-  return Changed;
-}
-} // namespace
+/// The steps of a pair merged into one list (step 3), and where each step
+/// of the receive (X) and send (Y) threadblocks went.
+struct MergedPair {
+  std::vector<PendingStep> Steps;
+  std::vector<int> PosX, PosY;
+  unsigned Fused = 0;
+};
 
-void tacclc::settleTimes(std::vector<RankBuilder> &Ranks, unsigned Fifo) {
-  Fifo = std::max(1u, Fifo);
-  // Each message: its send, its receive and how long the schedule lets it
-  // take. Before fusion a tb has one peer, so the k-th send of the tb
-  // sending R -> D on a channel is the k-th receive of the tb of D
-  // receiving from R on it.
-  struct Ref {
-    unsigned Rank;
-    int Tb, Idx;
-  };
-  struct Message {
-    Ref Send, Recv;
-    double Takes;
-  };
-  auto StepAt = [&](const Ref &X) -> PendingStep & {
-    return Ranks[X.Rank].Steps[X.Tb][X.Idx];
-  };
-  std::vector<Message> Msgs;
-  std::vector<std::pair<Ref, Ref>> Room; // (next send, receive before it)
-  size_t NumSteps = 0;
-  for (unsigned R = 0; R < Ranks.size(); ++R)
-    for (size_t T = 0; T < Ranks[R].Tbs.size(); ++T) {
-      NumSteps += Ranks[R].Steps[T].size();
-      const ThreadBlock &Tb = Ranks[R].Tbs[T];
-      if (Tb.Send < 0 || size_t(Tb.Send) >= Ranks.size())
-        continue;
-      const unsigned D = unsigned(Tb.Send);
-      for (size_t U = 0; U < Ranks[D].Tbs.size(); ++U) {
-        const ThreadBlock &Peer = Ranks[D].Tbs[U];
-        if (Peer.Recv != int(R) || Peer.Channel != Tb.Channel)
-          continue;
-        std::vector<int> Sends, Recvs;
-        for (size_t I = 0; I < Ranks[R].Steps[T].size(); ++I)
-          if (Ranks[R].Steps[T][I].S.Type == OpType::Send)
-            Sends.push_back(int(I));
-        for (size_t I = 0; I < Ranks[D].Steps[U].size(); ++I) {
-          OpType Ty = Ranks[D].Steps[U][I].S.Type;
-          if (Ty == OpType::Recv || Ty == OpType::RecvReduceCopy)
-            Recvs.push_back(int(I));
-        }
-        for (size_t K = 0; K < std::min(Sends.size(), Recvs.size()); ++K) {
-          Ref Sd{R, int(T), Sends[K]}, Rv{D, int(U), Recvs[K]};
-          Msgs.push_back({Sd, Rv, StepAt(Rv).Time - StepAt(Rv).Sent});
-          if (K >= Fifo)
-            Room.push_back({Sd, Ref{D, int(U), Recvs[K - Fifo]}});
-        }
-      }
-    }
-  // Every wait of the unfused program goes to a step that runs earlier, so
-  // the longest chain of waits has at most NumSteps links (the cap only
-  // guards against a lowering that could not run anyway).
-  bool Changed = true;
-  for (size_t Pass = 0; Changed && Pass <= NumSteps; ++Pass) {
-    checkDeadline();
-    Changed = false;
-    for (RankBuilder &RB : Ranks)
-      Changed |= settleRank(RB);
-    for (const Message &M : Msgs) {
-      PendingStep &Rv = StepAt(M.Recv);
-      Changed |= raiseTo(Rv.Sent, StepAt(M.Send).Time);
-      Changed |= raiseTo(Rv.Time, Rv.Sent + M.Takes);
-    }
-    for (const auto &[Next, Prev] : Room)
-      Changed |= raiseTo(StepAt(Next).Time, StepAt(Prev).Time);
-  }
-}
+/// Relay fusion on one rank, the banner's steps 0 to 4 (fuseRelays()).
+class RelayFuser {
+public:
+  RelayFuser(RankBuilder &RB, unsigned MaxSteps, unsigned Fifo)
+      : RB(RB), MaxSteps(MaxSteps), Fifo(std::max(1u, Fifo)),
+        NumTbs(static_cast<int>(RB.Tbs.size())) {}
 
-unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps, unsigned Fifo) {
-  Fifo = std::max(1u, Fifo);
-  const int NumTbs = static_cast<int>(RB.Tbs.size());
-  // 0. Stamps that no wait inside the rank contradicts.
-  while (settleRank(RB)) {
-  }
-  // Who waits for each step (by dependency), and from when.
-  struct Waiter {
-    int Tb, Idx;
-    double Time;
-  };
+  /// Fuses what the rules allow; returns the number of fused steps.
+  unsigned run();
+
+private:
+  /// Step 0's result: who waits for each step, and from when.
+  void findWaiters();
+  /// Whether receive \p I of tb \p R may wait for its forward, send \p J
+  /// of tb \p S (step 3's rule).
+  bool mayFuse(int R, int I, int S, int J) const;
+  /// Step 1: the candidate pairs.
+  std::vector<Pair> candidates() const;
+  /// Step 2: greedy pairing of \p Cands.
+  std::vector<Pair> choosePairs(std::vector<Pair> Cands) const;
+  /// Step 3, first half: the forwarded (receive, send) pairs of \p P that
+  /// may fuse, as each side's mate in the other list (-1: none).
+  void matchForwards(const Pair &P, std::vector<int> &MateOfX,
+                     std::vector<int> &MateOfY) const;
+  /// Step 3, second half: the two step lists of \p P merged.
+  MergedPair interleave(const Pair &P, std::vector<int> MateOfX,
+                        std::vector<int> MateOfY) const;
+  /// Step 3: merges \p P where that fuses something within the runtime's
+  /// limit; returns the steps fused.
+  unsigned mergePair(const Pair &P);
+  /// Step 4: drops the removed threadblocks, renumbers dependencies.
+  void renumber();
+
+  RankBuilder &RB;
+  const unsigned MaxSteps, Fifo;
+  const int NumTbs;
   std::map<std::pair<int, int>, std::vector<Waiter>> WaitersOf;
+  /// NewPos[tb][i] = (new tb, new logical index), in old tb numbering.
+  std::vector<std::vector<std::pair<int, int>>> NewPos;
+  std::vector<bool> Removed;
+};
+} // namespace
+
+void RelayFuser::findWaiters() {
   for (int T = 0; T < NumTbs; ++T)
     for (size_t I = 0; I < RB.Steps[T].size(); ++I)
       for (const std::pair<int, int> &D : RB.Steps[T][I].Deps)
         WaitersOf[D].push_back({T, int(I), RB.Steps[T][I].Time});
-  // Whether receive I of tb R may wait for its forward, send J of tb S
-  // (step 3's rule): fused, the receive stands at the forward's time, so
-  // nothing that waits for it may stand earlier: neither the message a
-  // FIFO's worth later on its connection (sent when the schedule sends it)
-  // nor another step that depends on it (the chunk forwarded to another
-  // peer first, a later reduction into the same accumulator). Steps of R
-  // after I must stand no earlier either (with a FIFO of one message they
-  // do: they end no earlier than the next message is sent). (Reads
-  // only R's and S's lists, which step 3 merges no earlier than their pair,
-  // and times from before any merge: merging only moves steps later.)
-  const double Eps = 1e-9;
-  auto MayFuse = [&](int R, int I, int S, int J) {
-    const std::vector<PendingStep> &X = RB.Steps[R];
-    const double At = RB.Steps[S][J].Time;
-    if (size_t(I) + 1 < X.size() && X[I + 1].Time < At - Eps)
-      return false;
-    if (size_t(I) + Fifo < X.size() && X[I + Fifo].Sent < At - Eps)
-      return false;
-    auto W = WaitersOf.find({R, I});
-    if (W != WaitersOf.end())
-      for (const Waiter &D : W->second)
-        if (!(D.Tb == S && D.Idx == J) && D.Time < At - Eps)
-          return false;
-    return true;
-  };
+}
 
-  // 1. Candidates.
+// Fused, the receive stands at the forward's time, so nothing that waits
+// for it may stand earlier: neither the message a FIFO's worth later on its
+// connection (sent when the schedule sends it) nor another step that
+// depends on it (the chunk forwarded to another peer first, a later
+// reduction into the same accumulator). Steps of R after I must stand no
+// earlier either (with a FIFO of one message they do: they end no earlier
+// than the next message is sent). (Reads only R's and S's lists, which
+// step 3 merges no earlier than their pair, and times from before any
+// merge: merging only moves steps later.)
+bool RelayFuser::mayFuse(int R, int I, int S, int J) const {
+  const double Eps = 1e-9;
+  const std::vector<PendingStep> &X = RB.Steps[R];
+  const double At = RB.Steps[S][J].Time;
+  if (size_t(I) + 1 < X.size() && X[I + 1].Time < At - Eps)
+    return false;
+  if (size_t(I) + Fifo < X.size() && X[I + Fifo].Sent < At - Eps)
+    return false;
+  auto W = WaitersOf.find({R, I});
+  if (W != WaitersOf.end())
+    for (const Waiter &D : W->second)
+      if (!(D.Tb == S && D.Idx == J) && D.Time < At - Eps)
+        return false;
+  return true;
+}
+
+std::vector<Pair> RelayFuser::candidates() const {
   std::vector<Pair> Cands;
   for (int R = 0; R < NumTbs; ++R) {
     const ThreadBlock &RTb = RB.Tbs[R];
@@ -269,13 +222,16 @@ unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps, unsigned Fifo) {
       for (size_t J = 0; J < RB.Steps[S].size(); ++J) {
         int I = forwardedFrom(RB.Steps[S][J], R, RB.Steps[R]);
         N += I >= 0;
-        Safe += I >= 0 && MayFuse(R, I, S, int(J));
+        Safe += I >= 0 && mayFuse(R, I, S, int(J));
       }
       if (Safe) // a pair none of whose forwards may fuse stays apart
         Cands.push_back({R, S, Safe, N});
     }
   }
-  // 2. Greedy pairing.
+  return Cands;
+}
+
+std::vector<Pair> RelayFuser::choosePairs(std::vector<Pair> Cands) const {
   std::stable_sort(
       Cands.begin(), Cands.end(), [](const Pair &A, const Pair &B) {
         return std::make_tuple(-int(A.Safe), -int(A.Count), A.Recv, A.Send) <
@@ -288,106 +244,107 @@ unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps, unsigned Fifo) {
       Used[P.Recv] = Used[P.Send] = true;
       Chosen.push_back(P);
     }
-  if (Chosen.empty())
-    return 0;
+  return Chosen;
+}
 
-  // 3. Merge each pair; record where every old step went.
-  // NewPos[tb][i] = (new tb, new logical index), in old tb numbering.
-  std::vector<std::vector<std::pair<int, int>>> NewPos(NumTbs);
-  for (int T = 0; T < NumTbs; ++T)
-    for (size_t I = 0; I < RB.Steps[T].size(); ++I)
-      NewPos[T].push_back({T, int(I)});
-  std::vector<bool> Removed(NumTbs, false);
-  unsigned Fused = 0;
-  bool Any = false;
-  for (const Pair &P : Chosen) {
-    const std::vector<PendingStep> &X = RB.Steps[P.Recv], &Y = RB.Steps[P.Send];
-    // Forwarded pairs, kept only while increasing in both lists, and only
-    // where receiving as late as the forward holds up nothing that stands
-    // earlier: the next message on the receive connection is sent no
-    // earlier, and every other step that waits for the receive stands no
-    // earlier (see above).
-    std::vector<int> MateOfX(X.size(), -1), MateOfY(Y.size(), -1);
-    int LastX = -1;
-    for (size_t J = 0; J < Y.size(); ++J) {
-      int I = forwardedFrom(Y[J], P.Recv, X);
-      if (I >= 0 && !MayFuse(P.Recv, I, P.Send, int(J)))
-        continue;
-      if (I > LastX) {
-        MateOfX[I] = int(J);
-        MateOfY[J] = I;
-        LastX = I;
-      }
+// Forwarded pairs, kept only while increasing in both lists, and only where
+// receiving as late as the forward holds up nothing that stands earlier:
+// the next message on the receive connection is sent no earlier, and every
+// other step that waits for the receive stands no earlier (mayFuse()).
+void RelayFuser::matchForwards(const Pair &P, std::vector<int> &MateOfX,
+                               std::vector<int> &MateOfY) const {
+  const std::vector<PendingStep> &X = RB.Steps[P.Recv], &Y = RB.Steps[P.Send];
+  MateOfX.assign(X.size(), -1);
+  MateOfY.assign(Y.size(), -1);
+  int LastX = -1;
+  for (size_t J = 0; J < Y.size(); ++J) {
+    int I = forwardedFrom(Y[J], P.Recv, X);
+    if (I >= 0 && !mayFuse(P.Recv, I, P.Send, int(J)))
+      continue;
+    if (I > LastX) {
+      MateOfX[I] = int(J);
+      MateOfY[J] = I;
+      LastX = I;
     }
-    std::vector<PendingStep> Merged;
-    std::vector<int> PosX(X.size()), PosY(Y.size());
-    size_t I = 0, J = 0;
-    unsigned PairFused = 0;
-    auto TakeX = [&] {
-      PosX[I] = int(Merged.size());
-      Merged.push_back(X[I++]);
-    };
-    auto TakeY = [&] {
-      PosY[J] = int(Merged.size());
-      Merged.push_back(Y[J++]);
-    };
-    // The highest step of X that Y[J] waits for, or -1.
-    auto NeedsX = [&](size_t J) {
-      int Max = -1;
-      for (auto [DTb, DIdx] : Y[J].Deps)
-        if (DTb == P.Recv)
-          Max = std::max(Max, DIdx);
-      return Max;
-    };
-    while (I < X.size() || J < Y.size()) {
-      if (J < Y.size() && (MateOfY[J] < 0 || MateOfY[J] != int(I)) &&
-          NeedsX(J) >= int(I)) {
-        // Y[J] waits for a receive not yet placed: place X first, giving up
-        // a fusion that would have to come later.
-        if (MateOfX[I] >= 0) {
-          MateOfY[MateOfX[I]] = -1;
-          MateOfX[I] = -1;
-        }
-        TakeX();
-        continue;
-      }
-      if (I < X.size() && J < Y.size() && MateOfX[I] == int(J)) {
-        PendingStep Rcs = X[I];
-        Rcs.S.Type = Rcs.S.Type == OpType::Recv ? OpType::RecvCopySend
-                                                : OpType::RecvReduceCopySend;
-        Rcs.Time = Y[J].Time;
-        PosX[I] = PosY[J] = int(Merged.size());
-        Merged.push_back(Rcs);
-        ++I, ++J, ++PairFused;
-      } else if (I == X.size() || (J < Y.size() && MateOfX[I] >= 0)) {
-        TakeY(); // X waits for its mate further down Y
-      } else if (J == Y.size() || MateOfY[J] >= 0) {
-        TakeX();
-      } else if (Y[J].Time < X[I].Time) { // ties: receive first
-        TakeY();
-      } else {
-        TakeX();
-      }
-    }
-    // Merged, the two threadblocks' steps wait for each other in schedule
-    // order; only a fused step pays for that (see the banner).
-    if (!PairFused || Merged.size() > MaxSteps)
-      continue; // nothing fused, or the runtime's limit on steps per tb
-    for (size_t K = 0; K < X.size(); ++K)
-      NewPos[P.Recv][K] = {P.Send, PosX[K]};
-    for (size_t K = 0; K < Y.size(); ++K)
-      NewPos[P.Send][K] = {P.Send, PosY[K]};
-    Fused += PairFused;
-    RB.Steps[P.Send] = std::move(Merged);
-    RB.Steps[P.Recv].clear();
-    RB.Tbs[P.Send].Recv = RB.Tbs[P.Recv].Recv;
-    Removed[P.Recv] = true;
-    Any = true;
   }
-  if (!Any)
-    return 0;
+}
 
-  // 4. Renumber threadblocks and dependencies.
+MergedPair RelayFuser::interleave(const Pair &P, std::vector<int> MateOfX,
+                                  std::vector<int> MateOfY) const {
+  const std::vector<PendingStep> &X = RB.Steps[P.Recv], &Y = RB.Steps[P.Send];
+  MergedPair M;
+  M.PosX.resize(X.size());
+  M.PosY.resize(Y.size());
+  size_t I = 0, J = 0;
+  auto TakeX = [&] {
+    M.PosX[I] = int(M.Steps.size());
+    M.Steps.push_back(X[I++]);
+  };
+  auto TakeY = [&] {
+    M.PosY[J] = int(M.Steps.size());
+    M.Steps.push_back(Y[J++]);
+  };
+  // The highest step of X that Y[J] waits for, or -1.
+  auto NeedsX = [&](size_t J) {
+    int Max = -1;
+    for (auto [DTb, DIdx] : Y[J].Deps)
+      if (DTb == P.Recv)
+        Max = std::max(Max, DIdx);
+    return Max;
+  };
+  while (I < X.size() || J < Y.size()) {
+    if (J < Y.size() && (MateOfY[J] < 0 || MateOfY[J] != int(I)) &&
+        NeedsX(J) >= int(I)) {
+      // Y[J] waits for a receive not yet placed: place X first, giving up
+      // a fusion that would have to come later.
+      if (MateOfX[I] >= 0) {
+        MateOfY[MateOfX[I]] = -1;
+        MateOfX[I] = -1;
+      }
+      TakeX();
+      continue;
+    }
+    if (I < X.size() && J < Y.size() && MateOfX[I] == int(J)) {
+      PendingStep Rcs = X[I];
+      Rcs.S.Type = Rcs.S.Type == OpType::Recv ? OpType::RecvCopySend
+                                              : OpType::RecvReduceCopySend;
+      Rcs.Time = Y[J].Time;
+      M.PosX[I] = M.PosY[J] = int(M.Steps.size());
+      M.Steps.push_back(Rcs);
+      ++I, ++J, ++M.Fused;
+    } else if (I == X.size() || (J < Y.size() && MateOfX[I] >= 0)) {
+      TakeY(); // X waits for its mate further down Y
+    } else if (J == Y.size() || MateOfY[J] >= 0) {
+      TakeX();
+    } else if (Y[J].Time < X[I].Time) { // ties: receive first
+      TakeY();
+    } else {
+      TakeX();
+    }
+  }
+  return M;
+}
+
+unsigned RelayFuser::mergePair(const Pair &P) {
+  std::vector<int> MateOfX, MateOfY;
+  matchForwards(P, MateOfX, MateOfY);
+  MergedPair M = interleave(P, std::move(MateOfX), std::move(MateOfY));
+  // Merged, the two threadblocks' steps wait for each other in schedule
+  // order; only a fused step pays for that (see the banner).
+  if (!M.Fused || M.Steps.size() > MaxSteps)
+    return 0; // nothing fused, or the runtime's limit on steps per tb
+  for (size_t K = 0; K < M.PosX.size(); ++K)
+    NewPos[P.Recv][K] = {P.Send, M.PosX[K]};
+  for (size_t K = 0; K < M.PosY.size(); ++K)
+    NewPos[P.Send][K] = {P.Send, M.PosY[K]};
+  RB.Steps[P.Send] = std::move(M.Steps);
+  RB.Steps[P.Recv].clear();
+  RB.Tbs[P.Send].Recv = RB.Tbs[P.Recv].Recv;
+  Removed[P.Recv] = true;
+  return M.Fused;
+}
+
+void RelayFuser::renumber() {
   std::vector<int> NewId(NumTbs, -1);
   int Next = 0;
   for (int T = 0; T < NumTbs; ++T)
@@ -418,81 +375,33 @@ unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps, unsigned Fifo) {
   RB.Steps = std::move(Steps);
   RB.SendTb.clear();
   RB.RecvTb.clear();
+}
+
+unsigned RelayFuser::run() {
+  // 0. Stamps that no wait inside the rank contradicts.
+  while (settleRank(RB)) {
+  }
+  findWaiters();
+  // 1. and 2. Candidates, paired greedily.
+  std::vector<Pair> Chosen = choosePairs(candidates());
+  if (Chosen.empty())
+    return 0;
+  // 3. Merge each pair; record where every old step went.
+  NewPos.assign(NumTbs, {});
+  for (int T = 0; T < NumTbs; ++T)
+    for (size_t I = 0; I < RB.Steps[T].size(); ++I)
+      NewPos[T].push_back({T, int(I)});
+  Removed.assign(NumTbs, false);
+  unsigned Fused = 0;
+  for (const Pair &P : Chosen)
+    Fused += mergePair(P);
+  if (!Fused)
+    return 0;
+  // 4. Renumber threadblocks and dependencies.
+  renumber();
   return Fused;
 }
 
-// readsSrc and writesDst are the format's op table (format/Plan.h): a
-// send's destination names the receiver's buffer, not its own.
-
-std::map<int, int> tacclc::compactScratch(RankBuilder &RB) {
-  // A scratch accumulator is read only by the next reduction into it and by
-  // the send of the result; once that send is fused into the last
-  // reduction, the value never needs to land.
-  for (auto &Steps : RB.Steps)
-    for (PendingStep &PS : Steps)
-      if (PS.S.Type == OpType::RecvReduceCopySend &&
-          PS.S.DstBuf == Buffer::Scratch) {
-        PS.S.Type = OpType::RecvReduceSend;
-        PS.S.DstBuf = PS.S.SrcBuf;
-        PS.S.DstOff = PS.S.SrcOff;
-      }
-  // A relayed chunk lands in scratch only because `rcs` stores what it
-  // forwards: where no other step touches the slot, the relays of one
-  // threadblock share one slot (program order keeps them apart).
-  std::map<int, unsigned> Uses;
-  int Virtual = 0;
-  for (auto &Steps : RB.Steps)
-    for (PendingStep &PS : Steps)
-      for (unsigned K = 0; K < PS.S.Count; ++K) {
-        if (readsSrc(PS.S.Type) && PS.S.SrcBuf == Buffer::Scratch)
-          ++Uses[PS.S.SrcOff + int(K)];
-        if (writesDst(PS.S.Type) && PS.S.DstBuf == Buffer::Scratch)
-          ++Uses[PS.S.DstOff + int(K)];
-        Virtual = std::max(
-            {Virtual, PS.S.SrcOff + int(K) + 1, PS.S.DstOff + int(K) + 1});
-      }
-  std::map<int, int> Moved; // old slot -> shared (virtual) slot
-  for (auto &Steps : RB.Steps) {
-    unsigned Width = 0;
-    for (PendingStep &PS : Steps) {
-      if (PS.S.Type != OpType::RecvCopySend || PS.S.DstBuf != Buffer::Scratch)
-        continue;
-      bool Private = true;
-      for (unsigned K = 0; K < PS.S.Count; ++K)
-        Private = Private && Uses[PS.S.DstOff + int(K)] == 1;
-      if (!Private)
-        continue;
-      for (unsigned K = 0; K < PS.S.Count; ++K)
-        Moved[PS.S.DstOff + int(K)] = Virtual + int(K);
-      PS.S.SrcBuf = Buffer::Scratch;
-      PS.S.SrcOff = PS.S.DstOff = Virtual;
-      Width = std::max(Width, PS.S.Count);
-    }
-    Virtual += int(Width);
-  }
-  // Keep the slots' order (slots are numbered in arrival order).
-  std::map<int, int> Slot;
-  for (auto &Steps : RB.Steps)
-    for (PendingStep &PS : Steps) {
-      for (unsigned K = 0; K < PS.S.Count; ++K) {
-        if (readsSrc(PS.S.Type) && PS.S.SrcBuf == Buffer::Scratch)
-          Slot[PS.S.SrcOff + int(K)] = 0;
-        if (writesDst(PS.S.Type) && PS.S.DstBuf == Buffer::Scratch)
-          Slot[PS.S.DstOff + int(K)] = 0;
-      }
-    }
-  int Next = 0;
-  for (auto &[Old, New] : Slot)
-    New = Next++;
-  for (auto &Steps : RB.Steps)
-    for (PendingStep &PS : Steps) {
-      if (PS.S.SrcBuf == Buffer::Scratch && Slot.count(PS.S.SrcOff))
-        PS.S.SrcOff = Slot.at(PS.S.SrcOff);
-      if (PS.S.DstBuf == Buffer::Scratch && writesDst(PS.S.Type))
-        PS.S.DstOff = Slot.at(PS.S.DstOff);
-    }
-  // Senders name the slots their chunks land in by the old numbers.
-  for (auto &[Old, Shared] : Moved)
-    Slot[Old] = Slot.at(Shared);
-  return Slot;
+unsigned tacclc::fuseRelays(RankBuilder &RB, unsigned MaxSteps, unsigned Fifo) {
+  return RelayFuser(RB, MaxSteps, Fifo).run();
 }

@@ -3,7 +3,9 @@
 // Internal to codegen/: the per-rank threadblocks as the lowering builds
 // them, before dependencies become positions (LowerToProgram.cpp), so that
 // passes such as relay fusion (FuseRelays.cpp) can rearrange steps while
-// dependencies still name logical steps.
+// dependencies still name logical steps; and the lowering's steps that live
+// in files of their own (Threadblocks.cpp, Stamps.cpp, Scratch.cpp,
+// Materialize.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_CODEGEN_LOWERINGINTERNAL_H
@@ -13,6 +15,8 @@
 #include "ir/Program.h"
 
 #include <map>
+#include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -45,11 +49,48 @@ struct StreamPlan {
   unsigned Lanes = 1;
 };
 
+/// A stream: one connection's transfers in schedule order, named by
+/// (source rank, destination rank, stream lane).
+using StreamKey = std::tuple<unsigned, unsigned, unsigned>;
+
+/// The threadblocks and channels the lowering gives the streams
+/// (Threadblocks.cpp).
+struct ThreadblockLayout {
+  /// The stream lane of each transfer.
+  StreamPlan Plan;
+  /// Transfers per stream, and the steps each of its threadblocks (one per
+  /// segment) may hold.
+  std::map<StreamKey, unsigned> Count, Cap;
+  /// Channel group of each link (source rank, destination rank).
+  std::map<std::pair<unsigned, unsigned>, unsigned> GroupOf;
+  /// Channel groups, and segments of the longest stream.
+  unsigned Groups = 1, Segments = 1;
+
+  /// The channel of segment \p Seg of stream (\p Src, \p Dst, \p Lane).
+  unsigned channel(unsigned Src, unsigned Dst, unsigned Lane,
+                   unsigned Seg) const;
+  /// Channels the program uses.
+  unsigned numChannels() const { return Groups * Segments * Plan.Lanes; }
+};
+
 /// Splits each link's transfers into waves on connections of their own
 /// where \p Opts asks for it (SeparateHalves, PipelineWaves), so that the
 /// runtime's buffer slices overlap (Streams.cpp).
 StreamPlan planStreams(const ir::Sketch &S, const ir::Schedule &Sch,
                        const CodegenOptions &Opts);
+
+/// Lays out the streams of \p Sch on threadblocks and channels (step 2 of
+/// the lowering). Reports and returns nothing where the runtime's limits on
+/// steps per threadblock or channels are exceeded.
+std::optional<ThreadblockLayout> layOutThreadblocks(const ir::Sketch &S,
+                                                    const ir::Schedule &Sch,
+                                                    const CodegenOptions &Opts,
+                                                    DiagnosticEngine &Diags);
+
+/// The empty threadblocks of every rank as \p L lays them out: per rank,
+/// the send threadblocks by peer, then the receive threadblocks by peer.
+std::vector<RankBuilder> createThreadblocks(const ThreadblockLayout &L,
+                                            unsigned NumRanks);
 
 /// Raises the schedule times the steps of every rank carry until no wait of
 /// the unfused program points to a step stamped later: a step's
@@ -60,8 +101,13 @@ StreamPlan planStreams(const ir::Sketch &S, const ir::Schedule &Sch,
 /// back to back (MergeSteps.cpp) lands after the schedule forwards its
 /// first chunks; fuseRelays() is deadlock-free only on stamps settled this
 /// way, with the same \p Fifo (see FuseRelays.cpp). Run before fusion, on
-/// all ranks at once.
+/// all ranks at once (Stamps.cpp).
 void settleTimes(std::vector<RankBuilder> &Ranks, unsigned Fifo = 1);
+
+/// One pass over a rank's own waits: raises every step's stamp to those of
+/// its dependencies and of the step before it in its threadblock. True if
+/// a stamp rose (Stamps.cpp).
+bool settleRank(RankBuilder &RB);
 
 /// Fuses relays on one rank: where a receive threadblock (from A) and a send
 /// threadblock (to B) on the same channel forward chunks A -> here -> B,
@@ -90,6 +136,22 @@ std::pair<int, int> appendTransfer(RankBuilder &Sender, int STb,
 /// slots may share one); a send's destination, which names the receiver's
 /// buffer, is left for the caller to renumber.
 std::map<int, int> compactScratch(RankBuilder &RB);
+
+/// compactScratch() on every rank, then the scratch slots every send names
+/// on its receiver renumbered to match; a send whose slot the receiver no
+/// longer keeps names its own source instead (Scratch.cpp). Returns the
+/// scratch chunks each rank uses.
+std::vector<unsigned> compactAllScratch(std::vector<RankBuilder> &Ranks);
+
+/// Turns the ranks' steps into \p P's threadblocks (Materialize.cpp):
+/// dependencies beyond a step's last become nops right before it, logical
+/// steps become positions, every dependency target gets hasdep, and the
+/// runtime's limits are checked (reported; false if one is exceeded).
+/// \p ScratchChunks gives each rank's scratch buffer.
+bool materializeProgram(std::vector<RankBuilder> &Ranks,
+                        const std::vector<unsigned> &ScratchChunks,
+                        const ir::Sketch &S, const CodegenOptions &Opts,
+                        DiagnosticEngine &Diags, ir::Program &P);
 
 } // namespace tacclc
 

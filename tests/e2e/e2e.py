@@ -20,9 +20,10 @@ Subcommands (each exits 0 on success and prints what failed otherwise):
                        (DIR/lsp) go to `tacclc lsp`, whose answers must be
                        framed JSON
   handwritten DIR      every hand-written DIR/*.xml passes check for its
-                       dialect (-exec / -legacy in the name) and runs on the
-                       CPU for each call kind it declares, also at a size
-                       that needs several loop iterations
+                       dialect (-exec / -legacy in the name; a name without
+                       a dash, a runtime unit test's fixture, is -exec) and
+                       runs on the CPU for each call kind it declares, also
+                       at a size that needs several loop iterations
   gpu DIR...           every XML under the DIRs runs on the GPU (tacclc run
                        --backend cuda-virtual, and cuda for float64: ranks
                        spread over the GPUs) in several element types, in
@@ -264,7 +265,7 @@ def handwritten(folder):
         stem = name[:-len(".xml")]
         if "-legacy" in stem:
             dialect, flags = "msccl-legacy", ["--dialect", "msccl-legacy"]
-        elif "-exec" in stem:
+        elif "-exec" in stem or "-" not in stem:  # fixtures: executor
             dialect, flags = "msccl-executor", []
         else:
             sys.exit(f"FAIL: {name}: the name says neither -exec nor -legacy")

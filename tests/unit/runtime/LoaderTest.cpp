@@ -159,7 +159,7 @@ TEST_CASE("file errors are issues") {
   CHECK(R[0].File == "/nonexistent/x.xml");
   CHECK(R[0].Message.find("cannot open") != std::string::npos);
   Report D;
-  CHECK_FALSE(loadPlanFile(TACCLRT_FIXTURE_DIR, LoadOptions(), D).has_value());
+  CHECK_FALSE(loadPlanFile(TACCLRT_XML_DIR, LoadOptions(), D).has_value());
   CHECK(findIssue(D, "is a directory"));
 }
 

@@ -1,7 +1,7 @@
 //===- tests/unit/runtime/RuntimeTestUtil.h - Runtime test helpers -*- C++ -*-//
 //
 // Helpers shared by the runtime unit tests: reading the XML fixtures of
-// tests/runtime/, loading text with a report, searching reports for a
+// tests/xml/, loading text with a report, searching reports for a
 // message, and small text and plan mutations.
 //
 //===----------------------------------------------------------------------===//
@@ -20,9 +20,9 @@
 
 namespace tacclrt::test {
 
-/// Path of fixture \p Name in tests/runtime/.
+/// Path of fixture \p Name in tests/xml/.
 inline std::string fixturePath(const std::string &Name) {
-  return std::string(TACCLRT_FIXTURE_DIR) + "/" + Name;
+  return std::string(TACCLRT_XML_DIR) + "/" + Name;
 }
 
 /// The text of fixture \p Name (empty when missing).

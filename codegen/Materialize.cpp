@@ -1,0 +1,180 @@
+//===- codegen/Materialize.cpp - Pending steps to the program's steps -----===//
+//
+// Step 8, the last of the lowering (LowerToProgram.cpp). Until here a step
+// names the steps it waits for as (threadblock, logical step) pairs, and may
+// wait for several; MSCCL steps carry one dependency each. Per rank:
+//   1. dependencies beyond a step's last become nops right before it, each
+//      carrying one; logical steps become positions (they shift by the nops
+//      inserted before them);
+//   2. every dependency target gets hasdep=1, and dependency-target
+//      threadblock ids are checked against the runtime's limit;
+//   3. steps per threadblock, threadblocks per rank and per channel, and
+//      the XML elements the MSCCL reader keeps per rank are checked (the
+//      last two only while nothing else was exceeded, so that one cause is
+//      reported once).
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/LoweringInternal.h"
+
+#include "support/Deadline.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+using namespace tacclc;
+using namespace tacclc::ir;
+
+namespace {
+/// Fills the threadblocks of \p RB with their final steps: a nop for every
+/// dependency but the last, which the step itself carries, and positions
+/// in place of logical steps.
+void placeSteps(RankBuilder &RB) {
+  // Positions shift when nops are inserted: logical -> final index.
+  std::vector<std::vector<int>> FinalIndex(RB.Tbs.size());
+  for (size_t Tb = 0; Tb < RB.Tbs.size(); ++Tb) {
+    int Pos = 0;
+    for (const PendingStep &PS : RB.Steps[Tb]) {
+      Pos += PS.Deps.empty() ? 0 : static_cast<int>(PS.Deps.size()) - 1;
+      FinalIndex[Tb].push_back(Pos++);
+    }
+  }
+  for (size_t Tb = 0; Tb < RB.Tbs.size(); ++Tb) {
+    std::vector<Step> &Out = RB.Tbs[Tb].Steps;
+    for (const PendingStep &PS : RB.Steps[Tb]) {
+      for (size_t D = 0; D < PS.Deps.size(); ++D) {
+        auto [DepTb, DepLogical] = PS.Deps[D];
+        int DepPos = FinalIndex[DepTb][DepLogical];
+        if (D + 1 < PS.Deps.size()) {
+          Step Nop;
+          Nop.DepTb = DepTb;
+          Nop.DepStep = DepPos;
+          Out.push_back(Nop);
+        }
+      }
+      Step St = PS.S;
+      if (!PS.Deps.empty()) {
+        St.DepTb = PS.Deps.back().first;
+        St.DepStep = FinalIndex[PS.Deps.back().first][PS.Deps.back().second];
+      }
+      Out.push_back(St);
+    }
+  }
+}
+
+/// Sets hasdep on every dependency target of rank \p R; reports each
+/// dependency on a threadblock id beyond the runtime's limit (false if
+/// any).
+bool markDependencyTargets(RankBuilder &RB, unsigned R, const Sketch &S,
+                           const CodegenOptions &Opts,
+                           DiagnosticEngine &Diags) {
+  bool Ok = true;
+  for (ThreadBlock &TB : RB.Tbs)
+    for (const Step &St : TB.Steps)
+      if (St.DepTb >= 0) {
+        RB.Tbs[St.DepTb].Steps[St.DepStep].HasDep = true;
+        if (static_cast<unsigned>(St.DepTb) > Opts.MaxDepTargetTb) {
+          Diags.report(DiagId::LimitExceeded, S.Loc,
+                       fmt::format("rank {} needs a dependency on "
+                                   "threadblock {}; the runtime allows "
+                                   "only ids up to {}",
+                                   R, St.DepTb, Opts.MaxDepTargetTb));
+          Ok = false;
+        }
+      }
+  return Ok;
+}
+
+/// Reports each threadblock of rank \p R with more steps than the runtime
+/// allows (false if any).
+bool checkStepsPerTb(const RankBuilder &RB, unsigned R, const Sketch &S,
+                     const CodegenOptions &Opts, DiagnosticEngine &Diags) {
+  bool Ok = true;
+  for (size_t Tb = 0; Tb < RB.Tbs.size(); ++Tb)
+    if (RB.Tbs[Tb].Steps.size() > Opts.MaxStepsPerTb) {
+      Diags.report(DiagId::LimitExceeded, S.Loc,
+                   fmt::format("rank {} threadblock {} needs {} steps; the "
+                               "runtime allows {} per threadblock (use "
+                               "fewer chunks)",
+                               R, Tb, RB.Tbs[Tb].Steps.size(),
+                               Opts.MaxStepsPerTb));
+      Ok = false;
+    }
+  return Ok;
+}
+
+/// Reports rank \p R if it has more threadblocks, or more sending or
+/// receiving ones on one channel, than the runtime allows (false then).
+bool checkThreadblocks(const RankBuilder &RB, unsigned R, const Sketch &S,
+                       const CodegenOptions &Opts, DiagnosticEngine &Diags) {
+  std::map<unsigned, unsigned> SendsOn, RecvsOn;
+  for (const ThreadBlock &Tb : RB.Tbs) {
+    SendsOn[Tb.Channel] += Tb.Send >= 0;
+    RecvsOn[Tb.Channel] += Tb.Recv >= 0;
+  }
+  unsigned Busiest = 0;
+  for (const auto &Side : {SendsOn, RecvsOn})
+    for (const auto &[Chan, N] : Side)
+      Busiest = std::max(Busiest, N);
+  if (RB.Tbs.size() <= Opts.MaxTbsPerRank && Busiest <= Opts.MaxTbsPerChannel)
+    return true;
+  Diags.report(DiagId::LimitExceeded, S.Loc,
+               fmt::format("rank {} needs {} threadblocks, up to {} "
+                           "sending or receiving on one channel; the "
+                           "runtime allows {} per rank and {} per channel "
+                           "(connect fewer peers: use fewer relays or "
+                           "links)",
+                           R, RB.Tbs.size(), Busiest, Opts.MaxTbsPerRank,
+                           Opts.MaxTbsPerChannel));
+  return false;
+}
+
+/// Reports rank \p R if its XML elements (the algorithm, one per rank, one
+/// per threadblock and step) exceed what the MSCCL reader keeps (false
+/// then).
+bool checkXmlNodes(const RankBuilder &RB, unsigned R, unsigned NumRanks,
+                   const Sketch &S, const CodegenOptions &Opts,
+                   DiagnosticEngine &Diags) {
+  size_t Nodes = 1 + size_t(NumRanks) + RB.Tbs.size();
+  for (const ThreadBlock &Tb : RB.Tbs)
+    Nodes += Tb.Steps.size();
+  if (Nodes <= Opts.MaxXmlNodesPerRank)
+    return true;
+  Diags.report(DiagId::LimitExceeded, S.Loc,
+               fmt::format("rank {} needs {} XML elements (the algorithm, "
+                           "{} ranks, {} threadblocks and their steps); "
+                           "the MSCCL runtime's reader keeps at most {} "
+                           "per rank (use fewer chunks, channels or "
+                           "rings)",
+                           R, Nodes, NumRanks, RB.Tbs.size(),
+                           Opts.MaxXmlNodesPerRank));
+  return false;
+}
+} // namespace
+
+bool tacclc::materializeProgram(std::vector<RankBuilder> &Ranks,
+                                const std::vector<unsigned> &ScratchChunks,
+                                const Sketch &S, const CodegenOptions &Opts,
+                                DiagnosticEngine &Diags, Program &P) {
+  const unsigned NumRanks = Ranks.size();
+  P.Gpus.resize(NumRanks);
+  bool Ok = true;
+  for (unsigned R = 0; R < NumRanks; ++R) {
+    checkDeadline();
+    RankBuilder &RB = Ranks[R];
+    placeSteps(RB);
+    Ok = markDependencyTargets(RB, R, S, Opts, Diags) && Ok;
+    Ok = checkStepsPerTb(RB, R, S, Opts, Diags) && Ok;
+    // Only the first of these two that a rank exceeds, and neither after
+    // another limit was exceeded.
+    Ok = Ok && checkThreadblocks(RB, R, S, Opts, Diags);
+    Ok = Ok && checkXmlNodes(RB, R, NumRanks, S, Opts, Diags);
+    GpuProgram &G = P.Gpus[R];
+    G.InputChunks = S.Coll.getInputChunks();
+    G.OutputChunks = S.Coll.getOutputChunks();
+    G.ScratchChunks = ScratchChunks[R];
+    G.Tbs = std::move(RB.Tbs);
+  }
+  return Ok;
+}
