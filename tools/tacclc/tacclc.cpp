@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/Commands.h"
 
+#include "format/Diagnostic.h"
 #include "sim/Simulator.h"
 #include "solver/Subprocess.h"
 #include "support/Memory.h"
@@ -170,9 +171,11 @@ cl::opt<bool> NoSymmetry(
 cl::opt<bool> Summary("summary",
                       cl::desc("Print a summary of the compiled algorithm"),
                       cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
+// Also shown by check, run and sim, whose runtime messages have names too.
 cl::opt<bool> DiagNames("diag-names",
                         cl::desc("Append [DiagnosticName] to each message"),
-                        cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
+                        cl::sub(*cl::TopLevelSubCommand), cl::sub(CheckCmd),
+                        cl::sub(RunCmd), cl::sub(SimCmd), cl::cat(CompileCat));
 
 // Shared by all commands.
 enum class Dialect { Executor, Legacy };
@@ -437,6 +440,7 @@ int main(int argc, char **argv) {
           &errs()))
     return ExitInternal;
   bool Legacy = TargetDialect == Dialect::Legacy;
+  tacclrt::setShowMessageNames(DiagNames);
 
   if (LspCmd) {
     LspOptions O;
