@@ -39,12 +39,8 @@ Report checkCall(const Algo &A, const Program &P, bool InPlace,
     std::uint64_t Mult = sizeMultiplier(A.Coll, static_cast<unsigned>(A.NGpus));
     std::uint64_t Chunks = static_cast<std::uint64_t>(A.NChunksPerLoop);
     if (Chunks % Mult != 0) {
-      Sink.error(AlgoW,
-                 fmt::format("nchunksperloop={} is not a multiple of ngpus={}: "
-                             "chunks would straddle the ranks' parts of the "
-                             "{} buffers, which chunk-level checking cannot "
-                             "model",
-                             A.NChunksPerLoop, A.NGpus, nameOf(A.Coll)));
+      Sink.report<MsgId::ChunksStraddleRanks>(AlgoW, A.NChunksPerLoop, A.NGpus,
+                                              nameOf(A.Coll));
       return Out;
     }
     Report Ignored;
@@ -55,11 +51,7 @@ Report checkCall(const Algo &A, const Program &P, bool InPlace,
     // Without the collective's definition nothing proves the result, so
     // the plan is not accepted; deadlocks, races and message matching are
     // still reported (buffers sized by i_chunks/o_chunks).
-    Sink.error(AlgoW, fmt::format("collective '{}' cannot be verified yet: "
-                                  "its postcondition is unknown to the "
-                                  "checker (only deadlocks, races and message "
-                                  "matching were checked)",
-                                  nameOf(A.Coll)));
+    Sink.report<MsgId::PostconditionUnknown>(AlgoW, nameOf(A.Coll));
   }
   SymbolicMachine(A, P, Model, Opts.FifoCapacity, Sink, Opts.CheckRaces).run();
   return Out;
@@ -93,9 +85,7 @@ Report checkCalls(const Algo &A, const Program &P, const CheckOptions &Opts,
     Where W;
     W.Line = A.Line;
     W.Col = A.Col;
-    Sink.note(W, "no call kind selected (the plan serves neither in-place "
-                 "nor out-of-place calls, or both checks are disabled); "
-                 "checking an out-of-place call");
+    Sink.report<MsgId::NoCallKindSelected>(W);
     Calls.push_back(false);
   }
   if (Calls.size() == 1) {
@@ -153,9 +143,7 @@ Report checkPlan(const Algo &A, std::string_view FileName,
     Where W;
     W.Line = A.Line;
     W.Col = A.Col;
-    Sink.error(W, fmt::format("the plan has {} chunk slots; symbolic checking "
-                              "handles at most {}",
-                              Slots, MaxSymbolicSlots));
+    Sink.report<MsgId::TooManyChunkSlots>(W, Slots, MaxSymbolicSlots);
     return Out;
   }
   std::optional<Program> P = buildProgram(A, Sink);
@@ -168,8 +156,7 @@ Report checkPlan(const Algo &A, std::string_view FileName,
       Where W;
       W.Line = A.Line;
       W.Col = A.Col;
-      Sink.error(
-          W, fmt::format("root {} is not a rank (ngpus={})", Root, A.NGpus));
+      Sink.report<MsgId::CheckRootNotARank>(W, Root, A.NGpus);
       return Out;
     }
     Out.append(checkCalls(A, *P, Opts, FileName, unsigned(Root)));
@@ -195,9 +182,7 @@ Report checkPlan(const Algo &A, std::string_view FileName,
     Report R = checkCalls(A, *P, Opts, FileName, Root);
     if (!R.hasErrors()) {
       Out.append(std::move(R));
-      Sink.note(W, fmt::format("the plan names no root (attribute root); it "
-                               "is correct for root {}",
-                               Root));
+      Sink.report<MsgId::RootInferred>(W, Root);
       return Out;
     }
     if (!First)
@@ -205,10 +190,8 @@ Report checkPlan(const Algo &A, std::string_view FileName,
   }
   if (First)
     Out.append(std::move(*First));
-  Sink.note(W, fmt::format("the plan names no root (attribute root) and is "
-                           "correct for none of the {} root(s) tried; the "
-                           "issues above are those of root {}",
-                           Likely.size(), Likely.empty() ? 0 : Likely.front()));
+  Sink.report<MsgId::NoRootWorks>(W, Likely.size(),
+                                  Likely.empty() ? 0 : Likely.front());
   return Out;
 }
 

@@ -53,12 +53,9 @@ SymbolicMachine::SymbolicMachine(const Algo &A, const Program &P,
       Where W;
       W.Line = A.Line;
       W.Col = A.Col;
-      Sink.note(W, fmt::format("data races are not checked: {} threadblocks "
-                               "and {} dependency targets would need {} "
-                               "vector-clock entries, more than {}",
-                               Hb->tbCount(), Hb->snapshotCount(),
-                               Hb->clockEntries(),
-                               HappensBefore::MaxClockEntries));
+      Sink.report<MsgId::RacesNotChecked>(W, Hb->tbCount(), Hb->snapshotCount(),
+                                          Hb->clockEntries(),
+                                          HappensBefore::MaxClockEntries);
       Hb.reset();
     }
   }
@@ -170,15 +167,12 @@ void SymbolicMachine::reportRace(const TbProgram &T, const Operation &Op,
   std::string Theirs =
       chunkName(C.Other.Buf, static_cast<std::size_t>(C.Other.Chunk), Cnt);
   const char *It = Cnt == 1 ? "it" : "them";
-  Sink.error(
-      at(T, Op),
-      fmt::format("race on rank {} {}: tb {} step {} {} {} and tb {} step "
-                  "{}{} {} {}{} with no dependency or message ordering them",
-                  T.Rank, Mine, T.Id, Op.Pos, Writes ? "writes" : "reads", It,
-                  OtherTb, C.Other.Step,
-                  OW.Line ? fmt::format(" (line {})", OW.Line) : std::string(),
-                  C.OtherWrites ? "writes" : "reads", It,
-                  Theirs == Mine ? std::string() : " as " + Theirs));
+  Sink.report<MsgId::DataRace>(
+      at(T, Op), T.Rank, Mine, T.Id, Op.Pos, Writes ? "writes" : "reads", It,
+      OtherTb, C.Other.Step,
+      OW.Line ? fmt::format(" (line {})", OW.Line) : std::string(),
+      C.OtherWrites ? "writes" : "reads", It,
+      Theirs == Mine ? std::string() : " as " + Theirs);
 }
 
 bool SymbolicMachine::inBounds(const TbProgram &T, const Operation &Op,
@@ -187,11 +181,9 @@ bool SymbolicMachine::inBounds(const TbProgram &T, const Operation &Op,
   std::size_t Cnt = static_cast<std::size_t>(Op.S->Cnt);
   if (Off >= 0 && static_cast<std::size_t>(Off) + Cnt <= Len)
     return true;
-  Sink.error(at(T, Op),
-             fmt::format("accesses {}, but the {} buffer of this call has {} "
-                         "chunk{}",
-                         chunkName(B, static_cast<std::size_t>(Off), Cnt),
-                         nameOf(B), Len, Len == 1 ? "" : "s"));
+  Sink.report<MsgId::ChunksOutsideBuffer>(
+      at(T, Op), chunkName(B, static_cast<std::size_t>(Off), Cnt), nameOf(B),
+      Len, Len == 1 ? "" : "s");
   return false;
 }
 
@@ -210,8 +202,8 @@ std::vector<SymValue> SymbolicMachine::read(const TbProgram &T,
     Vals[K] = slot(T.Rank, B, Index)->V;
     if (Purpose && !Vals[K].Init && !Reported) {
       Reported = true;
-      Sink.error(at(T, Op), fmt::format("{} uninitialised {}", Purpose,
-                                        chunkName(B, Index, 1)));
+      Sink.report<MsgId::UninitialisedRead>(at(T, Op), Purpose,
+                                            chunkName(B, Index, 1));
     }
   }
   return Vals;
@@ -227,18 +219,11 @@ void SymbolicMachine::write(const TbProgram &T, const Operation &Op,
     std::string Chunks =
         chunkName(B, static_cast<std::size_t>(Off), Vals.size());
     if (B == BufferKind::Input && L.Alias == Aliasing::None)
-      Sink.error(at(T, Op),
-                 fmt::format("writes {} in an out-of-place call: NCCL's "
-                             "sendbuff is read-only and the caller's data "
-                             "would be overwritten",
-                             Chunks));
+      Sink.report<MsgId::WritesSendBuffer>(at(T, Op), Chunks);
     else if (B == BufferKind::Output &&
              !outputWritable(L, static_cast<unsigned>(T.Rank)))
-      Sink.error(at(T, Op),
-                 fmt::format("writes {} of rank {}, which is not the root: "
-                             "a {} call's recvbuff matters only at the root "
-                             "(rank {}) and other ranks need not provide one",
-                             Chunks, T.Rank, nameOf(L.Coll), L.Root));
+      Sink.report<MsgId::WritesNonRootRecvBuffer>(at(T, Op), Chunks, T.Rank,
+                                                  nameOf(L.Coll), L.Root);
   }
   if (Hb)
     recordAccesses(T, Op, B, static_cast<std::size_t>(Off), Vals.size(), true);
@@ -262,8 +247,7 @@ std::vector<SymValue> SymbolicMachine::combine(const TbProgram &T,
     R[K] = reduceValues(X[K], Y[K], Dup);
     if (Dup && !Reported) {
       Reported = true;
-      Sink.error(at(T, Op),
-                 fmt::format("reduction counts {} twice", describe(*Dup)));
+      Sink.report<MsgId::ReductionCountsTwice>(at(T, Op), describe(*Dup));
     }
   }
   return R;
@@ -276,12 +260,9 @@ void SymbolicMachine::execute(const TbProgram &T, TbState &St,
   if (In) {
     X = std::move(In->Vals);
     if (X.size() != static_cast<std::size_t>(S.Cnt)) {
-      Sink.error(at(T, Op),
-                 fmt::format("receives {} chunk{} from rank {} on chan {}, but "
-                             "the matching send (rank {} tb {} step {}) "
-                             "carries {}",
-                             S.Cnt, S.Cnt == 1 ? "" : "s", T.Recv, T.Chan,
-                             In->Rank, In->Tb, In->Pos, X.size()));
+      Sink.report<MsgId::MessageSizeMismatch>(
+          at(T, Op), S.Cnt, S.Cnt == 1 ? "" : "s", T.Recv, T.Chan, In->Rank,
+          In->Tb, In->Pos, X.size());
       X.resize(static_cast<std::size_t>(S.Cnt));
     }
   }
@@ -475,16 +456,15 @@ void SymbolicMachine::reportDeadlock() {
   for (const auto &Rank : States)
     for (const TbState &St : Rank)
       Blocked += !St.Done;
-  Sink.error(Where(), fmt::format("deadlock: {} threadblock{} cannot make "
-                                  "progress",
-                                  Blocked, Blocked == 1 ? "" : "s"));
+  Sink.report<MsgId::Deadlock>(Where(), Blocked, Blocked == 1 ? "" : "s");
   for (unsigned R = 0; R < NRanks; ++R)
     for (std::size_t T = 0; T < P.Ranks[R].size(); ++T) {
       const TbState &St = States[R][T];
       if (St.Done)
         continue;
       const TbProgram &TP = P.Ranks[R][T];
-      Sink.error(at(TP, TP.Ops[St.Pc]), describeWait(TP, St));
+      Sink.report<MsgId::BlockedThreadblock>(at(TP, TP.Ops[St.Pc]),
+                                             describeWait(TP, St));
     }
 }
 
@@ -500,18 +480,15 @@ void SymbolicMachine::reportLeftovers(bool OnlyStranded) {
                    .Done)
       continue;
     for (const Message &M : Queue)
-      Sink.error(stepWhere(A, M.Rank, M.Tb, M.Pos),
-                 fmt::format("message to rank {} on chan {} is never "
-                             "received{}",
-                             To, Chan,
-                             Receiver
-                                 ? fmt::format(" (rank {} tb {} receives "
-                                               "fewer messages)",
-                                               To, Receiver->Id)
-                                 : fmt::format(" (no threadblock of rank {} "
-                                               "receives from rank {} on "
-                                               "chan {})",
-                                               To, From, Chan)));
+      Sink.report<MsgId::MessageNeverReceived>(
+          stepWhere(A, M.Rank, M.Tb, M.Pos), To, Chan,
+          Receiver ? fmt::format(" (rank {} tb {} receives "
+                                 "fewer messages)",
+                                 To, Receiver->Id)
+                   : fmt::format(" (no threadblock of rank {} "
+                                 "receives from rank {} on "
+                                 "chan {})",
+                                 To, From, Chan));
   }
 }
 
@@ -557,27 +534,23 @@ void SymbolicMachine::checkPostcondition() {
             K, It->second.first);
         if (Model.IdenticalOrder) {
           if (Reported++ < MaxOrderReports)
-            Sink.error(W, What + " (identical results were asked for)");
+            Sink.report<MsgId::OutputOrderDiffers>(W, What);
         } else if (!Warned) {
           Warned = true;
-          Sink.warning(W, What + " (further chunks not listed; require one "
-                                 "order with check --identical-order)");
+          Sink.report<MsgId::OutputOrderVaries>(W, What);
         }
         continue;
       }
       if (!S->V.Init && S->WRank < 0) {
-        Sink.error(W, fmt::format("output chunk {} is never written, "
-                                  "expected {}",
-                                  K, describe(Exp, NRanks)));
+        Sink.report<MsgId::OutputNeverWritten>(W, K, describe(Exp, NRanks));
         continue;
       }
       std::string Writer =
           S->WRank < 0 ? std::string()
                        : fmt::format("; last written by rank {} tb {} step {}",
                                      S->WRank, S->WTb, S->WStep);
-      Sink.error(W, fmt::format("output chunk {} holds {}, expected {}{}", K,
-                                describe(S->V, NRanks), describe(Exp, NRanks),
-                                Writer));
+      Sink.report<MsgId::WrongOutput>(W, K, describe(S->V, NRanks),
+                                      describe(Exp, NRanks), Writer);
     }
   }
 }

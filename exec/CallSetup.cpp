@@ -22,39 +22,32 @@ bool tacclrt::prepareCall(const Algo &A, const RunOptions &O, IssueSink &Sink,
                           CallSetup &S) {
   const TypeOps *Ty = typeOps(O.Type);
   if (!Ty) {
-    Sink.error(Where(),
-               fmt::format("data type {} is not supported", nameOf(O.Type)));
+    Sink.report<MsgId::UnsupportedDataType>(Where(), nameOf(O.Type));
     return false;
   }
   if (isReduction(A.Coll) && O.Op == ReduceOp::Avg) {
-    Sink.error(Where(), "reduction 'avg' is not scheduled by the MSCCL "
-                        "runtimes (sum, prod, min and max only)");
+    Sink.report<MsgId::AvgNotScheduled>(Where());
     return false;
   }
   if (O.InPlace && !A.InPlace) {
-    Sink.error(Where(), "the plan does not serve in-place calls (inplace=0)");
+    Sink.report<MsgId::NoInPlaceCalls>(Where());
     return false;
   }
   if (!O.InPlace && !A.OutOfPlace) {
-    Sink.error(Where(), "the plan does not serve out-of-place calls "
-                        "(outofplace=0)");
+    Sink.report<MsgId::NoOutOfPlaceCalls>(Where());
     return false;
   }
   unsigned N = static_cast<unsigned>(A.NGpus);
   std::uint64_t Mult = sizeMultiplier(A.Coll, N);
   if (O.Bytes == 0 || O.Bytes % (Ty->Size * Mult) != 0) {
-    Sink.error(Where(), fmt::format("size {} B is not a positive multiple of "
-                                    "{} B ({} element{} of {} B per rank)",
-                                    O.Bytes, Ty->Size * Mult, Mult,
-                                    Mult == 1 ? "" : "s", Ty->Size));
+    Sink.report<MsgId::BadCallSize>(Where(), O.Bytes, Ty->Size * Mult, Mult,
+                                    Mult == 1 ? "" : "s", Ty->Size);
     return false;
   }
   std::uint64_t Total = O.Bytes / Ty->Size;
   int Root = O.Root >= 0 ? O.Root : A.Root;
   if (isRooted(A.Coll) && Root < 0) {
-    Sink.warning(Where(), fmt::format("the plan names no root (attribute "
-                                      "root); running a {} from root 0",
-                                      nameOf(A.Coll)));
+    Sink.report<MsgId::RunFromRootZero>(Where(), nameOf(A.Coll));
     Root = 0;
   }
   std::optional<CollectiveLayout> L =
@@ -64,21 +57,15 @@ bool tacclrt::prepareCall(const Algo &A, const RunOptions &O, IssueSink &Sink,
     return false;
   std::uint64_t Chunks = static_cast<std::uint64_t>(A.NChunksPerLoop);
   if (Total % Chunks != 0) {
-    Sink.error(Where(), fmt::format("count_total={} elements is not a multiple "
-                                    "of nchunksperloop={}: the runtime would "
-                                    "not select this algorithm for a {} B "
-                                    "call",
-                                    Total, Chunks, O.Bytes));
+    Sink.report<MsgId::CountNotChunkMultiple>(Where(), Total, Chunks, O.Bytes);
     return false;
   }
   bool AboveMax = O.LegacySizeRange ? O.Bytes >= A.MaxBytes
                                     : (A.MaxBytes != 0 && O.Bytes > A.MaxBytes);
   if (O.Bytes < A.MinBytes || AboveMax)
-    Sink.warning(Where(), fmt::format("{} B is outside the algorithm's range "
-                                      "minBytes={} maxBytes={}{}: the runtime "
-                                      "would not select it",
-                                      O.Bytes, A.MinBytes, A.MaxBytes,
-                                      O.LegacySizeRange ? " (exclusive)" : ""));
+    Sink.report<MsgId::SizeOutsideRange>(
+        Where(), O.Bytes, A.MinBytes, A.MaxBytes,
+        O.LegacySizeRange ? " (exclusive)" : "");
   S.L = *L;
   S.Cfg.Ty = Ty;
   S.Cfg.Op = O.Op;
@@ -89,10 +76,7 @@ bool tacclrt::prepareCall(const Algo &A, const RunOptions &O, IssueSink &Sink,
   std::uint64_t Iters =
       (S.Cfg.SizePerChunk + S.Cfg.SliceElems - 1) / S.Cfg.SliceElems;
   if (Iters > MaxIterations) {
-    Sink.error(Where(), fmt::format("the call needs {} loop iterations; the "
-                                    "runtime supports at most {} "
-                                    "(MSCCL_MAX_ITER): use a larger slice",
-                                    Iters, MaxIterations));
+    Sink.report<MsgId::TooManyIterations>(Where(), Iters, MaxIterations);
     return false;
   }
   S.Cfg.Iterations = static_cast<long>(Iters);

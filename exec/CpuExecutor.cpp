@@ -50,10 +50,9 @@ bool runThreads(const Algo &A, const Program &P, const CallSetup &S,
                              Sync.threadIndex(T.Rank, T.Id), std::cref(S.Cfg),
                              std::ref(Mem), std::ref(Sync));
   } catch (const std::system_error &E) {
-    Sync.abort(fmt::format("cannot start {} threadblock threads: {}", NThreads,
-                           E.what()));
+    Sync.abort(message<MsgId::CannotStartThreads>(NThreads, E.what()));
   } catch (const std::bad_alloc &) {
-    Sync.abort("out of memory starting threadblock threads");
+    Sync.abort(message<MsgId::OutOfMemoryThreads>());
   }
   Sync.start();
   Sync.supervise(O.WatchdogSeconds);
@@ -109,8 +108,7 @@ RunResult executeOnCpu(const Algo &A, const RunOptions &O,
   IssueSink Sink(R.Issues, FileName);
   if (Inputs.size() != std::size_t(A.NGpus) ||
       Outputs.size() != std::size_t(A.NGpus)) {
-    Sink.error(Where(), fmt::format("{} ranks' buffers for a plan of {} ranks",
-                                    Inputs.size(), A.NGpus));
+    Sink.report<MsgId::BufferCountMismatch>(Where(), Inputs.size(), A.NGpus);
     R.Summary = notRunSummary(R.Issues);
     return R;
   }

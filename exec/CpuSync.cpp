@@ -182,18 +182,18 @@ bool CpuSync::pop(std::size_t Me, CpuFifo &F, CpuMessage &Out) {
   return true;
 }
 
-void CpuSync::fail(const Where &W, std::string Message) {
+void CpuSync::fail(const Where &W, IssueText Message) {
   std::lock_guard<std::mutex> L(M);
   if (Reason != Stop::None)
     return;
-  Sink.error(W, std::move(Message));
+  Sink.report(W, std::move(Message));
   abortLocked(Stop::Error);
 }
 
-void CpuSync::errorOnce(const Where &W, std::string Message) {
+void CpuSync::errorOnce(const Where &W, IssueText Message) {
   std::lock_guard<std::mutex> L(M);
   if (Reported.insert({W.Rank, W.Tb, W.Step}).second)
-    Sink.error(W, std::move(Message));
+    Sink.report(W, std::move(Message));
 }
 
 void CpuSync::finish(std::size_t Me) {
@@ -215,9 +215,9 @@ void CpuSync::start() {
   StartCv.notify_all();
 }
 
-void CpuSync::abort(std::string Message) {
+void CpuSync::abort(IssueText Message) {
   std::lock_guard<std::mutex> L(M);
-  Sink.error(Where(), std::move(Message));
+  Sink.report(Where(), std::move(Message));
   abortLocked(Stop::Error);
 }
 
@@ -310,18 +310,14 @@ void CpuSync::reportOutcome() {
     for (const Thread &T : Threads)
       NBlocked += T.S == State::Blocked;
     if (Reason == Stop::Deadlock)
-      Sink.error(Where(), fmt::format("deadlock: {} threadblock{} cannot make "
-                                      "progress",
-                                      NBlocked, NBlocked == 1 ? "" : "s"));
+      Sink.report<MsgId::Deadlock>(Where(), NBlocked, NBlocked == 1 ? "" : "s");
     else
-      Sink.error(Where(), fmt::format("no progress for {} s: the watchdog "
-                                      "stopped the run",
-                                      WatchdogSeconds));
+      Sink.report<MsgId::WatchdogStopped>(Where(), WatchdogSeconds);
     for (const Thread &T : Threads) {
       if (T.S == State::Blocked)
-        Sink.error(whereOf(T), describeWait(T));
+        Sink.report<MsgId::BlockedThreadblock>(whereOf(T), describeWait(T));
       else if (T.S == State::Running && Reason == Stop::Timeout)
-        Sink.error(whereOf(T), "still running when the watchdog fired");
+        Sink.report<MsgId::StillRunning>(whereOf(T));
     }
     if (Reason == Stop::Timeout)
       return;
@@ -338,16 +334,15 @@ void CpuSync::reportOutcome() {
     for (const CpuMessage &Msg : F->Queue) {
       Where W = stepWhere(A, Msg.Rank, Msg.Tb, Msg.Pos);
       W.Iteration = Msg.Iter;
-      Sink.error(
-          W, fmt::format("message to rank {} on chan {} is never received{}",
-                         F->To, F->Chan,
-                         It != Receivers.end()
-                             ? fmt::format(" (rank {} tb {} receives fewer "
-                                           "messages)",
-                                           F->To, Threads[It->second].Tb)
-                             : fmt::format(" (no threadblock of rank {} "
-                                           "receives from rank {} on chan {})",
-                                           F->To, F->From, F->Chan)));
+      Sink.report<MsgId::MessageNeverReceived>(
+          W, F->To, F->Chan,
+          It != Receivers.end()
+              ? fmt::format(" (rank {} tb {} receives fewer "
+                            "messages)",
+                            F->To, Threads[It->second].Tb)
+              : fmt::format(" (no threadblock of rank {} "
+                            "receives from rank {} on chan {})",
+                            F->To, F->From, F->Chan));
     }
   }
 }

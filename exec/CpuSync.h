@@ -92,9 +92,9 @@ public:
   /// Takes the oldest message of \p F, waiting for one; false when aborted.
   bool pop(std::size_t Me, CpuFifo &F, CpuMessage &Out);
   /// Reports an error and aborts the run.
-  void fail(const Where &W, std::string Message);
+  void fail(const Where &W, IssueText Message);
   /// Reports an error once per (rank, tb, step) and continues.
-  void errorOnce(const Where &W, std::string Message);
+  void errorOnce(const Where &W, IssueText Message);
   /// Marks thread \p Me finished.
   void finish(std::size_t Me);
   /// Counts one executed operation (for the watchdog).
@@ -105,7 +105,7 @@ public:
   /// Releases the threads waiting in waitStart().
   void start();
   /// Aborts from the controlling thread (e.g. a thread failed to start).
-  void abort(std::string Message);
+  void abort(IssueText Message);
   /// Returns when every thread finished or the run was aborted; aborts it
   /// after \p Seconds without progress.
   void supervise(double Seconds);

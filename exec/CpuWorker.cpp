@@ -103,9 +103,7 @@ private:
                                          Mem.Storages[V.Storage].size();
     }
     if (!Ok) {
-      Sync.fail(at(Op),
-                fmt::format("accesses {} chunk {} (elements {}..{}), outside "
-                            "the {} buffer of {} elements",
+      Sync.fail(at(Op), message<MsgId::AccessOutsideBuffer>(
                             nameOf(B), Chunk, First, First + NElem - 1,
                             nameOf(B), V.Len));
       return nullptr;
@@ -136,8 +134,8 @@ private:
         std::int64_t W = Mem.Written[V.Storage][slotOf(Elem)].load(
             std::memory_order_relaxed);
         if (W < Iter)
-          Sync.errorOnce(at(Op), fmt::format("{} uninitialised {} chunk {}",
-                                             Purpose, nameOf(B), Off + K));
+          Sync.errorOnce(at(Op), message<MsgId::UninitialisedChunk>(
+                                     Purpose, nameOf(B), Off + K));
       }
     }
     return true;
@@ -170,10 +168,7 @@ private:
     if (!Sync.pop(Me, *Recv, Msg))
       return false;
     if (Msg.Cnt != Op.S->Cnt || Msg.NElem != NElem || Msg.Iter != Iter) {
-      Sync.fail(at(Op),
-                fmt::format("receives {} chunk{} of {} elements from rank {} "
-                            "on chan {}, but the matching send (rank {} tb {} "
-                            "step {}, iteration {}) carries {} chunk{} of {}",
+      Sync.fail(at(Op), message<MsgId::ReceivedSizeMismatch>(
                             Op.S->Cnt, Op.S->Cnt == 1 ? "" : "s", NElem, T.Recv,
                             T.Chan, Msg.Rank, Msg.Tb, Msg.Pos, Msg.Iter,
                             Msg.Cnt, Msg.Cnt == 1 ? "" : "s", Msg.NElem));

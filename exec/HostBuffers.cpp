@@ -40,9 +40,7 @@ bool tacclrt::allocateHostBuffers(const Algo &A, CallSetup &S,
              static_cast<std::uint64_t>(G.SChunks) * Spc) *
             Ty.Size;
   if (Need > MaxHostBytes) {
-    Sink.error(Where(), fmt::format("the run needs {} B of host memory; the "
-                                    "CPU executor allows at most {} B",
-                                    Need, MaxHostBytes));
+    Sink.report<MsgId::HostMemoryLimit>(Where(), Need, MaxHostBytes);
     return false;
   }
   S.Cfg.Tracking = true;
@@ -108,9 +106,7 @@ bool tacclrt::allocateHostBuffers(const Algo &A, CallSetup &S,
           M.Written[I.Storage][E / Spc].store(HoldsInput);
     }
   } catch (const std::bad_alloc &) {
-    Sink.error(Where(), fmt::format("out of host memory allocating {} B of "
-                                    "buffers",
-                                    Need));
+    Sink.report<MsgId::OutOfHostMemory>(Where(), Need);
     return false;
   }
   return true;
@@ -165,16 +161,14 @@ void tacclrt::verifyOutputs(const Algo &A, const CallSetup &S,
       W.Rank = static_cast<int>(Rank);
       W.Line = A.Gpus[Rank].Line;
       W.Col = A.Gpus[Rank].Col;
-      Sink.error(
-          W, fmt::format("output element {} (chunk {}, offset {}): "
-                         "expected {}, got {}{}{}",
-                         E, E / Spc, E % Spc, Ty.Print(Want), Ty.Print(Got),
-                         Ty.IsSentinel(Got) ? " (never written)" : "", Writer));
+      Sink.report<MsgId::WrongElement>(
+          W, E, E / Spc, E % Spc, Ty.Print(Want), Ty.Print(Got),
+          Ty.IsSentinel(Got) ? " (never written)" : "", Writer);
     }
   }
   if (R.WrongElements != 0)
-    Sink.error(Where(), fmt::format("{} of {} output elements are wrong",
-                                    R.WrongElements, R.ElementsChecked));
+    Sink.report<MsgId::WrongElements>(Where(), R.WrongElements,
+                                      R.ElementsChecked);
 }
 
 std::string tacclrt::firstError(const Report &R) {

@@ -94,23 +94,15 @@ std::optional<CollectiveLayout> describeCollective(CollKind C, unsigned NRanks,
                                                    unsigned Root) {
   IssueSink Sink(Out, FileName);
   if (!isSupportedCollective(C)) {
-    Sink.error(Where(), fmt::format("collective '{}' is not supported yet "
-                                    "(supported: allgather, alltoall, "
-                                    "allreduce, reducescatter, broadcast, "
-                                    "reduce, gather, scatter)",
-                                    nameOf(C)));
+    Sink.report<MsgId::CollectiveNotSupported>(Where(), nameOf(C));
     return std::nullopt;
   }
   if (isRooted(C) && Root >= NRanks) {
-    Sink.error(Where(), fmt::format("root {} of a {} call is not a rank of "
-                                    "the {} ranks",
-                                    Root, nameOf(C), NRanks));
+    Sink.report<MsgId::CallRootNotARank>(Where(), Root, nameOf(C), NRanks);
     return std::nullopt;
   }
   if (NRanks == 0 || Count == 0) {
-    Sink.error(Where(), fmt::format("a {} call needs at least one rank and a "
-                                    "non-zero count (got {} ranks, count {})",
-                                    nameOf(C), NRanks, Count));
+    Sink.report<MsgId::EmptyCall>(Where(), nameOf(C), NRanks, Count);
     return std::nullopt;
   }
   CollectiveLayout L;

@@ -8,12 +8,21 @@
 #include "format/Diagnostic.h"
 
 #include "format/IssueSink.h"
+#include "format/Messages.h"
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cctype>
 
 namespace tacclrt {
+
+namespace {
+/// Whether format() appends message names.
+std::atomic<bool> ShowMessageNames{false};
+} // namespace
+
+void setShowMessageNames(bool Show) { ShowMessageNames = Show; }
 
 const char *nameOf(Issue::Severity S) {
   switch (S) {
@@ -56,6 +65,8 @@ std::string format(const Issue &I) {
   if (!Ctx.empty())
     Out += Ctx + ": ";
   Out += I.Message;
+  if (ShowMessageNames && I.Id != MsgId::None)
+    Out += fmt::format(" [{}]", nameOf(I.Id));
   return Out;
 }
 
@@ -127,10 +138,8 @@ std::string issueKind(Issue::Severity Sev, std::string_view Message) {
   return Kind;
 }
 
-void IssueSink::append(Issue::Severity Sev, const Where &W,
-                       std::string Message) {
-  Issue I;
-  I.Sev = Sev;
+void IssueSink::append(const Where &W, IssueText Text) {
+  Issue I = makeIssue(std::move(Text));
   I.File = File;
   I.Line = W.Line;
   I.Col = W.Col;
@@ -138,32 +147,31 @@ void IssueSink::append(Issue::Severity Sev, const Where &W,
   I.Tb = W.Tb;
   I.Step = W.Step;
   I.Iteration = W.Iteration;
-  I.Message = std::move(Message);
   Out.add(std::move(I));
 }
 
 void IssueSink::drop(Summary &S, std::string_view One, std::string_view Many,
                      std::string_view Tail) {
   ++S.Dropped;
-  std::string Text =
-      fmt::format("... and {} more {}{}", withSeparators(S.Dropped),
-                  S.Dropped == 1 ? One : Many, Tail);
+  IssueText Text = message<MsgId::MoreLikeThis>(
+      withSeparators(S.Dropped), S.Dropped == 1 ? One : Many, Tail);
   // The note stays where the first dropped issue would have been. Only
   // appends happen while the sink lives, so its index stays valid unless
   // the report was emptied (moved from) meanwhile.
   if (S.Index < Out.Issues.size()) {
-    Out.Issues[S.Index].Message = std::move(Text);
+    Out.Issues[S.Index].Message = std::move(Text.Text);
     return;
   }
   S.Index = Out.Issues.size();
-  append(Issue::Note, Where(), std::move(Text));
+  append(Where(), std::move(Text));
 }
 
-void IssueSink::add(Issue::Severity Sev, const Where &W, std::string Message) {
+void IssueSink::report(const Where &W, IssueText Text) {
   if (full())
     return;
+  Issue::Severity Sev = severityOf(Text.Id);
   if (Sev != Issue::Error) {
-    std::string Key = issueKind(Sev, Message);
+    std::string Key = issueKind(Sev, Text.Text);
     auto It = Kinds.find(Key);
     if (It != Kinds.end() && It->second.Kept >= MaxIssuesPerKind) {
       bool IsWarning = Sev == Issue::Warning;
@@ -180,14 +188,13 @@ void IssueSink::add(Issue::Severity Sev, const Where &W, std::string Message) {
       It = Kinds.emplace(std::move(Key), Kind()).first;
     ++It->second.Kept;
     ++Remarks;
-    append(Sev, W, std::move(Message));
+    append(W, std::move(Text));
     return;
   }
-  append(Sev, W, std::move(Message));
+  append(W, std::move(Text));
   ++Errors;
   if (full())
-    append(Issue::Note, Where(),
-           fmt::format("too many errors; stopping after {}", MaxErrors));
+    append(Where(), message<MsgId::TooManyErrors>(MaxErrors));
 }
 
 } // namespace tacclrt

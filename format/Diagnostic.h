@@ -2,10 +2,12 @@
 //
 // The runtime layer reports every problem it finds (loader, checker, CPU
 // executor) as an Issue: a severity, an optional XML location, an optional
-// rank/threadblock/step context and a lower-case message. Issues are
-// collected in a Report; nothing is printed and nothing is thrown. format()
-// renders one issue in the usual `file:line:col: error: ...` shape so that
-// the driver can print them unchanged.
+// rank/threadblock/step context, a lower-case message and the id of that
+// message in the registry of format/Messages.def. Issues are collected in a
+// Report; nothing is printed and nothing is thrown. format() renders one
+// issue in the usual `file:line:col: error: ...` shape so that the driver
+// can print them unchanged, with the message's name appended when
+// setShowMessageNames(true) was called.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_FORMAT_DIAGNOSTIC_H
@@ -16,6 +18,9 @@
 #include <vector>
 
 namespace tacclrt {
+
+/// A message of the registry (format/Messages.h); 0 is MsgId::None.
+enum class MsgId : unsigned;
 
 /// One problem found in a TACCL-EF plan or in one of its executions.
 struct Issue {
@@ -40,6 +45,8 @@ struct Issue {
   long Iteration = -1;
   /// Lower-case message without a final period.
   std::string Message;
+  /// The registry message Message was made from (MsgId::None if none).
+  MsgId Id = MsgId();
 };
 
 /// Renders \p I as `FILE:LINE:COL: error: rank R tb T step S: MESSAGE`.
@@ -47,8 +54,14 @@ struct Issue {
 /// The `:LINE:COL` part is dropped when the line is unknown (`:COL` alone
 /// when only the column is unknown), the file part when the file name is
 /// empty, and each of `rank R`, `tb T`, `step S` when it is -1. A known
-/// iteration is appended to the context as `(iteration I)`.
+/// iteration is appended to the context as `(iteration I)`. When names are
+/// shown (setShowMessageNames()), ` [NAME]` follows the message of an issue
+/// made from the registry.
 std::string format(const Issue &I);
+
+/// Makes format() append the registry name of each message (the tools'
+/// `--diag-names`); off by default. Meant to be set once, at start-up.
+void setShowMessageNames(bool Show);
 
 /// Returns "error", "warning" or "note".
 const char *nameOf(Issue::Severity S);

@@ -17,6 +17,7 @@
 #define TACCLC_FORMAT_ISSUESINK_H
 
 #include "format/Diagnostic.h"
+#include "format/Messages.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -69,20 +70,14 @@ public:
   IssueSink(Report &Out, std::string_view File, unsigned MaxErrors = 50)
       : Out(Out), File(File), MaxErrors(MaxErrors) {}
 
-  /// Adds an issue of severity \p Sev at \p W (dropped once full(); a
-  /// warning or note beyond its kind's cap is only counted).
-  void add(Issue::Severity Sev, const Where &W, std::string Message);
-  /// Adds an error.
-  void error(const Where &W, std::string Message) {
-    add(Issue::Error, W, std::move(Message));
-  }
-  /// Adds a warning.
-  void warning(const Where &W, std::string Message) {
-    add(Issue::Warning, W, std::move(Message));
-  }
-  /// Adds a note.
-  void note(const Where &W, std::string Message) {
-    add(Issue::Note, W, std::move(Message));
+  /// Adds the issue \p Text at \p W, with the severity of its message
+  /// (dropped once full(); a warning or note beyond its kind's cap is only
+  /// counted).
+  void report(const Where &W, IssueText Text);
+  /// Adds message \p Id rendered with \p Args at \p W (see above).
+  template <MsgId Id, typename... Args>
+  void report(const Where &W, Args &&...A) {
+    report(W, message<Id>(std::forward<Args>(A)...));
   }
 
   /// True once the error cap was reached; later issues are dropped.
@@ -113,7 +108,7 @@ private:
   void drop(Summary &S, std::string_view One, std::string_view Many,
             std::string_view Tail);
   /// Appends an issue to Out.
-  void append(Issue::Severity Sev, const Where &W, std::string Message);
+  void append(const Where &W, IssueText Text);
 
   Report &Out;
   std::string File;

@@ -45,9 +45,9 @@ std::optional<Algo> loadBuffer(std::string &Buffer, std::string_view FileName,
   pugi::xml_parse_result Parsed = Doc.load_buffer_inplace(
       Buffer.data(), Buffer.size(), pugi::parse_default, pugi::encoding_utf8);
   if (!Parsed) {
-    Sink.error(
+    Sink.report<MsgId::MalformedXml>(
         Lines.at(static_cast<std::size_t>(Parsed.offset)),
-        fmt::format("malformed xml: {}", lowerFirst(Parsed.description())));
+        lowerFirst(Parsed.description()));
     return std::nullopt;
   }
 
@@ -74,7 +74,7 @@ std::optional<Algo> loadPlan(std::string_view Text, std::string_view FileName,
                              const LoadOptions &Opts, Report &Out) {
   if (Text.size() > MaxPlanFileBytes) {
     IssueSink Sink(Out, FileName);
-    Sink.error(Where(), tooLargeMessage(Text.size()));
+    Sink.report<MsgId::PlanTooLarge>(Where(), tooLargeMessage(Text.size()));
     return std::nullopt;
   }
   std::string Buffer(Text);
@@ -86,7 +86,7 @@ std::optional<Algo> loadPlanFile(const std::string &Path,
   std::string Text;
   if (std::optional<std::string> Why = readPlanText(Path, Text)) {
     IssueSink Sink(Out, Path);
-    Sink.error(Where(), std::move(*Why));
+    Sink.report<MsgId::CannotReadPlan>(Where(), std::move(*Why));
     return std::nullopt;
   }
   return loadBuffer(Text, Path, Opts, Out);

@@ -19,24 +19,24 @@ namespace {
 
 /// Reports the first structural problem of \p A; true when none.
 bool isExecutable(const Algo &A, IssueSink &Sink) {
-  auto Fail = [&Sink](const Where &W, const std::string &Msg) {
-    Sink.error(W, "plan cannot be executed: " + Msg);
+  auto Fail = [&Sink](const Where &W, IssueText Msg) {
+    Sink.report(W, std::move(Msg));
     return false;
   };
   if (A.NGpus < 1 || A.Gpus.size() != static_cast<std::size_t>(A.NGpus))
-    return Fail(Where(), fmt::format("it has {} <gpu> elements for ngpus={}",
-                                     A.Gpus.size(), A.NGpus));
+    return Fail(Where(),
+                message<MsgId::NotExecGpuCount>(A.Gpus.size(), A.NGpus));
   if (A.NChunksPerLoop < 1)
-    return Fail(Where(), "nchunksperloop must be at least 1");
+    return Fail(Where(), message<MsgId::NotExecNoChunks>());
   for (int R = 0; R < A.NGpus; ++R) {
     const Gpu &G = A.Gpus[static_cast<std::size_t>(R)];
     Where GW;
     GW.Line = G.Line;
     GW.Rank = R;
     if (G.Id != R)
-      return Fail(GW, "gpus must be sorted by rank (load it with loadPlan)");
+      return Fail(GW, message<MsgId::NotExecUnsortedGpus>());
     if (G.IChunks < 0 || G.OChunks < 0 || G.SChunks < 0)
-      return Fail(GW, "negative chunk count");
+      return Fail(GW, message<MsgId::NotExecNegativeChunks>());
     int NTbs = static_cast<int>(G.Tbs.size());
     for (int T = 0; T < NTbs; ++T) {
       const Tb &B = G.Tbs[static_cast<std::size_t>(T)];
@@ -44,10 +44,10 @@ bool isExecutable(const Algo &A, IssueSink &Sink) {
       TW.Line = B.Line;
       TW.Tb = T;
       if (B.Id != T)
-        return Fail(TW, "tbs must be numbered 0..n-1 in order");
+        return Fail(TW, message<MsgId::NotExecTbOrder>());
       if (B.Send < -1 || B.Send >= A.NGpus || B.Send == R || B.Recv < -1 ||
           B.Recv >= A.NGpus || B.Recv == R)
-        return Fail(TW, "send/recv peer out of range");
+        return Fail(TW, message<MsgId::NotExecPeerRange>());
       for (std::size_t P = 0; P < B.Steps.size(); ++P) {
         const Step &S = B.Steps[P];
         Where SW = TW;
@@ -56,18 +56,17 @@ bool isExecutable(const Algo &A, IssueSink &Sink) {
         bool Nop = S.Type == StepType::Nop;
         if (S.Cnt < (Nop ? 0 : 1) ||
             S.Cnt > int(limitsOf(Dialect::Executor).StepCount))
-          return Fail(SW, fmt::format("cnt={} out of range", S.Cnt));
+          return Fail(SW, message<MsgId::NotExecCount>(S.Cnt));
         if (sendsMessage(S.Type) && B.Send < 0)
-          return Fail(SW, "send-type step on a tb with send=-1");
+          return Fail(SW, message<MsgId::NotExecNoSendPeer>());
         if (receivesMessage(S.Type) && B.Recv < 0)
-          return Fail(SW, "receive-type step on a tb with recv=-1");
+          return Fail(SW, message<MsgId::NotExecNoRecvPeer>());
         if (S.DepId < -1 || S.DepId >= NTbs || S.DepId == T)
-          return Fail(SW, fmt::format("depid={} is not another tb", S.DepId));
+          return Fail(SW, message<MsgId::NotExecDepId>(S.DepId));
         if (S.DepId >= 0) {
           const Tb &D = G.Tbs[static_cast<std::size_t>(S.DepId)];
           if (S.Deps < 0 || S.Deps >= static_cast<int>(D.Steps.size()))
-            return Fail(SW, fmt::format("deps={} is not a step of tb {}",
-                                        S.Deps, S.DepId));
+            return Fail(SW, message<MsgId::NotExecDeps>(S.Deps, S.DepId));
         }
       }
     }

@@ -52,9 +52,9 @@ struct LoadContext {
     W.Step = Ctx.Step;
     return W;
   }
-  void attrError(const Where &W, std::string Msg) {
+  void attrError(const Where &W, IssueText Msg) {
     AttrErrors = true;
-    Sink.error(W, std::move(Msg));
+    Sink.report(W, std::move(Msg));
   }
 };
 
@@ -82,15 +82,12 @@ public:
       } else {
         Duplicate = !Unknown.insert(Name).second;
         if (!Duplicate)
-          C.Sink.warning(C.at(A.name(), Ctx),
-                         fmt::format("unknown attribute '{}' on <{}> is "
-                                     "ignored by the runtime",
-                                     excerpt(Name), N.name()));
+          C.Sink.report<MsgId::UnknownAttribute>(C.at(A.name(), Ctx),
+                                                 excerpt(Name), N.name());
       }
       if (Duplicate)
-        C.attrError(C.at(A.name(), Ctx),
-                    fmt::format("duplicate attribute '{}' on <{}>",
-                                excerpt(Name), N.name()));
+        C.attrError(C.at(A.name(), Ctx), message<MsgId::DuplicateAttribute>(
+                                             excerpt(Name), N.name()));
     }
   }
 
@@ -104,8 +101,7 @@ public:
     pugi::xml_attribute A = N.attribute(Name);
     if (!A) {
       if (Required)
-        C.attrError(where(), fmt::format("attribute '{}' of <{}> is missing",
-                                         Name, N.name()));
+        C.attrError(where(), message<MsgId::MissingAttribute>(Name, N.name()));
       return std::nullopt;
     }
     return std::string_view(A.value());
@@ -133,8 +129,7 @@ public:
       Why = "is out of range";
     if (!Why.empty()) {
       C.attrError(C.at(A.name(), Ctx),
-                  fmt::format("attribute '{}' of <{}> {}: \"{}\"", Name,
-                              N.name(), Why, excerpt(S)));
+                  message<MsgId::BadInteger>(Name, N.name(), Why, excerpt(S)));
       return std::nullopt;
     }
     return R;
@@ -147,15 +142,14 @@ public:
       return std::nullopt;
     if (*V != 0 && *V != 1) {
       C.attrError(C.at(N.attribute(Name).name(), Ctx),
-                  fmt::format("attribute '{}' of <{}> must be 0 or 1, not {}",
-                              Name, N.name(), *V));
+                  message<MsgId::BadFlag>(Name, N.name(), *V));
       return std::nullopt;
     }
     return *V == 1;
   }
 
   /// Reports an invalid value of attribute \p Name.
-  void badValue(const char *Name, std::string Msg) {
+  void badValue(const char *Name, IssueText Msg) {
     pugi::xml_attribute A = N.attribute(Name);
     C.attrError(A ? C.at(A.name(), Ctx) : where(), std::move(Msg));
   }
@@ -180,22 +174,18 @@ public:
       if (N.type() != pugi::node_element)
         continue;
       if (std::string_view(N.name()) != "algo") {
-        C.Sink.error(C.at(N, Where()),
-                     fmt::format("unexpected top-level element <{}>: the file "
-                                 "must contain exactly one <algo>",
-                                 excerpt(N.name())));
+        C.Sink.report<MsgId::UnexpectedTopLevel>(C.at(N, Where()),
+                                                 excerpt(N.name()));
         continue;
       }
       if (Root) {
-        C.Sink.error(C.at(N, Where()),
-                     "more than one <algo> element: the runtime reads only "
-                     "the first; write one algorithm per file");
+        C.Sink.report<MsgId::SeveralAlgos>(C.at(N, Where()));
         continue;
       }
       Root = N;
     }
     if (!Root) {
-      C.Sink.error(Where(), "no <algo> element");
+      C.Sink.report<MsgId::NoAlgo>(Where());
       return std::nullopt;
     }
     return readAlgo(Root);
@@ -209,10 +199,8 @@ private:
     for (pugi::xml_node Child : N.children())
       Count += Child.type() == pugi::node_element;
     if (Count > MaxChildren)
-      C.Sink.error(C.at(N, Ctx),
-                   fmt::format("<{}> has {} child elements; the MSCCL lexer "
-                               "keeps at most {}",
-                               N.name(), Count, MaxChildren));
+      C.Sink.report<MsgId::TooManyChildren>(C.at(N, Ctx), N.name(), Count,
+                                            MaxChildren);
   }
 
   /// Reports children other than \p Expected; returns whether \p Child is one.
@@ -224,13 +212,9 @@ private:
     if (Name == Expected)
       return true;
     if (Name == "copy")
-      C.Sink.note(C.at(Child, Ctx), "the TACCL <copy> element is ignored by "
-                                    "the runtime");
+      C.Sink.report<MsgId::CopyIgnored>(C.at(Child, Ctx));
     else
-      C.Sink.warning(C.at(Child, Ctx),
-                     fmt::format("unknown element <{}> is ignored by the "
-                                 "runtime",
-                                 excerpt(Name)));
+      C.Sink.report<MsgId::UnknownElement>(C.at(Child, Ctx), excerpt(Name));
     return false;
   }
 
@@ -247,17 +231,13 @@ private:
     if (auto V = R.text("name", Legacy)) {
       A.Name = std::string(*V);
       if (Legacy && A.Name.size() > 63)
-        R.badValue("name", fmt::format("name is {} characters long; the "
-                                       "legacy runtime allows at most 63",
-                                       A.Name.size()));
+        R.badValue("name", message<MsgId::NameTooLong>(A.Name.size()));
     }
     if (auto V = R.text("proto", true)) {
       if (auto P = parseProtocol(*V))
         A.Proto = *P;
       else
-        R.badValue("proto", fmt::format("unknown proto '{}' (expected "
-                                        "Simple, LL or LL128)",
-                                        excerpt(*V)));
+        R.badValue("proto", message<MsgId::UnknownProto>(excerpt(*V)));
     }
     if (auto V = R.integer("nchannels", true))
       A.NChannels = static_cast<int>(*V);
@@ -284,9 +264,7 @@ private:
     if (Legacy)
       if (auto V = R.integer("nthreads", false))
         if (*V <= 0 || *V % 32 != 0)
-          R.badValue("nthreads", fmt::format("nthreads={} must be a positive "
-                                             "multiple of 32",
-                                             *V));
+          R.badValue("nthreads", message<MsgId::BadThreadCount>(*V));
     checkChildCount(N, Where());
     for (pugi::xml_node Child : N.children())
       if (isExpectedChild(Child, "gpu", Where()))
@@ -305,21 +283,17 @@ private:
     if (auto K = parseCollName(V, Other)) {
       std::string_view Mine = collName(*K, D);
       if (!Mine.empty())
-        R.badValue(
-            "coll",
-            fmt::format("coll '{}' is the {} runtime's "
-                        "spelling; the {} runtime expects '{}'",
-                        V, D == Dialect::Executor ? "legacy" : "executor",
-                        D == Dialect::Executor ? "executor" : "legacy", Mine));
+        R.badValue("coll",
+                   message<MsgId::OtherDialectColl>(
+                       V, D == Dialect::Executor ? "legacy" : "executor",
+                       D == Dialect::Executor ? "executor" : "legacy", Mine));
       else
         R.badValue("coll",
-                   fmt::format("coll '{}' is not supported by the {} "
-                               "runtime",
-                               V,
-                               D == Dialect::Executor ? "executor" : "legacy"));
+                   message<MsgId::CollNotInDialect>(
+                       V, D == Dialect::Executor ? "executor" : "legacy"));
       return;
     }
-    R.badValue("coll", fmt::format("unknown coll '{}'", excerpt(V)));
+    R.badValue("coll", message<MsgId::UnknownColl>(excerpt(V)));
   }
 
   Gpu readGpu(pugi::xml_node N) {
@@ -384,8 +358,7 @@ private:
     if (B)
       Out = *B;
     else
-      R.badValue(Name, fmt::format("{} must be 'i', 'o' or 's', not '{}'", Name,
-                                   excerpt(*V)));
+      R.badValue(Name, message<MsgId::BadBufferName>(Name, excerpt(*V)));
   }
 
   Step readStep(pugi::xml_node N, int Rank, int TbId, int Pos) {
@@ -427,12 +400,9 @@ private:
       return;
     }
     if (V == "ra")
-      R.badValue("type", "step type 'ra' is not supported: the legacy "
-                         "runtime's interpreter has no branch for it (the "
-                         "threadblock quits and the collective hangs) and the "
-                         "executor rejects it");
+      R.badValue("type", message<MsgId::RecvReduceAllUnsupported>());
     else
-      R.badValue("type", fmt::format("unknown step type '{}'", excerpt(V)));
+      R.badValue("type", message<MsgId::UnknownStepType>(excerpt(V)));
   }
 };
 

@@ -54,24 +54,19 @@ public:
     std::vector<const Gpu *> ByRank(static_cast<std::size_t>(A.NGpus));
     for (const Gpu &G : A.Gpus) {
       if (G.Id < 0 || G.Id >= A.NGpus) {
-        Sink.error(at(G), fmt::format("gpu id {} is not a rank: ngpus={}", G.Id,
-                                      A.NGpus));
+        Sink.report<MsgId::GpuIdNotARank>(at(G), G.Id, A.NGpus);
         continue;
       }
       const Gpu *&Slot = ByRank[static_cast<std::size_t>(G.Id)];
       if (Slot) {
-        Sink.error(at(G), fmt::format("rank {} has more than one <gpu>{}", G.Id,
-                                      lineNote(Slot->Line)));
+        Sink.report<MsgId::DuplicateGpu>(at(G), G.Id, lineNote(Slot->Line));
         continue;
       }
       Slot = &G;
     }
     for (int R = 0; R < A.NGpus; ++R)
       if (!ByRank[static_cast<std::size_t>(R)])
-        Sink.error(loc(A.Line, A.Col),
-                   fmt::format("no <gpu> for rank {}: every rank 0..{} needs "
-                               "exactly one",
-                               R, A.NGpus - 1));
+        Sink.report<MsgId::MissingGpu>(loc(A.Line, A.Col), R, A.NGpus - 1);
     for (const Gpu *G : ByRank)
       if (G && !Sink.full())
         checkGpu(*G);
@@ -110,45 +105,28 @@ private:
   void checkAlgo() {
     Where W = loc(A.Line, A.Col);
     if (A.NGpus < 1)
-      Sink.error(W, fmt::format("ngpus={} must be at least 1", A.NGpus));
+      Sink.report<MsgId::NoRanks>(W, A.NGpus);
     if (A.NChannels < 1 || A.NChannels > int(L.Channels))
-      Sink.error(W, fmt::format("nchannels={} must be between 1 and {} "
-                                "(MAXCHANNELS)",
-                                A.NChannels, L.Channels));
+      Sink.report<MsgId::BadChannelCount>(W, A.NChannels, L.Channels);
     if (A.NGpus > MaxGpus)
-      Sink.error(W, fmt::format("ngpus={} is more than the {} ranks the "
-                                "runtime's XML parser can hold",
-                                A.NGpus, MaxGpus));
+      Sink.report<MsgId::TooManyRanks>(W, A.NGpus, MaxGpus);
     if (A.NChunksPerLoop < 1 || A.NChunksPerLoop > int(L.ChunkOffset))
-      Sink.error(W, fmt::format("nchunksperloop={} must be between 1 and {} "
-                                "(chunk offsets are 16-bit)",
-                                A.NChunksPerLoop, L.ChunkOffset));
+      Sink.report<MsgId::BadChunksPerLoop>(W, A.NChunksPerLoop, L.ChunkOffset);
     if (collName(A.Coll, D).empty())
-      Sink.error(W, fmt::format("coll '{}' is not supported by the {} runtime",
-                                nameOf(A.Coll), runtimeName()));
+      Sink.report<MsgId::CollNotInRuntime>(W, nameOf(A.Coll), runtimeName());
     if (A.Root >= 0 && !isRooted(A.Coll))
-      Sink.warning(W, fmt::format("root={} is ignored: {} has no root", A.Root,
-                                  nameOf(A.Coll)));
+      Sink.report<MsgId::RootIgnored>(W, A.Root, nameOf(A.Coll));
     else if (A.Root >= A.NGpus)
-      Sink.error(
-          W, fmt::format("root={} is not a rank (ngpus={})", A.Root, A.NGpus));
+      Sink.report<MsgId::RootNotARank>(W, A.Root, A.NGpus);
     if (D == Dialect::Executor && !A.InPlace && !A.OutOfPlace)
-      Sink.warning(W, "inplace=0 and outofplace=0: the runtime never selects "
-                      "this algorithm");
+      Sink.report<MsgId::NeverSelectedNoCallKind>(W);
     if (D == Dialect::Executor) {
       if (A.MaxBytes != 0 && A.MinBytes > A.MaxBytes)
-        Sink.error(W, fmt::format("minBytes={} exceeds maxBytes={}: the "
-                                  "runtime never selects this algorithm",
-                                  A.MinBytes, A.MaxBytes));
+        Sink.report<MsgId::MinAboveMaxBytes>(W, A.MinBytes, A.MaxBytes);
     } else if (A.MaxBytes == 0) {
-      Sink.error(W, "maxBytes=0: the legacy runtime selects an algorithm only "
-                    "when minBytes <= size < maxBytes, so it would never be "
-                    "used; write a non-zero maxBytes");
+      Sink.report<MsgId::ZeroMaxBytes>(W);
     } else if (A.MinBytes >= A.MaxBytes) {
-      Sink.error(W, fmt::format("minBytes={} is not below maxBytes={}: the "
-                                "legacy runtime (exclusive maxBytes) never "
-                                "selects this algorithm",
-                                A.MinBytes, A.MaxBytes));
+      Sink.report<MsgId::MinNotBelowMaxBytes>(W, A.MinBytes, A.MaxBytes);
     }
   }
 
@@ -158,11 +136,9 @@ private:
                                                    {"s_chunks", G.SChunks}};
     for (const auto &[Name, N] : Counts) {
       if (N < 0)
-        Sink.error(at(G), fmt::format("{}={} must not be negative", Name, N));
+        Sink.report<MsgId::NegativeChunkCount>(at(G), Name, N);
       else if (N > int(L.ChunkOffset) + 1)
-        Sink.error(at(G), fmt::format("{}={} exceeds the int16 chunk offsets "
-                                      "of the runtime",
-                                      Name, N));
+        Sink.report<MsgId::ChunkValueTooLarge>(at(G), Name, N);
     }
     // The legacy runtime's rule (it rejects the plan). The executor only
     // bounds offsets by the declared counts, so there a mismatch is a
@@ -183,11 +159,9 @@ private:
           Mul > 1 ? fmt::format(" times ngpus={}", Mul) : std::string(),
           A.NChunksPerLoop);
       if (D == Dialect::Legacy)
-        Sink.error(at(G), What + " (the legacy runtime rejects the algorithm)");
+        Sink.report<MsgId::BufferSizeRejected>(at(G), What);
       else
-        Sink.warning(at(G), What + ": the declared buffer differs from the "
-                                   "call's, and the runtime checks offsets "
-                                   "against the declaration");
+        Sink.report<MsgId::BufferSizeDiffers>(at(G), What);
     };
     if (G.IChunks > 0 && G.IChunks * IMul != A.NChunksPerLoop)
       Report("i_chunks", G.IChunks, IMul);
@@ -204,32 +178,27 @@ private:
     std::size_t Nodes =
         1 + static_cast<std::size_t>(A.NGpus) + G.Tbs.size() + Steps;
     if (Nodes > L.XmlNodesPerRank)
-      Sink.error(at(G), fmt::format("rank {} needs {} XML nodes (1 + ngpus + "
-                                    "tbs + steps); the MSCCL lexer stores at "
-                                    "most {}",
-                                    G.Id, Nodes, L.XmlNodesPerRank));
+      Sink.report<MsgId::TooManyXmlNodes>(at(G), G.Id, Nodes,
+                                          L.XmlNodesPerRank);
     std::size_t MaxTbs = L.TbsPerRank;
     if (G.Tbs.size() > MaxTbs)
-      Sink.error(at(G), fmt::format("rank {} has {} threadblocks; the {} "
-                                    "runtime allows at most {}",
-                                    G.Id, G.Tbs.size(), runtimeName(), MaxTbs));
+      Sink.report<MsgId::TooManyTbs>(at(G), G.Id, G.Tbs.size(), runtimeName(),
+                                     MaxTbs);
 
     std::map<int, const Tb *> ById;
     for (const Tb &T : G.Tbs) {
       if (T.Id < 0) {
-        Sink.error(at(G, T), fmt::format("tb id {} is negative", T.Id));
+        Sink.report<MsgId::NegativeTbId>(at(G, T), T.Id);
         continue;
       }
       auto [It, New] = ById.emplace(T.Id, &T);
       if (!New)
-        Sink.error(at(G, T), fmt::format("duplicate tb id {}{}", T.Id,
-                                         lineNote(It->second->Line)));
+        Sink.report<MsgId::DuplicateTbId>(at(G, T), T.Id,
+                                          lineNote(It->second->Line));
     }
     for (int K = 0; K < static_cast<int>(G.Tbs.size()); ++K)
       if (!ById.count(K))
-        Sink.error(at(G), fmt::format("threadblock {} is missing: tb ids must "
-                                      "be 0..{} without gaps",
-                                      K, G.Tbs.size() - 1));
+        Sink.report<MsgId::MissingTb>(at(G), K, G.Tbs.size() - 1);
     checkConnections(G);
     for (const Tb &T : G.Tbs)
       if (!Sink.full())
@@ -238,11 +207,9 @@ private:
 
   void checkPeer(const Gpu &G, const Tb &T, const char *Name, int Peer) {
     if (Peer < -1 || Peer >= A.NGpus)
-      Sink.error(at(G, T), fmt::format("{}={} is not a rank (ngpus={}) or -1",
-                                       Name, Peer, A.NGpus));
+      Sink.report<MsgId::PeerNotARank>(at(G, T), Name, Peer, A.NGpus);
     else if (Peer == G.Id)
-      Sink.error(at(G, T), fmt::format("{}={} is the threadblock's own rank",
-                                       Name, Peer));
+      Sink.report<MsgId::PeerIsSelf>(at(G, T), Name, Peer);
   }
 
   void checkConnections(const Gpu &G) {
@@ -252,49 +219,38 @@ private:
       checkPeer(G, T, "send", T.Send);
       checkPeer(G, T, "recv", T.Recv);
       if (T.Chan < 0 || T.Chan >= A.NChannels)
-        Sink.error(at(G, T), fmt::format("chan={} is out of range: "
-                                         "nchannels={}",
-                                         T.Chan, A.NChannels));
+        Sink.report<MsgId::ChannelOutOfRange>(at(G, T), T.Chan, A.NChannels);
       if (T.Send >= 0) {
         auto [It, New] = SendConn.emplace(std::make_pair(T.Send, T.Chan), T.Id);
         if (!New)
-          Sink.error(at(G, T),
-                     fmt::format("tb {} and tb {} both send to rank {} on chan "
-                                 "{}: they would share one NCCL connection",
-                                 T.Id, It->second, T.Send, T.Chan));
+          Sink.report<MsgId::SharedSendConnection>(at(G, T), T.Id, It->second,
+                                                   T.Send, T.Chan);
         ++SendPerChan[T.Chan];
       }
       if (T.Recv >= 0) {
         auto [It, New] = RecvConn.emplace(std::make_pair(T.Recv, T.Chan), T.Id);
         if (!New)
-          Sink.error(at(G, T),
-                     fmt::format("tb {} and tb {} both receive from rank {} on "
-                                 "chan {}: they would share one NCCL "
-                                 "connection",
-                                 T.Id, It->second, T.Recv, T.Chan));
+          Sink.report<MsgId::SharedRecvConnection>(at(G, T), T.Id, It->second,
+                                                   T.Recv, T.Chan);
         ++RecvPerChan[T.Chan];
       }
     }
     for (const auto &[Chan, N] : SendPerChan)
       if (N > int(L.TbsPerChannel))
-        Sink.error(at(G), fmt::format("{} threadblocks send on chan {}; at "
-                                      "most {} per channel are allowed",
-                                      N, Chan, L.TbsPerChannel));
+        Sink.report<MsgId::TooManySendersOnChannel>(at(G), N, Chan,
+                                                    L.TbsPerChannel);
     for (const auto &[Chan, N] : RecvPerChan)
       if (N > int(L.TbsPerChannel))
-        Sink.error(at(G), fmt::format("{} threadblocks receive on chan {}; "
-                                      "at most {} per channel are allowed",
-                                      N, Chan, L.TbsPerChannel));
+        Sink.report<MsgId::TooManyReceiversOnChannel>(at(G), N, Chan,
+                                                      L.TbsPerChannel);
   }
 
   void checkSteps(const Gpu &G, const Tb &T,
                   const std::map<int, const Tb *> &ById) {
     unsigned Limit = L.StepsPerTb;
     if (T.Steps.size() > Limit)
-      Sink.error(at(G, T), fmt::format("tb has {} steps; the {} runtime allows "
-                                       "at most {} per threadblock "
-                                       "(MSCCL_MAX_NUM_STEPS)",
-                                       T.Steps.size(), runtimeName(), Limit));
+      Sink.report<MsgId::TooManySteps>(at(G, T), T.Steps.size(), runtimeName(),
+                                       Limit);
     int PendingNopDeps = 0;
     const Step *LastNop = nullptr;
     for (std::size_t P = 0; P < T.Steps.size() && !Sink.full(); ++P) {
@@ -302,22 +258,14 @@ private:
       int Pos = static_cast<int>(P);
       Where W = at(G, T, Pos, S);
       if (S.S != Pos)
-        Sink.error(W,
-                   fmt::format("s={} but the step is at position {}: the "
-                               "runtime re-derives step numbers from "
-                               "positions, so s must count 0, 1, 2 and so on",
-                               S.S, Pos));
+        Sink.report<MsgId::StepNumberMismatch>(W, S.S, Pos);
       checkCount(G, T, S, W);
       checkDependency(G, T, S, W, ById);
       if (S.Type == StepType::Nop) {
         if (S.HasDep)
-          Sink.warning(W, "hasdep=1 on a nop has no effect: nops publish no "
-                          "flag");
+          Sink.report<MsgId::NopHasDep>(W);
         if (S.DepId < 0)
-          Sink.warning(W, "nop without a dependency: the runtime drops it, "
-                          "which shifts the step numbers of all later steps "
-                          "of this threadblock by one (dependents then wait "
-                          "for the wrong step)");
+          Sink.report<MsgId::NopWithoutDependency>(W);
         else {
           ++PendingNopDeps;
           LastNop = &S;
@@ -325,41 +273,31 @@ private:
         continue;
       }
       if (PendingNopDeps > 0 && S.DepId < 0)
-        Sink.error(W, "this step follows nops that carry dependencies but has "
-                      "depid=-1; both MSCCL runtimes reject it (the last "
-                      "dependency must be on the operation itself)");
+        Sink.report<MsgId::NopDependencyDropped>(W);
       PendingNopDeps = 0;
     }
     if (PendingNopDeps > 0 && LastNop)
-      Sink.warning(loc(LastNop->Line, LastNop->Col, G.Id, T.Id,
-                       static_cast<int>(T.Steps.size()) - 1),
-                   "trailing nop: its dependency is never waited for because "
-                   "no operation follows it");
+      Sink.report<MsgId::TrailingNop>(
+          loc(LastNop->Line, LastNop->Col, G.Id, T.Id,
+              static_cast<int>(T.Steps.size()) - 1));
   }
 
   void checkCount(const Gpu &G, const Tb &T, const Step &S, const Where &W) {
     bool IsNop = S.Type == StepType::Nop;
     if (S.Cnt < 0 || S.Cnt > int(L.StepCount)) {
-      Sink.error(W, fmt::format("cnt={} is out of range: 0..{} "
-                                "(MSCCL_MAX_COUNT)",
-                                S.Cnt, L.StepCount));
+      Sink.report<MsgId::CountOutOfRange>(W, S.Cnt, L.StepCount);
       return;
     }
     if (IsNop)
       return;
     if (S.Cnt == 0) {
-      Sink.error(W, fmt::format("cnt=0 on a '{}' step: only nop may move no "
-                                "chunk",
-                                nameOf(S.Type)));
+      Sink.report<MsgId::ZeroCount>(W, nameOf(S.Type));
       return;
     }
     if (sendsMessage(S.Type) && T.Send < 0)
-      Sink.error(W, fmt::format("'{}' sends, but the threadblock has send=-1",
-                                nameOf(S.Type)));
+      Sink.report<MsgId::SendWithoutPeer>(W, nameOf(S.Type));
     if (receivesMessage(S.Type) && T.Recv < 0)
-      Sink.error(W, fmt::format("'{}' receives, but the threadblock has "
-                                "recv=-1",
-                                nameOf(S.Type)));
+      Sink.report<MsgId::ReceiveWithoutPeer>(W, nameOf(S.Type));
     if (readsSrc(S.Type))
       checkRange(G, S, W, "srcoff", "reads", S.SrcBuf, S.SrcOff);
     if (writesDst(S.Type))
@@ -370,66 +308,49 @@ private:
                   const char *Field, const char *Verb, BufferKind B, int Off) {
     int N = chunksOf(G, B);
     if (Off < 0) {
-      Sink.error(W, fmt::format("{}={} is negative", Field, Off));
+      Sink.report<MsgId::NegativeOffset>(W, Field, Off);
       return;
     }
     if (Off > int(L.ChunkOffset)) {
-      Sink.error(W, fmt::format("{}={} exceeds the int16 chunk offsets of the "
-                                "runtime",
-                                Field, Off));
+      Sink.report<MsgId::ChunkValueTooLarge>(W, Field, Off);
       return;
     }
     if (static_cast<long long>(Off) + S.Cnt > N)
-      Sink.error(W,
-                 fmt::format("{} {}, out of bounds: the gpu declares "
-                             "{}_chunks={}",
-                             Verb, chunkRange(B, Off, S.Cnt), toLetter(B), N));
+      Sink.report<MsgId::StepOutOfBounds>(W, Verb, chunkRange(B, Off, S.Cnt),
+                                          toLetter(B), N);
   }
 
   void checkDependency(const Gpu &G, const Tb &T, const Step &S, const Where &W,
                        const std::map<int, const Tb *> &ById) {
     if (S.DepId < 0) {
       if (S.DepId != -1)
-        Sink.error(W, fmt::format("depid={} must be a tb id or -1", S.DepId));
+        Sink.report<MsgId::BadDepId>(W, S.DepId);
       else if (S.Deps != -1)
-        Sink.warning(
-            W, fmt::format("deps={} is ignored because depid=-1", S.Deps));
+        Sink.report<MsgId::DepsIgnored>(W, S.Deps);
       return;
     }
     if (S.DepId == T.Id) {
-      Sink.error(W, fmt::format("depid={} names the step's own threadblock; "
-                                "dependencies must be on another tb of the "
-                                "same rank",
-                                S.DepId));
+      Sink.report<MsgId::DependsOnOwnTb>(W, S.DepId);
       return;
     }
     auto It = ById.find(S.DepId);
     if (It == ById.end()) {
-      Sink.error(W, fmt::format("depid={}: rank {} has no tb {}", S.DepId, G.Id,
-                                S.DepId));
+      Sink.report<MsgId::NoSuchDepTb>(W, S.DepId, G.Id, S.DepId);
       return;
     }
     if (S.DepId > int(L.DependencyTb))
-      Sink.error(W, fmt::format("depends on tb {}, but dependency targets must "
-                                "have ids <= {} (dependentBid is int8_t in "
-                                "the runtime)",
-                                S.DepId, L.DependencyTb));
+      Sink.report<MsgId::DepTbTooLarge>(W, S.DepId, L.DependencyTb);
     const Tb &Target = *It->second;
     if (S.Deps < 0 || S.Deps >= static_cast<int>(Target.Steps.size())) {
-      Sink.error(W, fmt::format("deps={} is not a step of tb {} (it has {} "
-                                "steps)",
-                                S.Deps, S.DepId, Target.Steps.size()));
+      Sink.report<MsgId::NoSuchDepStep>(W, S.Deps, S.DepId,
+                                        Target.Steps.size());
       return;
     }
     const Step &TS = Target.Steps[static_cast<std::size_t>(S.Deps)];
     if (TS.Type == StepType::Nop)
-      Sink.error(W, fmt::format("depends on tb {} step {}, which is a nop: "
-                                "nops publish no flag",
-                                S.DepId, S.Deps));
+      Sink.report<MsgId::DependsOnNop>(W, S.DepId, S.Deps);
     else if (!TS.HasDep)
-      Sink.error(W, fmt::format("depends on tb {} step {}, which has "
-                                "hasdep=0 and so never publishes its flag",
-                                S.DepId, S.Deps));
+      Sink.report<MsgId::DependsOnSilentStep>(W, S.DepId, S.Deps);
   }
 };
 

@@ -60,10 +60,9 @@ public:
         Found.begin(), Found.end(),
         [](const Finding &L, const Finding &R) { return L.Offset < R.Offset; });
     for (Finding &F : Found)
-      Sink.add(F.Sev,
-               F.Offset == std::string_view::npos ? Where()
-                                                  : Lines.at(F.Offset),
-               std::move(F.Message));
+      Sink.report(F.Offset == std::string_view::npos ? Where()
+                                                     : Lines.at(F.Offset),
+                  std::move(F.Text));
   }
 
 private:
@@ -75,14 +74,13 @@ private:
   /// One issue, reported once scanning is over.
   struct Finding {
     std::size_t Offset;
-    Issue::Severity Sev;
-    std::string Message;
+    IssueText Text;
   };
   std::vector<Finding> Found;
 
-  void error(std::size_t Off, std::string Msg) {
+  void error(std::size_t Off, IssueText Msg) {
     if (Found.size() < MaxFindings)
-      Found.push_back({Off, Issue::Error, std::move(Msg)});
+      Found.push_back({Off, std::move(Msg)});
   }
   bool startsWith(std::string_view S) const {
     return T.substr(P, S.size()) == S;
@@ -101,13 +99,11 @@ private:
         continue;
       LastLine = Line;
       if (++TabLines <= MaxTabReports)
-        error(I, "tab character: the MSCCL lexer accepts only spaces and "
-                 "newlines between and inside elements");
+        error(I, message<MsgId::TabCharacter>());
     }
     if (TabLines > MaxTabReports)
-      Found.push_back({std::string_view::npos, Issue::Note,
-                       fmt::format("{} more lines contain tab characters",
-                                   TabLines - MaxTabReports)});
+      Found.push_back({std::string_view::npos,
+                       message<MsgId::MoreTabLines>(TabLines - MaxTabReports)});
   }
 
   void skipPast(std::string_view Terminator) {
@@ -122,8 +118,7 @@ private:
       return;
     }
     if (C != '<') {
-      error(P, "text outside of tags: the MSCCL lexer accepts only spaces "
-               "and newlines between elements");
+      error(P, message<MsgId::TextOutsideTags>());
       while (P < T.size() && T[P] != '<')
         ++P;
       return;
@@ -132,7 +127,7 @@ private:
       std::size_t Start = P;
       P += 4;
       if (T.find("-->", P) == std::string_view::npos) {
-        error(Start, "unterminated comment");
+        error(Start, message<MsgId::UnterminatedComment>());
         P = T.size();
         return;
       }
@@ -140,15 +135,12 @@ private:
       return;
     }
     if (startsWith("<?")) {
-      error(P, "'<?...?>' declarations are not accepted: the MSCCL lexer "
-               "reads '<?xml' as an element and fails with \"unterminated\"; "
-               "remove the declaration");
+      error(P, message<MsgId::XmlDeclaration>());
       skipPast("?>");
       return;
     }
     if (startsWith("<!")) {
-      error(P, "'<!' markup (DOCTYPE, CDATA) is not accepted by the MSCCL "
-               "lexer");
+      error(P, message<MsgId::MarkupDeclaration>());
       skipPast(">");
       return;
     }
@@ -166,22 +158,19 @@ private:
     std::string_view RawName = T.substr(NameStart, P - NameStart);
     std::string Name = excerpt(RawName);
     if (RawName.size() > MscclMaxStrLen)
-      error(NameStart, fmt::format("element name is {} characters long; the "
-                                   "MSCCL lexer keeps at most {}",
-                                   RawName.size(), MscclMaxStrLen));
+      error(NameStart,
+            message<MsgId::ElementNameTooLong>(RawName.size(), MscclMaxStrLen));
     unsigned Attrs = 0, Empty = 0;
     bool SplitReported = false;
     while (true) {
       if (P >= T.size()) {
-        error(Start, fmt::format("unterminated tag <{}>", Name));
+        error(Start, message<MsgId::UnterminatedTag>(Name));
         return;
       }
       char C = T[P];
       if (C == '\n' || C == '\r') {
         if (!SplitReported)
-          error(Start, fmt::format("tag <{}> spans several lines: the MSCCL "
-                                   "lexer needs each tag on one line",
-                                   Name));
+          error(Start, message<MsgId::MultiLineTag>(Name));
         SplitReported = true;
         ++P;
         continue;
@@ -208,7 +197,7 @@ private:
         break;
       }
       if (Closing) {
-        error(P, fmt::format("unexpected text in closing tag </{}>", Name));
+        error(P, message<MsgId::BadClosingTag>(Name));
         skipPast(">");
         return;
       }
@@ -217,15 +206,13 @@ private:
       ++Attrs;
     }
     if (Attrs + Empty > MscclMaxAttrCount)
-      error(Start,
-            fmt::format("<{}> has {} attributes{}; the MSCCL lexer keeps only "
-                        "the first {} and drops the rest",
-                        Name, Attrs + Empty,
-                        Empty ? fmt::format(" ({} of them empty, from "
-                                            "repeated spaces)",
-                                            Empty)
-                              : std::string(),
-                        MscclMaxAttrCount));
+      error(Start, message<MsgId::TooManyAttributes>(
+                       Name, Attrs + Empty,
+                       Empty ? fmt::format(" ({} of them empty, from "
+                                           "repeated spaces)",
+                                           Empty)
+                             : std::string(),
+                       MscclMaxAttrCount));
   }
 
   /// Scans `name="value"` at P; false when the tag cannot be scanned further.
@@ -237,16 +224,14 @@ private:
     std::string_view RawName = T.substr(AttrStart, P - AttrStart);
     std::string AName = excerpt(RawName);
     if (RawName.size() > MscclMaxStrLen)
-      error(AttrStart, fmt::format("attribute name is {} characters long; the "
-                                   "MSCCL lexer keeps at most {}",
-                                   RawName.size(), MscclMaxStrLen));
+      error(AttrStart, message<MsgId::AttributeNameTooLong>(RawName.size(),
+                                                            MscclMaxStrLen));
     bool SpaceAroundEq = false;
     std::size_t Q = P;
     while (Q < T.size() && T[Q] == ' ')
       ++Q;
     if (Q >= T.size() || T[Q] != '=') {
-      error(AttrStart,
-            fmt::format("attribute '{}' of <{}> has no value", AName, Elem));
+      error(AttrStart, message<MsgId::AttributeWithoutValue>(AName, Elem));
       return true;
     }
     SpaceAroundEq = Q != P;
@@ -256,44 +241,35 @@ private:
       ++P;
     }
     if (SpaceAroundEq)
-      error(AttrStart, fmt::format("spaces around '=' in attribute '{}': the "
-                                   "MSCCL lexer expects key=\"value\"",
-                                   AName));
+      error(AttrStart, message<MsgId::SpacesAroundEquals>(AName));
     if (P >= T.size()) {
-      error(AttrStart, fmt::format("unterminated attribute '{}'", AName));
+      error(AttrStart, message<MsgId::UnterminatedAttribute>(AName));
       return false;
     }
     char Quote = T[P];
     if (Quote != '"' && Quote != '\'') {
-      error(P, fmt::format("value of attribute '{}' is not quoted", AName));
+      error(P, message<MsgId::UnquotedValue>(AName));
       while (P < T.size() && T[P] != ' ' && T[P] != '>')
         ++P;
       return true;
     }
     if (Quote == '\'')
-      error(P, fmt::format("value of attribute '{}' is in single quotes: the "
-                           "MSCCL lexer ends a value only at a double quote, "
-                           "so always use double quotes",
-                           AName));
+      error(P, message<MsgId::SingleQuotedValue>(AName));
     std::size_t ValueStart = P + 1;
     std::size_t End = T.find(Quote, ValueStart);
     if (End == std::string_view::npos) {
-      error(P, fmt::format("unterminated value of attribute '{}'", AName));
+      error(P, message<MsgId::UnterminatedValue>(AName));
       P = T.size();
       return false;
     }
     std::string_view Value = T.substr(ValueStart, End - ValueStart);
     if (!SplitReported && Value.find_first_of("\r\n") != std::string::npos) {
-      error(AttrStart, fmt::format("value of attribute '{}' spans several "
-                                   "lines: the MSCCL lexer needs each tag on "
-                                   "one line",
-                                   AName));
+      error(AttrStart, message<MsgId::MultiLineValue>(AName));
       SplitReported = true;
     }
     if (Value.size() > MscclMaxStrLen)
-      error(AttrStart, fmt::format("value of attribute '{}' is {} characters "
-                                   "long; the MSCCL lexer keeps at most {}",
-                                   AName, Value.size(), MscclMaxStrLen));
+      error(AttrStart,
+            message<MsgId::ValueTooLong>(AName, Value.size(), MscclMaxStrLen));
     P = End + 1;
     return true;
   }

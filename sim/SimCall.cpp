@@ -110,25 +110,19 @@ bool shapeCall(const Algo &A, const Program &P, const SimMachine &M,
   AlgoW.Line = A.Line;
   AlgoW.Col = A.Col;
   if (M.NRanks != A.NGpus) {
-    Sink.error(AlgoW, fmt::format("the plan has {} ranks, machine '{}' has {}",
-                                  A.NGpus, M.Name, M.NRanks));
+    Sink.report<MsgId::MachineRankMismatch>(AlgoW, A.NGpus, M.Name, M.NRanks);
     return false;
   }
   for (std::size_t L = 0; L < M.Links.size(); ++L)
     Shape.LinkOf[{M.Links[L].Src, M.Links[L].Dst}] = static_cast<int>(L);
   if (O.TypeSize == 0 || O.Bytes == 0 || O.Bytes % O.TypeSize != 0) {
-    Sink.error(AlgoW, fmt::format("{} B is not a positive number of {}-byte "
-                                  "elements",
-                                  O.Bytes, O.TypeSize));
+    Sink.report<MsgId::BadSimSize>(AlgoW, O.Bytes, O.TypeSize);
     return false;
   }
   std::uint64_t Total = O.Bytes / O.TypeSize;
   std::uint64_t Chunks = static_cast<std::uint64_t>(A.NChunksPerLoop);
   if (Total % Chunks != 0) {
-    Sink.error(AlgoW, fmt::format("{} elements do not divide into "
-                                  "nchunksperloop={} chunks: the runtime would "
-                                  "not select this algorithm",
-                                  Total, Chunks));
+    Sink.report<MsgId::SimCountNotChunkMultiple>(AlgoW, Total, Chunks);
     return false;
   }
   Shape.TypeSize = O.TypeSize;
@@ -148,10 +142,8 @@ bool shapeCall(const Algo &A, const Program &P, const SimMachine &M,
     for (const TbProgram &T : Rank) {
       if (T.Send < 0 || Shape.linkOf(T.Rank, T.Send) >= 0)
         continue;
-      Sink.error(stepWhere(A, T.Rank, T.Id, -1),
-                 fmt::format("sends to rank {}, but machine '{}' has no "
-                             "link {} -> {}",
-                             T.Send, M.Name, T.Rank, T.Send));
+      Sink.report<MsgId::NoLink>(stepWhere(A, T.Rank, T.Id, -1), T.Send, M.Name,
+                                 T.Rank, T.Send);
       Ok = false;
     }
   return Ok;

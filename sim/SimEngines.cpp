@@ -50,8 +50,7 @@ SimResult simulateOn(SimEngineKind K, const Algo &A, const SimMachine &M,
   if (!simgridAvailable(K, Why)) {
     SimResult Out;
     IssueSink Sink(Out.Issues, FileName);
-    Sink.error(Where(), "engine '" + std::string(nameOf(K)) +
-                            "' is not available: " + Why);
+    Sink.report<MsgId::EngineUnavailable>(Where(), nameOf(K), Why);
     return Out;
   }
   return simulateSimGrid(K, A, M, Opts, FileName);

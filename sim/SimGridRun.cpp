@@ -116,15 +116,14 @@ std::string readChild(int Fd) {
 
 void reportStuck(const Algo &A, const std::vector<SgStuck> &Stuck,
                  IssueSink &Sink) {
-  Sink.error(Where(), "the simulation cannot progress (deadlock): no message "
-                      "is in flight and no threadblock can move");
+  Sink.report<MsgId::SimDeadlock>(Where());
   for (const SgStuck &S : Stuck) {
     Where W = stepWhere(A, S.Rank, S.Tb, S.Pos);
     W.Iteration = S.Iteration;
     const char *What = S.What == 0   ? "a dependency"
                        : S.What == 1 ? "a message"
                                      : "room to send";
-    Sink.note(W, fmt::format("waits for {}", What));
+    Sink.report<MsgId::WaitsFor>(W, What);
   }
 }
 
@@ -156,8 +155,7 @@ SimResult simulateSimGrid(SimEngineKind K, const Algo &A, const SimMachine &M,
   Out.Iterations = Shape.Iterations;
   int Fds[2];
   if (::pipe2(Fds, O_CLOEXEC) != 0) {
-    Sink.error(Where(), fmt::format("cannot start the SimGrid engine: {}",
-                                    std::strerror(errno)));
+    Sink.report<MsgId::SimGridCannotStart>(Where(), std::strerror(errno));
     return Out;
   }
   std::fflush(nullptr);
@@ -165,8 +163,7 @@ SimResult simulateSimGrid(SimEngineKind K, const Algo &A, const SimMachine &M,
   if (Pid < 0) {
     ::close(Fds[0]);
     ::close(Fds[1]);
-    Sink.error(Where(), fmt::format("cannot start the SimGrid engine: {}",
-                                    std::strerror(errno)));
+    Sink.report<MsgId::SimGridCannotStart>(Where(), std::strerror(errno));
     return Out;
   }
   if (Pid == 0) {
@@ -189,21 +186,17 @@ SimResult simulateSimGrid(SimEngineKind K, const Algo &A, const SimMachine &M,
   Guard.Reaped = true;
   Header H;
   if (!WIFEXITED(St) || WEXITSTATUS(St) != 0 || Data.size() < sizeof H) {
-    Sink.error(Where(),
-               WIFSIGNALED(St)
-                   ? fmt::format("the SimGrid engine stopped on signal {} "
-                                 "(set TACCLC_SIMGRID_LOG=1 to see its log)",
-                                 WTERMSIG(St))
-                   : fmt::format("the SimGrid engine failed (exit status {}; "
-                                 "set TACCLC_SIMGRID_LOG=1 to see its log)",
-                                 WIFEXITED(St) ? WEXITSTATUS(St) : -1));
+    Sink.report(Where(), WIFSIGNALED(St)
+                             ? message<MsgId::SimGridSignal>(WTERMSIG(St))
+                             : message<MsgId::SimGridFailed>(
+                                   WIFEXITED(St) ? WEXITSTATUS(St) : -1));
     return Out;
   }
   std::memcpy(&H, Data.data(), sizeof H);
   const std::size_t Want = sizeof H + H.NTransfers * sizeof(SimTransfer) +
                            H.NStuck * sizeof(SgStuck);
   if (Data.size() != Want) {
-    Sink.error(Where(), "the SimGrid engine's answer was cut short");
+    Sink.report<MsgId::SimGridAnswerCut>(Where());
     return Out;
   }
   const char *Cur = Data.data() + sizeof H;

@@ -22,7 +22,7 @@ SimResult simulateSimGrid(SimEngineKind K, const Algo &, const SimMachine &,
   IssueSink Sink(Out.Issues, FileName);
   std::string Why;
   simgridAvailable(K, Why);
-  Sink.error(Where(), Why);
+  Sink.report<MsgId::SimGridUnavailable>(Where(), Why);
   return Out;
 }
 

@@ -263,8 +263,7 @@ void Engine::setRates() {
 
 void Engine::reportDeadlock() {
   unsigned Listed = 0;
-  Sink.error(Where(), "the simulation cannot progress (deadlock): no message "
-                      "is in flight and no threadblock can move");
+  Sink.report<MsgId::SimDeadlock>(Where());
   for (auto &Rank : Runs)
     for (TbRun &R : Rank) {
       if (R.Done || Listed++ >= 8)
@@ -275,7 +274,7 @@ void Engine::reportDeadlock() {
                                                : "room to send";
       Where W = stepWhere(A, R.T->Rank, R.T->Id, Op.Pos);
       W.Iteration = R.Iter;
-      Sink.note(W, fmt::format("waits for {}", What));
+      Sink.report<MsgId::WaitsFor>(W, What);
     }
 }
 

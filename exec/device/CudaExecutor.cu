@@ -113,10 +113,8 @@ RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode Mode,
   int Devices = 0;
   cudaError_t E = cudaGetDeviceCount(&Devices);
   if (E != cudaSuccess || Devices == 0) {
-    Sink.error(Where(),
-               "no CUDA GPU is available (" +
-                   (E != cudaSuccess ? cudaWhy(E) : std::string("0 devices")) +
-                   ")");
+    Sink.report<MsgId::NoCudaGpu>(
+        Where(), E != cudaSuccess ? cudaWhy(E) : std::string("0 devices"));
     return NotRun();
   }
   std::optional<PreparedDeviceRun> Prepared =
@@ -143,9 +141,7 @@ RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode Mode,
       cudaSetDevice(X);
       if (!Can || (cudaDeviceEnablePeerAccess(Y, 0) != cudaSuccess &&
                    cudaGetLastError() != cudaErrorPeerAccessAlreadyEnabled)) {
-        Sink.error(Where(), fmt::format("GPU {} cannot access the memory of "
-                                        "GPU {} (peer access)",
-                                        X, Y));
+        Sink.report<MsgId::NoPeerAccess>(Where(), X, Y);
         return NotRun();
       }
     }
@@ -222,9 +218,7 @@ RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode Mode,
          V.Output && V.Scratch && V.Fifo && V.Counts && V.Flags;
   }
   if (!Ok) {
-    Sink.error(Where(), fmt::format("out of GPU memory placing the call "
-                                    "({})",
-                                    cudaWhy(cudaGetLastError())));
+    Sink.report<MsgId::OutOfGpuMemory>(Where(), cudaWhy(cudaGetLastError()));
     return NotRun();
   }
 
@@ -234,7 +228,8 @@ RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode Mode,
     return launchAll<decltype(Elem)>(Ls, R.Seconds, Why);
   });
   if (E != cudaSuccess) {
-    Sink.error(Where(), Why.empty() ? "CUDA error: " + cudaWhy(E) : Why);
+    Sink.report(Where(), Why.empty() ? message<MsgId::CudaError>(cudaWhy(E))
+                                     : message<MsgId::DeviceFailure>(Why));
     return NotRun();
   }
   if (Error[0] != cuda::NoError) {
@@ -242,9 +237,8 @@ RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode Mode,
     const TbProgram &T = P->Ranks[std::size_t(B.Rank)][std::size_t(B.Tb)];
     Where W = stepWhere(A, B.Rank, B.Tb, T.Ops[std::size_t(Error[2])].Pos);
     W.Iteration = Error[3];
-    Sink.error(W, fmt::format("the GPU run hung: no progress for {} s while "
-                              "waiting for {}",
-                              O.WatchdogSeconds, cuda::waitName(Error[4])));
+    Sink.report<MsgId::GpuRunHung>(W, O.WatchdogSeconds,
+                                   cuda::waitName(Error[4]));
     return NotRun();
   }
   // 5. Results.

@@ -9,6 +9,8 @@
 #include "exec/HostBuffers.h"
 #include "exec/device/CudaExecutor.h"
 
+#include "format/Messages.h"
+
 namespace tacclrt {
 
 namespace {
@@ -19,10 +21,8 @@ constexpr const char *NotBuilt = "this build has no CUDA interpreter (nvcc "
 
 RunResult refused(std::string_view FileName) {
   RunResult R;
-  Issue I;
-  I.Sev = Issue::Error;
+  Issue I = makeIssue<MsgId::NoCudaBuild>();
   I.File = std::string(FileName);
-  I.Message = NotBuilt;
   R.Issues.add(I);
   R.Summary = notRunSummary(R.Issues);
   return R;

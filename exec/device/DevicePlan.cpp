@@ -122,11 +122,8 @@ std::optional<DevicePlan> planPrepared(const Algo &A, const RunOptions &O,
          {std::tuple("input", G.IChunks, R.InputElems),
           std::tuple("output", G.OChunks, R.OutputElems)})
       if (std::uint64_t(Chunks) * D.ChunkElems > Elems) {
-        Sink.error(Where(),
-                   fmt::format("rank {}: {} {} chunks of {} elements "
-                               "exceed the call's {} buffer of {} "
-                               "elements",
-                               G.Id, Chunks, Name, D.ChunkElems, Name, Elems));
+        Sink.report<MsgId::DeviceChunksExceedBuffer>(
+            Where(), G.Id, Chunks, Name, D.ChunkElems, Name, Elems);
         Ok = false;
       }
     D.Ranks.push_back(R);
@@ -164,11 +161,9 @@ std::optional<DevicePlan> planPrepared(const Algo &A, const RunOptions &O,
           int Chunks = ChunksOf(Buf);
           if (Off >= 0 && St.Cnt >= 1 && Off <= Chunks - St.Cnt)
             return true;
-          Sink.error(stepWhere(A, T.Rank, T.Id, Op.Pos),
-                     fmt::format("{} chunks {}..{} of {} are outside its {} "
-                                 "chunks",
-                                 What, Off, Off + St.Cnt - 1, nameOf(Buf),
-                                 Chunks));
+          Sink.report<MsgId::DeviceChunksOutside>(
+              stepWhere(A, T.Rank, T.Id, Op.Pos), What, Off, Off + St.Cnt - 1,
+              nameOf(Buf), Chunks);
           return false;
         };
         if (readsSrc(St.Type) && !InRange(St.SrcBuf, St.SrcOff, "source"))
@@ -177,9 +172,8 @@ std::optional<DevicePlan> planPrepared(const Algo &A, const RunOptions &O,
           Ok = false;
         if ((sendsMessage(St.Type) && T.Send < 0) ||
             (receivesMessage(St.Type) && T.Recv < 0)) {
-          Sink.error(stepWhere(A, T.Rank, T.Id, Op.Pos),
-                     "a step that sends or receives in a threadblock without "
-                     "that peer");
+          Sink.report<MsgId::DeviceMissingPeer>(
+              stepWhere(A, T.Rank, T.Id, Op.Pos));
           Ok = false;
         }
         DevOp DO;

@@ -67,7 +67,7 @@ RepeatedRun runOnNcclRanks(const Algo &A, const RunOptions &O,
   std::vector<CpuRankMemory> &Mem = Prepared->Run.Mem;
   DevicePlan *D = &Prepared->Plan;
   if (Rep.Iters == 0) {
-    Sink.error(Where(), "at least one timed run is needed");
+    Sink.report<MsgId::NoTimedRun>(Where());
     return NotRun();
   }
   const std::size_t N = D->Ranks.size();
@@ -85,9 +85,7 @@ RepeatedRun runOnNcclRanks(const Algo &A, const RunOptions &O,
   SharedMemory Shared(Offset[N]);
   int IdPipe[2] = {-1, -1};
   if (!Shared.get() || pipe(IdPipe) != 0) {
-    Sink.error(Where(), "could not set up the rank processes (shared memory "
-                        "or a pipe): " +
-                            std::string(std::strerror(errno)));
+    Sink.report<MsgId::RankProcessSetup>(Where(), std::strerror(errno));
     return NotRun();
   }
   std::vector<NcclRankJob> Jobs(N);
@@ -125,7 +123,7 @@ RepeatedRun runOnNcclRanks(const Algo &A, const RunOptions &O,
       },
       Watchdog + 5, 120 + Runs * (2 * Watchdog + 10), Why);
   if (!Ends) {
-    Sink.error(Where(), Why);
+    Sink.report<MsgId::DeviceFailure>(Where(), Why);
     return NotRun();
   }
 
@@ -142,10 +140,8 @@ RepeatedRun runOnNcclRanks(const Algo &A, const RunOptions &O,
       const TbProgram &T = P->Ranks[std::size_t(B.Rank)][std::size_t(B.Tb)];
       Where W = stepWhere(A, B.Rank, B.Tb, T.Ops[std::size_t(Rp.Error[2])].Pos);
       W.Iteration = Rp.Error[3];
-      Sink.error(W, fmt::format("the GPU run hung (run {}): no progress for "
-                                "{} s while waiting for {}",
-                                Rp.ErrorRun + 1, O.WatchdogSeconds,
-                                cuda::waitName(Rp.Error[4])));
+      Sink.report<MsgId::GpuRunHungInRun>(W, Rp.ErrorRun + 1, O.WatchdogSeconds,
+                                          cuda::waitName(Rp.Error[4]));
       continue;
     }
     std::string Msg;
@@ -171,12 +167,12 @@ RepeatedRun runOnNcclRanks(const Algo &A, const RunOptions &O,
     Where W;
     if (Ranks.size() == 1) {
       W.Rank = int(Ranks[0]);
-      Sink.error(W, Msg);
+      Sink.report<MsgId::DeviceFailure>(W, Msg);
       continue;
     }
-    Sink.error(W, Ranks.size() == N ? fmt::format("all {} ranks: {}", N, Msg)
-                                    : fmt::format("ranks {}: {}",
-                                                  fmt::join(Ranks, ", "), Msg));
+    Sink.report(W, Ranks.size() == N ? message<MsgId::AllRanksFailed>(N, Msg)
+                                     : message<MsgId::RanksFailed>(
+                                           fmt::join(Ranks, ", "), Msg));
   }
   if (!AllFinished)
     return NotRun();
@@ -195,10 +191,8 @@ RepeatedRun runOnNcclRanks(const Algo &A, const RunOptions &O,
       continue;
     Where W;
     W.Rank = int(Rk);
-    Sink.error(W, fmt::format("{} byte(s) of the buffers differ between runs "
-                              "(first in run {}): the results are not "
-                              "deterministic",
-                              Rp.DifferingBytes, Rp.FirstDifferingRun + 1));
+    Sink.report<MsgId::NonDeterministicResults>(W, Rp.DifferingBytes,
+                                                Rp.FirstDifferingRun + 1);
     R.WrongElements += std::max<std::uint64_t>(
         1, Rp.DifferingBytes / std::max<std::uint32_t>(D->TypeSize, 1));
   }

@@ -69,6 +69,11 @@ cl::opt<Dialect> TargetDialect(
     cl::init(Dialect::Executor), cl::sub(*cl::TopLevelSubCommand),
     cl::sub(CheckCmd), cl::sub(RunCmd), cl::sub(SimCmd), cl::sub(BaselineCmd),
     cl::cat(ExecCat));
+// The runtime's messages have names too.
+cl::opt<bool> DiagNames("diag-names",
+                        cl::desc("Append [DiagnosticName] to each message"),
+                        cl::sub(*cl::TopLevelSubCommand), cl::sub(CheckCmd),
+                        cl::sub(RunCmd), cl::sub(SimCmd), cl::cat(ExecCat));
 
 // check / run.
 cl::opt<std::string> CheckInput(cl::Positional, cl::Required,
@@ -241,6 +246,8 @@ std::vector<const cl::OptionCategory *> tacclc::subcommandCategories() {
 }
 
 bool tacclc::legacyDialect() { return TargetDialect == Dialect::Legacy; }
+
+bool tacclc::diagNames() { return DiagNames; }
 
 /// Runs the subcommand named on the command line, if any; its exit status.
 std::optional<int> tacclc::runSubcommand() {

@@ -1,8 +1,8 @@
 //===- tools/tacclc/Subcommands.h - Options of the subcommands --*- C++ -*-===//
 //
 // What the driver's main() needs of the subcommands' options
-// (Subcommands.cpp): their help categories, the shared --dialect, and the
-// run of the subcommand named on the command line.
+// (Subcommands.cpp): their help categories, the shared --dialect and
+// --diag-names, and the run of the subcommand named on the command line.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_TOOLS_TACCLC_SUBCOMMANDS_H
@@ -20,6 +20,9 @@ std::vector<const llvm::cl::OptionCategory *> subcommandCategories();
 
 /// Whether --dialect names the legacy MSCCL runtime.
 bool legacyDialect();
+
+/// Whether --diag-names asks for message names (every command).
+bool diagNames();
 
 /// Runs the subcommand named on the command line (after parsing); its exit
 /// status, or nothing when the command line names none (a compile).

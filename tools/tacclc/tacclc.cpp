@@ -17,6 +17,7 @@
 #include "tools/tacclc/Commands.h"
 #include "tools/tacclc/Subcommands.h"
 
+#include "format/Diagnostic.h"
 #include "solver/Subprocess.h"
 #include "support/Memory.h"
 #include "support/Sizes.h"
@@ -133,9 +134,6 @@ cl::opt<bool> NoSymmetry(
 cl::opt<bool> Summary("summary",
                       cl::desc("Print a summary of the compiled algorithm"),
                       cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
-cl::opt<bool> DiagNames("diag-names",
-                        cl::desc("Append [DiagnosticName] to each message"),
-                        cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
 
 /// Parses a per-stage setting: "V" for both stages, or a comma-separated
 /// list of "routing=V" and "schedule=V" (a stage not named keeps its
@@ -200,7 +198,7 @@ std::optional<CompileOptions> compileOptions(bool Stats) {
   O.List = List;
   O.Emit = Emit;
   O.LegacyDialect = Legacy;
-  O.DiagNames = DiagNames;
+  O.DiagNames = diagNames();
   O.Summary = Summary;
   O.Stats = Stats;
   O.TimeLimitGiven = TimeLimit.getNumOccurrences() > 0;
@@ -279,6 +277,9 @@ int main(int argc, char **argv) {
           "or out of memory.\n",
           &errs()))
     return ExitInternal;
+  // Runtime messages (check, run, sim, and a compile's verification) are
+  // named like the compiler's.
+  tacclrt::setShowMessageNames(diagNames());
   if (std::optional<int> Status = runSubcommand())
     return *Status;
   if (Input.empty()) {

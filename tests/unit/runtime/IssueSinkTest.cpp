@@ -36,9 +36,7 @@ TEST_CASE("warnings of one kind are kept up to the cap, then counted") {
   Where W;
   W.Line = 3;
   for (unsigned I = 0; I < 1000000; ++I)
-    Sink.warning(W, fmt::format("unknown attribute 'x{}' on <step> is ignored "
-                                "by the runtime",
-                                I));
+    Sink.report<MsgId::UnknownAttribute>(W, fmt::format("x{}", I), "step");
   REQUIRE(R.size() == MaxIssuesPerKind + 1);
   CHECK(R.count(Issue::Warning) == MaxIssuesPerKind);
   const Issue &Last = R[MaxIssuesPerKind];
@@ -52,19 +50,21 @@ TEST_CASE("the count note stays after the kept issues of its kind") {
   Report R;
   IssueSink Sink(R, "f.xml");
   for (unsigned I = 0; I < MaxIssuesPerKind + 1; ++I)
-    Sink.note(Where(), fmt::format("nop {} is dropped", I));
-  Sink.warning(Where(), "something else");
-  Sink.note(Where(), "nop 99 is dropped");
+    Sink.report<MsgId::MoreTabLines>(Where(), I);
+  Sink.report<MsgId::UnknownElement>(Where(), "x");
+  Sink.report<MsgId::MoreTabLines>(Where(), 99);
   REQUIRE(R.size() == MaxIssuesPerKind + 2);
   CHECK(R[MaxIssuesPerKind].Message == "... and 2 more notes like this");
-  CHECK(R[MaxIssuesPerKind + 1].Message == "something else");
+  CHECK(R[MaxIssuesPerKind + 1].Message ==
+        "unknown element <x> is ignored by the runtime");
+  CHECK(R[MaxIssuesPerKind].Id == MsgId::MoreLikeThis);
 }
 
 TEST_CASE("one more of a kind is counted in the singular") {
   Report R;
   IssueSink Sink(R, "");
   for (unsigned I = 0; I <= MaxIssuesPerKind; ++I)
-    Sink.warning(Where(), "same");
+    Sink.report<MsgId::TrailingNop>(Where());
   CHECK(R.Issues.back().Message == "... and 1 more warning like this");
 }
 
@@ -72,15 +72,15 @@ TEST_CASE("warnings and notes of many kinds are capped in total") {
   Report R;
   IssueSink Sink(R, "f.xml");
   for (unsigned I = 0; I < MaxReportedRemarks + 700; ++I)
-    Sink.warning(Where(), "unusual " + letters(I));
+    Sink.report<MsgId::RootIgnored>(Where(), 0, letters(I));
   REQUIRE(R.size() == MaxReportedRemarks + 1);
   CHECK(R.Issues.back().Message ==
         fmt::format("... and 700 more warnings and notes (at most {} are "
                     "shown)",
                     MaxReportedRemarks));
   // Errors are still reported after the warnings are capped.
-  Sink.error(Where(), "bad");
-  CHECK(R.Issues.back().Message == "bad");
+  Sink.report<MsgId::NoAlgo>(Where());
+  CHECK(R.Issues.back().Message == "no <algo> element");
   CHECK(Sink.errors() == 1);
 }
 
@@ -88,12 +88,12 @@ TEST_CASE("errors stop at their cap with one note") {
   Report R;
   IssueSink Sink(R, "f.xml", 3);
   for (unsigned I = 0; I < 10; ++I)
-    Sink.error(Where(), fmt::format("error {}", I));
+    Sink.report<MsgId::NegativeTbId>(Where(), I);
   REQUIRE(R.size() == 4);
   CHECK(R.count(Issue::Error) == 3);
   CHECK(R[3].Message == "too many errors; stopping after 3");
   CHECK(Sink.full());
-  Sink.warning(Where(), "late");
+  Sink.report<MsgId::TrailingNop>(Where());
   CHECK(R.size() == 4);
 }
 
