@@ -216,11 +216,12 @@ std::optional<Routes> tacclc::hierarchicalRoutes(const Sketch &S,
   return R;
 }
 
-std::optional<Schedule> tacclc::treeAllReduceSchedule(const Sketch &S,
-                                                      std::string &Error) {
-  const Topology &T = S.Topo;
+namespace {
+/// Each node's GPUs in ring-path order (a chain), or nothing (with
+/// \p Error set) when some node has none.
+std::optional<std::vector<std::vector<RankId>>> nodeChains(const Topology &T,
+                                                           std::string &Error) {
   const unsigned Nodes = T.getNumNodes(), G = T.getGpusPerNode();
-  // Each node's GPUs in ring-path order (a chain).
   std::vector<std::vector<RankId>> Chain(Nodes);
   for (unsigned Node = 0; Node < Nodes; ++Node) {
     std::vector<RankId> Ranks;
@@ -233,7 +234,16 @@ std::optional<Schedule> tacclc::treeAllReduceSchedule(const Sketch &S,
     }
     Chain[Node] = *Path;
   }
-  // Parent of every rank in each tree (-1: the root).
+  return Chain;
+}
+
+/// The parent of every rank in each of the two trees (-1: the root) built
+/// over the node chains \p Chain, or nothing (with \p Error set) when a
+/// tree edge lacks a link either way.
+std::optional<std::vector<std::vector<int>>>
+treeParents(const Topology &T, const std::vector<std::vector<RankId>> &Chain,
+            std::string &Error) {
+  const unsigned Nodes = T.getNumNodes();
   std::vector<std::vector<int>> Parent(2,
                                        std::vector<int>(T.getNumRanks(), -1));
   for (int Tree = 0; Tree < 2; ++Tree) {
@@ -261,36 +271,58 @@ std::optional<Schedule> tacclc::treeAllReduceSchedule(const Sketch &S,
       }
     }
   }
-  // List scheduling: of the transfers whose inputs are there (up: every
-  // child's sum has arrived; down: the parent has the total), always start
-  // the one that can start first (ties: the first listed: lower chunk, up
-  // before down, lower rank), so that chunks and both trees overlap wherever
-  // links allow.
-  const double Bytes = S.Coll.chunkBytes(double(S.SizeBytes));
-  const unsigned N = T.getNumRanks(), Chunks = S.Coll.getNumChunks();
-  std::vector<double> LinkFree(T.links().size(), 0);
+  return Parent;
+}
+
+/// List scheduling of the two trees' transfers: of the transfers whose
+/// inputs are there (up: every child's sum has arrived; down: the parent
+/// has the total), always start the one that can start first (ties: the
+/// first listed: lower chunk, up before down, lower rank), so that chunks
+/// and both trees overlap wherever links allow. Even chunks use tree 0 of
+/// \p Parent, odd chunks tree 1.
+class TreeScheduler {
+public:
+  TreeScheduler(const Sketch &S, const std::vector<std::vector<int>> &Parent)
+      : T(S.Topo), Parent(Parent),
+        Bytes(S.Coll.chunkBytes(double(S.SizeBytes))),
+        LinkFree(T.links().size(), 0) {
+    const unsigned N = T.getNumRanks(), Chunks = S.Coll.getNumChunks();
+    Waiting.assign(Chunks, std::vector<unsigned>(N));
+    UpAt.assign(Chunks, std::vector<double>(N, 0));
+    DownAt.assign(Chunks, std::vector<double>(N, -1));
+    for (unsigned C = 0; C < Chunks; ++C)
+      for (unsigned R = 0; R < N; ++R)
+        if (int P = Parent[C % 2][R]; P >= 0) {
+          ++Waiting[C][unsigned(P)];
+          Jobs.push_back({C, R, true});
+          Jobs.push_back({C, R, false});
+        }
+    Done.assign(Jobs.size(), false);
+  }
+
+  /// Starts every transfer in turn and returns the schedule.
+  Schedule run() {
+    Schedule Out;
+    for (size_t Left = Jobs.size(); Left > 0; --Left) {
+      double BestStart = 0;
+      size_t Best = pickNext(BestStart);
+      Out.Transfers.push_back(start(Best, BestStart));
+    }
+    Out.sortTransfers();
+    for (const Transfer &X : Out.Transfers)
+      Out.MakespanUs = std::max(Out.MakespanUs, X.EndUs);
+    return Out;
+  }
+
+private:
   struct Job {
     unsigned Chunk, Rank; // the rank that sends up, or receives down
     bool Up;
   };
-  std::vector<Job> Jobs;
-  // Per chunk and rank: children still to deliver, when the rank's sum
-  // (up) is there, and when the total arrived (down; -1 before).
-  std::vector<std::vector<unsigned>> Waiting(Chunks, std::vector<unsigned>(N));
-  std::vector<std::vector<double>> UpAt(Chunks, std::vector<double>(N, 0));
-  std::vector<std::vector<double>> DownAt(Chunks, std::vector<double>(N, -1));
-  for (unsigned C = 0; C < Chunks; ++C)
-    for (unsigned R = 0; R < N; ++R)
-      if (int P = Parent[C % 2][R]; P >= 0) {
-        ++Waiting[C][unsigned(P)];
-        Jobs.push_back({C, R, true});
-        Jobs.push_back({C, R, false});
-      }
-  Schedule Out;
-  std::vector<bool> Done(Jobs.size(), false);
-  for (size_t Left = Jobs.size(); Left > 0; --Left) {
+
+  /// The job that can start first (\p BestStart: when).
+  size_t pickNext(double &BestStart) const {
     size_t Best = Jobs.size();
-    double BestStart = 0;
     for (size_t J = 0; J < Jobs.size(); ++J) {
       if (Done[J])
         continue;
@@ -316,6 +348,11 @@ std::optional<Schedule> tacclc::treeAllReduceSchedule(const Sketch &S,
         BestStart = Start;
       }
     }
+    return Best;
+  }
+
+  /// Starts job \p Best at \p BestStart and releases what waits on it.
+  Transfer start(size_t Best, double BestStart) {
     const Job &X = Jobs[Best];
     Done[Best] = true;
     unsigned P = unsigned(Parent[X.Chunk % 2][X.Rank]);
@@ -328,16 +365,35 @@ std::optional<Schedule> tacclc::treeAllReduceSchedule(const Sketch &S,
     Tr.EndUs = BestStart + T.link(L).costUs(Bytes);
     Tr.Reduce = X.Up;
     LinkFree[L.index()] = Tr.EndUs;
-    Out.Transfers.push_back(Tr);
     if (X.Up) {
       --Waiting[X.Chunk][P];
       UpAt[X.Chunk][P] = std::max(UpAt[X.Chunk][P], Tr.EndUs);
     } else {
       DownAt[X.Chunk][X.Rank] = Tr.EndUs;
     }
+    return Tr;
   }
-  Out.sortTransfers();
-  for (const Transfer &X : Out.Transfers)
-    Out.MakespanUs = std::max(Out.MakespanUs, X.EndUs);
-  return Out;
+
+  const Topology &T;
+  const std::vector<std::vector<int>> &Parent;
+  const double Bytes;
+  std::vector<double> LinkFree;
+  std::vector<Job> Jobs;
+  std::vector<bool> Done;
+  // Per chunk and rank: children still to deliver, when the rank's sum
+  // (up) is there, and when the total arrived (down; -1 before).
+  std::vector<std::vector<unsigned>> Waiting;
+  std::vector<std::vector<double>> UpAt, DownAt;
+};
+} // namespace
+
+std::optional<Schedule> tacclc::treeAllReduceSchedule(const Sketch &S,
+                                                      std::string &Error) {
+  auto Chain = nodeChains(S.Topo, Error);
+  if (!Chain)
+    return std::nullopt;
+  auto Parent = treeParents(S.Topo, *Chain, Error);
+  if (!Parent)
+    return std::nullopt;
+  return TreeScheduler(S, *Parent).run();
 }

@@ -289,6 +289,128 @@ double totalIngress(const FlowNetwork &G) {
     Sum += std::min(In[V], ToRanks[V]);
   return Sum;
 }
+
+/// The per-rank bound of \p C for \p M bytes on \p T (flow network \p G,
+/// reversed \p Rev): the slowest rank, ports counted once, then all ranks
+/// together (every byte that moves lands in a rank and leaves one).
+Bound perRankBound(const ir::Topology &T, BoundCollective C, double M,
+                   unsigned Root, const FlowNetwork &G,
+                   const FlowNetwork &Rev) {
+  const unsigned N = T.getNumRanks();
+  const double Shard = M / N, Frac = double(N - 1) / N;
+  Bound Out;
+  std::vector<double> Egress = egress(G), Ingress = egress(Rev);
+  auto PerRank = [&](const std::vector<double> &Cap, double Need,
+                     const char *Dir, int Only = -1, int Skip = -1) {
+    for (unsigned R = 0; R < N; ++R) {
+      if ((Only >= 0 && int(R) != Only) || int(R) == Skip)
+        continue;
+      double TUs = Cap[R] > 0 ? Need / Cap[R] : Inf;
+      if (TUs > Out.TimeUs)
+        Out = {TUs,
+               fmt::format("{} {} {}", boundRankName(T, R), Dir, gbps(Cap[R]))};
+    }
+  };
+  switch (C) {
+  case BoundCollective::AllGather:
+    PerRank(Ingress, Frac * M, "ejection");
+    PerRank(Egress, Shard, "injection");
+    break;
+  case BoundCollective::ReduceScatter:
+    PerRank(Egress, Frac * M, "injection");
+    PerRank(Ingress, Shard, "ejection");
+    break;
+  case BoundCollective::AllToAll:
+    PerRank(Ingress, Frac * M, "ejection");
+    PerRank(Egress, Frac * M, "injection");
+    break;
+  case BoundCollective::AllReduce:
+    PerRank(Ingress, M, "ejection");
+    PerRank(Egress, M, "injection");
+    break;
+  case BoundCollective::Broadcast:
+    PerRank(Egress, M, "injection", Root);
+    PerRank(Ingress, M, "ejection", -1, Root);
+    break;
+  case BoundCollective::Reduce:
+    PerRank(Ingress, M, "ejection", Root);
+    PerRank(Egress, M, "injection", -1, Root);
+    break;
+  }
+  double Moved = (C == BoundCollective::AllReduce ? 2 : 1) * (N - 1) * M;
+  for (auto [Tot, Dir] : {std::pair(totalIngress(G), "into"),
+                          std::pair(totalIngress(Rev), "out of")}) {
+    double TUs = Tot > 0 ? Moved / Tot : Inf;
+    if (TUs > Out.TimeUs * (1 + 1e-9))
+      Out = {TUs, fmt::format("{}(N-1) M bytes moved over the total "
+                              "capacity {} ranks, {}",
+                              C == BoundCollective::AllReduce ? "2" : "", Dir,
+                              gbps(Tot))};
+  }
+  return Out;
+}
+
+/// The cut bound of \p B's collective on \p T (see the file comment): sets
+/// B.CutBound, B.Binding and, as they apply, B.ReduceCut and B.CutExact.
+void cutBound(const ir::Topology &T, const FlowNetwork &G,
+              const FlowNetwork &Rev, CollectiveBounds &B) {
+  const BoundCollective C = B.Collective;
+  const unsigned N = B.Ranks, Root = B.Root;
+  const double M = B.Bytes, Shard = B.Bytes / N;
+  switch (C) {
+  case BoundCollective::AllGather:
+  case BoundCollective::ReduceScatter:
+  case BoundCollective::AllReduce: {
+    double TUs = 0;
+    if (C != BoundCollective::ReduceScatter) {
+      auto [X, S] = allGatherRate(G);
+      B.Binding = describe(T, G, S);
+      TUs += Shard / X;
+    }
+    if (C != BoundCollective::AllGather) {
+      auto [X, S] = allGatherRate(Rev);
+      // Reversed, the set's complement is the one data leaves.
+      Cut RC = describe(T, G, complement(S));
+      TUs += Shard / X;
+      if (C == BoundCollective::ReduceScatter)
+        B.Binding = RC;
+      else
+        B.ReduceCut = RC;
+    }
+    B.CutBound.TimeUs = TUs;
+    B.CutBound.Why = C == BoundCollective::AllReduce
+                         ? "reduce-scatter " + B.ReduceCut->Description +
+                               " + allgather " + B.Binding.Description
+                         : B.Binding.Description;
+    break;
+  }
+  case BoundCollective::AllToAll: {
+    auto [V, S] = allToAllCut(T, G, B.CutExact);
+    B.Binding = describe(T, G, S);
+    B.CutBound.TimeUs = V * Shard;
+    B.CutBound.Why = B.Binding.Description;
+    break;
+  }
+  case BoundCollective::Broadcast:
+  case BoundCollective::Reduce: {
+    bool Bc = C == BoundCollective::Broadcast;
+    const FlowNetwork &Net = Bc ? G : Rev;
+    MinCut Best;
+    Best.Value = Inf;
+    for (unsigned V = 0; V < N; ++V)
+      if (V != Root) {
+        MinCut Cut = minCut(Net, {{Root, UnboundedCapacity}}, {V});
+        if (Cut.Value < Best.Value)
+          Best = std::move(Cut);
+      }
+    B.Binding = describe(T, G, Bc ? Best.InS : complement(Best.InS));
+    B.CutBound.TimeUs = M / Best.Value;
+    B.CutBound.Why = B.Binding.Description;
+    break;
+  }
+  }
+}
+
 } // namespace
 
 std::optional<BoundCollective>
@@ -347,7 +469,6 @@ tacclc::computeBounds(const ir::Topology &Topo, BoundCollective C, double Bytes,
   }
   ir::Topology T = Topo;
   T.applyCostsAt(Bytes / N);
-  const double M = Bytes, Shard = Bytes / N, Frac = double(N - 1) / N;
 
   // Latency: the farthest pair that must communicate.
   auto Needed = [&](unsigned S, unsigned R) {
@@ -360,113 +481,8 @@ tacclc::computeBounds(const ir::Topology &Topo, BoundCollective C, double Bytes,
 
   FlowNetwork G = buildFlowNetwork(T);
   FlowNetwork Rev = G.reversed();
-
-  // Per rank: ports counted once.
-  std::vector<double> Out = egress(G), In = egress(Rev);
-  auto PerRank = [&](const std::vector<double> &Cap, double Need,
-                     const char *Dir, int Only = -1, int Skip = -1) {
-    for (unsigned R = 0; R < N; ++R) {
-      if ((Only >= 0 && int(R) != Only) || int(R) == Skip)
-        continue;
-      double TUs = Cap[R] > 0 ? Need / Cap[R] : Inf;
-      if (TUs > B.PerRank.TimeUs)
-        B.PerRank = {TUs, fmt::format("{} {} {}", boundRankName(T, R), Dir,
-                                      gbps(Cap[R]))};
-    }
-  };
-  switch (C) {
-  case BoundCollective::AllGather:
-    PerRank(In, Frac * M, "ejection");
-    PerRank(Out, Shard, "injection");
-    break;
-  case BoundCollective::ReduceScatter:
-    PerRank(Out, Frac * M, "injection");
-    PerRank(In, Shard, "ejection");
-    break;
-  case BoundCollective::AllToAll:
-    PerRank(In, Frac * M, "ejection");
-    PerRank(Out, Frac * M, "injection");
-    break;
-  case BoundCollective::AllReduce:
-    PerRank(In, M, "ejection");
-    PerRank(Out, M, "injection");
-    break;
-  case BoundCollective::Broadcast:
-    PerRank(Out, M, "injection", Root);
-    PerRank(In, M, "ejection", -1, Root);
-    break;
-  case BoundCollective::Reduce:
-    PerRank(In, M, "ejection", Root);
-    PerRank(Out, M, "injection", -1, Root);
-    break;
-  }
-
-  // All ranks together: every byte that moves lands in a rank and leaves
-  // one.
-  double Moved = (C == BoundCollective::AllReduce ? 2 : 1) * (N - 1) * M;
-  for (auto [Tot, Dir] : {std::pair(totalIngress(G), "into"),
-                          std::pair(totalIngress(Rev), "out of")}) {
-    double TUs = Tot > 0 ? Moved / Tot : Inf;
-    if (TUs > B.PerRank.TimeUs * (1 + 1e-9))
-      B.PerRank = {TUs, fmt::format("{}(N-1) M bytes moved over the total "
-                                    "capacity {} ranks, {}",
-                                    C == BoundCollective::AllReduce ? "2" : "",
-                                    Dir, gbps(Tot))};
-  }
-
-  // Cut.
-  switch (C) {
-  case BoundCollective::AllGather:
-  case BoundCollective::ReduceScatter:
-  case BoundCollective::AllReduce: {
-    double TUs = 0;
-    if (C != BoundCollective::ReduceScatter) {
-      auto [X, S] = allGatherRate(G);
-      B.Binding = describe(T, G, S);
-      TUs += Shard / X;
-    }
-    if (C != BoundCollective::AllGather) {
-      auto [X, S] = allGatherRate(Rev);
-      // Reversed, the set's complement is the one data leaves.
-      Cut RC = describe(T, G, complement(S));
-      TUs += Shard / X;
-      if (C == BoundCollective::ReduceScatter)
-        B.Binding = RC;
-      else
-        B.ReduceCut = RC;
-    }
-    B.CutBound.TimeUs = TUs;
-    B.CutBound.Why = C == BoundCollective::AllReduce
-                         ? "reduce-scatter " + B.ReduceCut->Description +
-                               " + allgather " + B.Binding.Description
-                         : B.Binding.Description;
-    break;
-  }
-  case BoundCollective::AllToAll: {
-    auto [V, S] = allToAllCut(T, G, B.CutExact);
-    B.Binding = describe(T, G, S);
-    B.CutBound.TimeUs = V * Shard;
-    B.CutBound.Why = B.Binding.Description;
-    break;
-  }
-  case BoundCollective::Broadcast:
-  case BoundCollective::Reduce: {
-    bool Bc = C == BoundCollective::Broadcast;
-    const FlowNetwork &Net = Bc ? G : Rev;
-    MinCut Best;
-    Best.Value = Inf;
-    for (unsigned V = 0; V < N; ++V)
-      if (V != Root) {
-        MinCut Cut = minCut(Net, {{Root, UnboundedCapacity}}, {V});
-        if (Cut.Value < Best.Value)
-          Best = std::move(Cut);
-      }
-    B.Binding = describe(T, G, Bc ? Best.InS : complement(Best.InS));
-    B.CutBound.TimeUs = M / Best.Value;
-    B.CutBound.Why = B.Binding.Description;
-    break;
-  }
-  }
+  B.PerRank = perRankBound(T, C, Bytes, Root, G, Rev);
+  cutBound(T, G, Rev, B);
 
   B.Combined = B.CutBound;
   B.LimitedBy = "cut";

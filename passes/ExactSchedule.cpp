@@ -105,156 +105,212 @@ ScheduleModel tacclc::buildScheduleModel(const Sketch &S, const Schedule &Sched,
   return std::move(*buildScheduleModel(S, Sched, AllowMerge, Deadline()));
 }
 
-std::optional<ScheduleModel>
-tacclc::buildScheduleModel(const Sketch &S, const Schedule &Sched,
-                           bool AllowMerge, const Deadline &GiveUp) {
-  PhaseScope Phase("building the scheduling model");
-  // Checked every 1024 transfers.
-  auto OutOfTime = [&](size_t I) {
+namespace {
+/// Builds the stage-3 model of a stage-2 schedule (see the file comment),
+/// one group of variables or rows per method, in the model's order.
+class ScheduleModelBuilder {
+public:
+  ScheduleModelBuilder(const Sketch &S, const Schedule &Sched, bool AllowMerge,
+                       const Deadline &GiveUp)
+      : S(S), Sched(Sched), Ts(Sched.Transfers), AllowMerge(AllowMerge),
+        GiveUp(GiveUp), St(analyse(S, Sched)), TM(S), M(SM.Model),
+        H(Sched.MakespanUs) {
+    double MaxCost = 0;
+    for (const Transfer &T : Ts)
+      MaxCost = std::max(MaxCost, TM.costUs(T.Link));
+    BigM = H + MaxCost;
+  }
+
+  /// The model, or nothing once the deadline has passed.
+  std::optional<ScheduleModel> build() {
+    addVariables();
+    if (!addTransferRows())
+      return std::nullopt;
+    // Valid inequalities: a lane or port moves all its data one message at
+    // a time, after the latency of the first, whatever is merged. They give
+    // the LP the load bound that the big-M rows hide (without them CBC
+    // proves little where latency overlaps and merges hardly change T).
+    for (size_t L = 0; L < St.Lanes.size(); ++L)
+      addWork(fmt::format("lanework{}", L), St.Lanes[L]);
+    addFifoRows();
+    for (size_t P = 0; P < St.Ports.size(); ++P)
+      addWork(fmt::format("portwork{}", P), St.Ports[P]);
+    if (!addPortRows())
+      return std::nullopt;
+    addRunRows();
+    return std::move(SM);
+  }
+
+private:
+  /// Checked every 1024 transfers.
+  bool outOfTime(size_t I) const {
     if (I % 1024 != 0)
       return false;
     checkDeadline();
     return GiveUp.hasPassed();
-  };
-  const auto &Ts = Sched.Transfers;
-  Structure St = analyse(S, Sched);
-  const TimeModel TM(S);
-  auto Data = [&](size_t I) { return TM.dataUs(Ts[I].Link); };
-  ScheduleModel SM;
-  solver::Model &M = SM.Model;
-  const double H = Sched.MakespanUs;
-  double MaxCost = 0;
-  for (const Transfer &T : Ts)
-    MaxCost = std::max(MaxCost, TM.costUs(T.Link));
-  const double BigM = H + MaxCost;
-  const double Eps = 1e-4 / std::max<size_t>(1, Ts.size());
-
-  SM.Makespan = M.addVariable("T", 0, H, solver::VarKind::Continuous, 1.0);
-  SM.WarmStart.push_back(H);
-  auto Name = [&](const char *What, size_t I) {
+  }
+  double data(size_t I) const { return TM.dataUs(Ts[I].Link); }
+  /// The name of \p What's variable or row for transfer \p I.
+  std::string name(const char *What, size_t I) const {
     const Link &L = S.Topo.link(Ts[I].Link);
     return fmt::format("{}_c{}_l{}_{}", What, Ts[I].Chunk.index(),
                        L.Src.index(), L.Dst.index());
-  };
-  for (size_t I = 0; I < Ts.size(); ++I) {
-    SM.Start.push_back(
-        M.addVariable(Name("s", I), 0, H, solver::VarKind::Continuous));
-    SM.WarmStart.push_back(Ts[I].StartUs);
-    SM.End.push_back(
-        M.addVariable(Name("e", I), 0, H, solver::VarKind::Continuous));
-    SM.WarmStart.push_back(Ts[I].EndUs);
-    SM.Arrive.push_back(
-        M.addVariable(Name("a", I), 0, H, solver::VarKind::Continuous, Eps));
-    SM.WarmStart.push_back(Ts[I].EndUs);
   }
-  SM.JoinPrev.resize(Ts.size());
-  for (size_t I = 0; I < Ts.size(); ++I) {
-    int P = St.LanePrev[I];
-    if (AllowMerge && P >= 0 && mayMerge(S, Ts[P], Ts[I])) {
-      SM.JoinPrev[I] = M.addBinary(Name("g", I));
-      SM.WarmStart.push_back(0);
-      ++SM.NumDecisions;
+
+  /// T, then s, e, a per transfer, then g where merging is allowed, with
+  /// their warm start (stage 2's times, no merges).
+  void addVariables() {
+    const double Eps = 1e-4 / std::max<size_t>(1, Ts.size());
+    SM.Makespan = M.addVariable("T", 0, H, solver::VarKind::Continuous, 1.0);
+    SM.WarmStart.push_back(H);
+    for (size_t I = 0; I < Ts.size(); ++I) {
+      SM.Start.push_back(
+          M.addVariable(name("s", I), 0, H, solver::VarKind::Continuous));
+      SM.WarmStart.push_back(Ts[I].StartUs);
+      SM.End.push_back(
+          M.addVariable(name("e", I), 0, H, solver::VarKind::Continuous));
+      SM.WarmStart.push_back(Ts[I].EndUs);
+      SM.Arrive.push_back(
+          M.addVariable(name("a", I), 0, H, solver::VarKind::Continuous, Eps));
+      SM.WarmStart.push_back(Ts[I].EndUs);
+    }
+    SM.JoinPrev.resize(Ts.size());
+    for (size_t I = 0; I < Ts.size(); ++I) {
+      int P = St.LanePrev[I];
+      if (AllowMerge && P >= 0 && mayMerge(S, Ts[P], Ts[I])) {
+        SM.JoinPrev[I] = M.addBinary(name("g", I));
+        SM.WarmStart.push_back(0);
+        ++SM.NumDecisions;
+      }
     }
   }
 
-  for (size_t I = 0; I < Ts.size(); ++I) {
-    if (OutOfTime(I))
-      return std::nullopt;
-    auto S_ = SM.Start[I], A = SM.Arrive[I];
-    if (St.Parent[I] >= 0)
-      M.addGreaterEqual(Name("ready", I),
-                        {{S_, 1.0}, {SM.Arrive[St.Parent[I]], -1.0}}, 0.0);
-    M.addGreaterEqual(Name("dur", I), {{SM.End[I], 1.0}, {S_, -1.0}},
-                      TM.costUs(Ts[I].Link));
-    M.addGreaterEqual(Name("arrive", I), {{A, 1.0}, {SM.End[I], -1.0}}, 0.0);
-    M.addGreaterEqual(Name("done", I), {{SM.Makespan, 1.0}, {A, -1.0}}, 0.0);
-    int P = St.LanePrev[I];
-    if (P < 0)
-      continue;
-    std::vector<Term> Serial = {{SM.End[I], 1.0}, {SM.Arrive[P], -1.0}};
-    if (auto G = SM.JoinPrev[I]) {
-      Serial.push_back({*G, BigM});
-      auto SP = SM.Start[P], AP = SM.Arrive[P];
-      M.addLessEqual(Name("same_hi", I), {{S_, 1.0}, {SP, -1.0}, {*G, BigM}},
-                     BigM);
-      M.addGreaterEqual(Name("same_lo", I),
-                        {{S_, 1.0}, {SP, -1.0}, {*G, -BigM}}, -BigM);
-      M.addGreaterEqual(Name("grow", I),
-                        {{SM.End[I], 1.0}, {SM.End[P], -1.0}, {*G, -BigM}},
-                        Data(I) - BigM);
-      M.addGreaterEqual(Name("land", I), {{AP, 1.0}, {A, -1.0}, {*G, -BigM}},
-                        -BigM);
+  /// Per transfer: ready, dur, arrive, done, and the lane rows to the one
+  /// before it (same_hi, same_lo, grow, land where it may join it).
+  /// False once the deadline has passed.
+  bool addTransferRows() {
+    for (size_t I = 0; I < Ts.size(); ++I) {
+      if (outOfTime(I))
+        return false;
+      auto S_ = SM.Start[I], A = SM.Arrive[I];
+      if (St.Parent[I] >= 0)
+        M.addGreaterEqual(name("ready", I),
+                          {{S_, 1.0}, {SM.Arrive[St.Parent[I]], -1.0}}, 0.0);
+      M.addGreaterEqual(name("dur", I), {{SM.End[I], 1.0}, {S_, -1.0}},
+                        TM.costUs(Ts[I].Link));
+      M.addGreaterEqual(name("arrive", I), {{A, 1.0}, {SM.End[I], -1.0}}, 0.0);
+      M.addGreaterEqual(name("done", I), {{SM.Makespan, 1.0}, {A, -1.0}}, 0.0);
+      int P = St.LanePrev[I];
+      if (P < 0)
+        continue;
+      std::vector<Term> Serial = {{SM.End[I], 1.0}, {SM.Arrive[P], -1.0}};
+      if (auto G = SM.JoinPrev[I]) {
+        Serial.push_back({*G, BigM});
+        auto SP = SM.Start[P], AP = SM.Arrive[P];
+        M.addLessEqual(name("same_hi", I), {{S_, 1.0}, {SP, -1.0}, {*G, BigM}},
+                       BigM);
+        M.addGreaterEqual(name("same_lo", I),
+                          {{S_, 1.0}, {SP, -1.0}, {*G, -BigM}}, -BigM);
+        M.addGreaterEqual(name("grow", I),
+                          {{SM.End[I], 1.0}, {SM.End[P], -1.0}, {*G, -BigM}},
+                          data(I) - BigM);
+        M.addGreaterEqual(name("land", I), {{AP, 1.0}, {A, -1.0}, {*G, -BigM}},
+                          -BigM);
+      }
+      M.addGreaterEqual(name("lane", I), Serial, data(I));
     }
-    M.addGreaterEqual(Name("lane", I), Serial, Data(I));
+    return true;
   }
-  // Valid inequalities: a lane or port moves all its data one message at
-  // a time, after the latency of the first, whatever is merged. They give
-  // the LP the load bound that the big-M rows hide (without them CBC
-  // proves little where latency overlaps and merges hardly change T).
-  auto AddWork = [&](const std::string &RowName,
-                     const std::vector<size_t> &Ts_) {
+
+  /// T >= s[first] + h + sum d over the transfers \p Ts_ of a lane or port.
+  void addWork(const std::string &RowName, const std::vector<size_t> &Ts_) {
     if (Ts_.size() < 2)
       return;
     double Work = TM.hopUs(Ts[Ts_.front()].Link);
     for (size_t I : Ts_)
-      Work += Data(I);
+      Work += data(I);
     M.addGreaterEqual(
         RowName, {{SM.Makespan, 1.0}, {SM.Start[Ts_.front()], -1.0}}, Work);
-  };
-  for (size_t L = 0; L < St.Lanes.size(); ++L)
-    AddWork(fmt::format("lanework{}", L), St.Lanes[L]);
-  // A lane's FIFO holds F messages in flight: the message F after another
-  // lands a latency and its data after it, so the m-th message of a lane
-  // lands at least m / F such rounds after the lane's first start, m the
-  // transfers up to it less their merges. One row per transfer from the
-  // F-th on.
-  const unsigned Fifo = TM.fifoMessages(1);
-  for (const std::vector<size_t> &Lane : St.Lanes) {
-    if (Lane.size() <= Fifo)
-      continue;
-    const double Round = TM.costUs(Ts[Lane.front()].Link) / Fifo;
-    std::vector<Term> Merges;
-    for (size_t K = 0; K < Lane.size(); ++K) {
-      if (auto G = SM.JoinPrev[Lane[K]])
-        Merges.push_back({*G, Round});
-      if (K + 1 < Fifo)
+  }
+
+  /// A lane's FIFO holds F messages in flight: the message F after another
+  /// lands a latency and its data after it, so the m-th message of a lane
+  /// lands at least m / F such rounds after the lane's first start, m the
+  /// transfers up to it less their merges. One row per transfer from the
+  /// F-th on.
+  void addFifoRows() {
+    const unsigned Fifo = TM.fifoMessages(1);
+    for (const std::vector<size_t> &Lane : St.Lanes) {
+      if (Lane.size() <= Fifo)
         continue;
-      std::vector<Term> Row = {{SM.Arrive[Lane[K]], 1.0},
-                               {SM.Start[Lane.front()], -1.0}};
-      Row.insert(Row.end(), Merges.begin(), Merges.end());
-      M.addGreaterEqual(Name("fifo", Lane[K]), Row, Round * double(K + 1));
+      const double Round = TM.costUs(Ts[Lane.front()].Link) / Fifo;
+      std::vector<Term> Merges;
+      for (size_t K = 0; K < Lane.size(); ++K) {
+        if (auto G = SM.JoinPrev[Lane[K]])
+          Merges.push_back({*G, Round});
+        if (K + 1 < Fifo)
+          continue;
+        std::vector<Term> Row = {{SM.Arrive[Lane[K]], 1.0},
+                                 {SM.Start[Lane.front()], -1.0}};
+        Row.insert(Row.end(), Merges.begin(), Merges.end());
+        M.addGreaterEqual(name("fifo", Lane[K]), Row, Round * double(K + 1));
+      }
     }
   }
-  for (size_t P = 0; P < St.Ports.size(); ++P)
-    AddWork(fmt::format("portwork{}", P), St.Ports[P]);
-  // Shared ports, in stage-2 order.
-  for (size_t P = 0; P < St.Ports.size(); ++P) {
-    const std::vector<size_t> &Port = St.Ports[P];
-    for (size_t K = 1; K < Port.size(); ++K) {
-      if (OutOfTime(K))
-        return std::nullopt;
-      size_t U = Port[K - 1], V = Port[K];
-      if (portRowRedundant(Sched, St, U, V))
-        continue; // the lane row already serialises them
-      M.addGreaterEqual(fmt::format("port{}_{}", P, K),
-                        {{SM.End[V], 1.0}, {SM.Arrive[U], -1.0}}, Data(V));
+
+  /// Shared ports, in stage-2 order. False once the deadline has passed.
+  bool addPortRows() {
+    for (size_t P = 0; P < St.Ports.size(); ++P) {
+      const std::vector<size_t> &Port = St.Ports[P];
+      for (size_t K = 1; K < Port.size(); ++K) {
+        if (outOfTime(K))
+          return false;
+        size_t U = Port[K - 1], V = Port[K];
+        if (portRowRedundant(Sched, St, U, V))
+          continue; // the lane row already serialises them
+        M.addGreaterEqual(fmt::format("port{}_{}", P, K),
+                          {{SM.End[V], 1.0}, {SM.Arrive[U], -1.0}}, data(V));
+      }
     }
+    return true;
   }
-  // Messages of at most MaxChunksPerMessage chunks: of any Max joins in a
-  // row (a message of Max + 1 chunks), one must not be taken.
-  std::vector<bool> Joinable(Ts.size());
-  for (size_t I = 0; I < Ts.size(); ++I)
-    Joinable[I] = SM.JoinPrev[I].has_value();
-  for (const std::vector<size_t> &Lane : St.Lanes)
-    for (size_t K = 0; K + MaxChunksPerMessage < Lane.size(); ++K) {
-      if (!needsRunRow(Lane, K, Joinable))
-        continue;
-      std::vector<Term> Run;
-      for (size_t J = K + 1; J <= K + MaxChunksPerMessage; ++J)
-        Run.push_back({*SM.JoinPrev[Lane[J]], 1.0});
-      M.addLessEqual(Name("run", Lane[K]), Run, double(Run.size() - 1));
-    }
-  return SM;
+
+  /// Messages of at most MaxChunksPerMessage chunks: of any Max joins in a
+  /// row (a message of Max + 1 chunks), one must not be taken.
+  void addRunRows() {
+    std::vector<bool> Joinable(Ts.size());
+    for (size_t I = 0; I < Ts.size(); ++I)
+      Joinable[I] = SM.JoinPrev[I].has_value();
+    for (const std::vector<size_t> &Lane : St.Lanes)
+      for (size_t K = 0; K + MaxChunksPerMessage < Lane.size(); ++K) {
+        if (!needsRunRow(Lane, K, Joinable))
+          continue;
+        std::vector<Term> Run;
+        for (size_t J = K + 1; J <= K + MaxChunksPerMessage; ++J)
+          Run.push_back({*SM.JoinPrev[Lane[J]], 1.0});
+        M.addLessEqual(name("run", Lane[K]), Run, double(Run.size() - 1));
+      }
+  }
+
+  const Sketch &S;
+  const Schedule &Sched;
+  const std::vector<Transfer> &Ts;
+  const bool AllowMerge;
+  const Deadline &GiveUp;
+  const Structure St;
+  const TimeModel TM;
+  ScheduleModel SM;
+  solver::Model &M;
+  const double H;
+  double BigM = 0;
+};
+} // namespace
+
+std::optional<ScheduleModel>
+tacclc::buildScheduleModel(const Sketch &S, const Schedule &Sched,
+                           bool AllowMerge, const Deadline &GiveUp) {
+  PhaseScope Phase("building the scheduling model");
+  return ScheduleModelBuilder(S, Sched, AllowMerge, GiveUp).build();
 }
 
 namespace {
@@ -271,8 +327,8 @@ std::vector<double> modelPoint(const Sketch &S, const ScheduleModel &SM,
   for (const std::vector<size_t> &Lane : St.Lanes)
     for (size_t I : Lane) {
       const Transfer &T = Timed.Transfers[I];
-      Grown = Join[I] ? Grown + TM.dataUs(T.Link)
-                      : T.StartUs + TM.costUs(T.Link);
+      Grown =
+          Join[I] ? Grown + TM.dataUs(T.Link) : T.StartUs + TM.costUs(T.Link);
       X[SM.Start[I].Index] = T.StartUs;
       X[SM.End[I].Index] = Grown;
       X[SM.Arrive[I].Index] = T.EndUs;

@@ -130,16 +130,69 @@ Schedule tacclc::scheduleTransfers(const Sketch &S, const Routes &R,
   return std::move(*listSchedule(S, R, O, Deadline()));
 }
 
-std::optional<Schedule> tacclc::listSchedule(const Sketch &S, const Routes &R,
-                                             Ordering O,
-                                             const Deadline &GiveUp,
-                                             const ListStart &From) {
-  const Topology &Topo = S.Topo;
-  const TimeModel TM(S);
-  std::vector<Job> Jobs;
-  // Children of each job: jobs of the same chunk leaving its destination.
-  std::vector<std::vector<size_t>> Children;
-  for (const ChunkRoute &CR : R.Chunks) {
+namespace {
+/// The list scheduler of one ordering heuristic (see the file comment):
+/// the jobs, the batches, and the state of every lane and shared port.
+class ListScheduler {
+public:
+  ListScheduler(const Sketch &S, const Routes &R, Ordering O,
+                const ListStart &From)
+      : S(S), Topo(S.Topo), TM(S), O(O), Fifo(TM.fifoMessages(1)),
+        Ports(Topo.resources()), PortFree(Ports.size(), 0.0),
+        PortsOf(Topo.links().size()), OwnPending(Topo.links().size(), 0) {
+    for (const ChunkRoute &CR : R.Chunks)
+      addChunkJobs(CR, From);
+    if (O == Ordering::Batched)
+      formBatches();
+    else
+      BatchOf.assign(Jobs.size(), -1);
+    initLanes(From);
+    if (S.SenderFirst)
+      for (const Job &J : Jobs)
+        if (crossesNodes(J.Link) && isOwn(J))
+          ++OwnPending[J.Link.index()];
+  }
+
+  /// Starts every job in turn; nothing once \p GiveUp has passed.
+  std::optional<Schedule> run(const Deadline &GiveUp) {
+    // Jobs whose chunk has arrived at their link's source, by index.
+    for (size_t I = 0; I < Jobs.size(); ++I)
+      if (Jobs[I].Ready != std::numeric_limits<double>::infinity())
+        Ready.push_back(I);
+    Schedule Out;
+    Continue = Jobs.size();
+    for (size_t Left = Jobs.size(); Left > 0; --Left) {
+      checkDeadline();
+      if (GiveUp.hasPassed())
+        return std::nullopt;
+      Choice Next = pickNext();
+      if (Next.JobIdx == Jobs.size())
+        reportInternalError("list scheduler: no transfer can start");
+      start(Next, Out);
+    }
+    Out.sortTransfers();
+    return Out;
+  }
+
+private:
+  /// Lanes per link: when each has moved its data, posted its last
+  /// message, and when its messages in flight land.
+  struct Lane {
+    double DataFree = 0, Posted = 0;
+    std::deque<double> Landings; ///< The last FIFO's worth.
+  };
+  /// The job to start next, its position in Ready, its lane, start and
+  /// post times and sort key (JobIdx is Jobs.size() for none).
+  struct Choice {
+    size_t JobIdx, Pos = 0, LaneIdx = 0;
+    double Start = 0, Post = 0;
+    std::array<double, 3> Key{};
+  };
+
+  /// Adds the jobs of chunk route \p CR: their children (jobs of the same
+  /// chunk leaving their destination), ready times at pre ranks and path
+  /// lengths below them.
+  void addChunkJobs(const ChunkRoute &CR, const ListStart &From) {
     size_t First = Jobs.size();
     for (LinkId L : CR.Links)
       Jobs.push_back({CR.Chunk, L});
@@ -177,13 +230,12 @@ std::optional<Schedule> tacclc::listSchedule(const Sketch &S, const Routes &R,
     }
   }
 
-  // Batches (Ordering::Batched): per contiguous link, its jobs in output
-  // order, cut where two neighbours may not share a message or a batch is
-  // full; a batch of one is none. BatchOf[I] is job I's batch, whose jobs
-  // not yet started are Batches[B], the next first.
-  std::vector<int> BatchOf(Jobs.size(), -1);
-  std::vector<std::vector<size_t>> Batches;
-  if (O == Ordering::Batched) {
+  /// Batches (Ordering::Batched): per contiguous link, its jobs in output
+  /// order, cut where two neighbours may not share a message or a batch is
+  /// full; a batch of one is none. BatchOf[I] is job I's batch, whose jobs
+  /// not yet started are Batches[B], the next first.
+  void formBatches() {
+    BatchOf.assign(Jobs.size(), -1);
     std::map<unsigned, std::vector<size_t>> OnLink;
     for (size_t I = 0; I < Jobs.size(); ++I)
       OnLink[Jobs[I].Link.index()].push_back(I);
@@ -211,41 +263,17 @@ std::optional<Schedule> tacclc::listSchedule(const Sketch &S, const Routes &R,
       Close();
     }
   }
-  // A batched job may start when it is its batch's next and every job of
-  // the batch has arrived; \p Earliest is then the last arrival.
-  auto BatchReady = [&](size_t I, double &Earliest) {
-    int B = BatchOf[I];
-    if (B < 0)
-      return true;
-    const std::vector<size_t> &Js = Batches[B];
-    if (Js.front() != I)
-      return false;
-    for (size_t J : Js) {
-      if (Jobs[J].Ready == std::numeric_limits<double>::infinity())
-        return false;
-      Earliest = std::max(Earliest, Jobs[J].Ready);
-    }
-    return true;
-  };
 
-  // Lanes per link: when each has moved its data, posted its last message,
-  // and when its messages in flight land; shared ports per link; own
-  // chunks pending per link.
-  struct Lane {
-    double DataFree = 0, Posted = 0;
-    std::deque<double> Landings; ///< The last FIFO's worth.
-  };
-  const unsigned Fifo = TM.fifoMessages(1);
-  std::vector<std::vector<Lane>> Lanes;
-  for (const Link &L : Topo.links())
-    Lanes.emplace_back(L.Multiplicity);
-  const std::vector<Resource> Ports = Topo.resources();
-  std::vector<double> PortFree(Ports.size(), 0.0);
-  std::vector<std::vector<size_t>> PortsOf(Topo.links().size());
-  for (size_t P = 0; P < Ports.size(); ++P)
-    for (LinkId L : Ports[P].Links)
-      PortsOf[L.index()].push_back(P);
-  if (From.Busy) {
+  /// The lanes and shared ports of every link, holding the transfers of
+  /// the schedule \p From continues until they have moved their data.
+  void initLanes(const ListStart &From) {
+    for (const Link &L : Topo.links())
+      Lanes.emplace_back(L.Multiplicity);
+    for (size_t P = 0; P < Ports.size(); ++P)
+      for (LinkId L : Ports[P].Links)
+        PortsOf[L.index()].push_back(P);
+    if (!From.Busy)
+      return;
     // The busy transfers by landing, so that each lane keeps the last
     // FIFO's worth of them in flight.
     std::vector<const Transfer *> Busy;
@@ -266,22 +294,37 @@ std::optional<Schedule> tacclc::listSchedule(const Sketch &S, const Routes &R,
         PortFree[P] = std::max(PortFree[P], T->EndUs);
     }
   }
-  auto IsOwn = [&](const Job &J) {
+
+  /// True if job \p J sends its chunk from the rank where it starts.
+  bool isOwn(const Job &J) const {
     return S.Coll.chunk(J.Chunk).Source == Topo.link(J.Link).Src;
-  };
-  auto CrossesNodes = [&](LinkId L) {
+  }
+  bool crossesNodes(LinkId L) const {
     return Topo.nodeOf(Topo.link(L).Src) != Topo.nodeOf(Topo.link(L).Dst);
-  };
-  std::vector<unsigned> OwnPending(Topo.links().size(), 0);
-  if (S.SenderFirst)
-    for (const Job &J : Jobs)
-      if (CrossesNodes(J.Link) && IsOwn(J))
-        ++OwnPending[J.Link.index()];
-  // When a job ready at \p Earliest could post its message on link
-  // \p L, and when its data could start moving: on the lane where that is
-  // earliest (\p LaneOut).
-  auto Timing = [&](LinkId L, double Earliest, size_t &LaneOut,
-                    double &Post) {
+  }
+
+  /// A batched job may start when it is its batch's next and every job of
+  /// the batch has arrived; \p Earliest is then the last arrival.
+  bool batchReady(size_t I, double &Earliest) const {
+    int B = BatchOf[I];
+    if (B < 0)
+      return true;
+    const std::vector<size_t> &Js = Batches[B];
+    if (Js.front() != I)
+      return false;
+    for (size_t J : Js) {
+      if (Jobs[J].Ready == std::numeric_limits<double>::infinity())
+        return false;
+      Earliest = std::max(Earliest, Jobs[J].Ready);
+    }
+    return true;
+  }
+
+  /// When a job ready at \p Earliest could post its message on link
+  /// \p L, and when its data could start moving: on the lane where that is
+  /// earliest (\p LaneOut).
+  double timing(LinkId L, double Earliest, size_t &LaneOut,
+                double &Post) const {
     double Best = std::numeric_limits<double>::infinity();
     const std::vector<Lane> &Ls = Lanes[L.index()];
     for (size_t K = 0; K < Ls.size(); ++K) {
@@ -298,93 +341,104 @@ std::optional<Schedule> tacclc::listSchedule(const Sketch &S, const Routes &R,
     for (size_t Pt : PortsOf[L.index()])
       Best = std::max(Best, PortFree[Pt]);
     return Best;
-  };
+  }
 
-  // Jobs whose chunk has arrived at their link's source, by index.
-  std::vector<size_t> Ready;
-  for (size_t I = 0; I < Jobs.size(); ++I)
-    if (Jobs[I].Ready != std::numeric_limits<double>::infinity())
-      Ready.push_back(I);
-
-  Schedule Out;
-  // A batch, once started, sends all its jobs back to back: nothing else
-  // takes its link or ports in between, so that stage 3 may make them one
-  // message. Continue is the started batch's next job, if any.
-  size_t Continue = Jobs.size();
-  for (size_t Left = Jobs.size(); Left > 0; --Left) {
-    checkDeadline();
-    if (GiveUp.hasPassed())
-      return std::nullopt;
-    size_t Best = Jobs.size(), BestPos = 0, BestLane = 0;
-    double BestStart = 0, BestPost = 0;
-    std::array<double, 3> BestKey{};
-    // With batches, a pass may find nothing to start when batches wait on
-    // each other through chunks they relay; the next pass ignores them.
+  /// The ready job that ranks first under the ordering (ties: lower chunk,
+  /// then lower link). With batches, a pass may find nothing to start when
+  /// batches wait on each other through chunks they relay; the next pass
+  /// ignores them.
+  Choice pickNext() const {
+    Choice Best;
+    Best.JobIdx = Jobs.size();
     for (bool UseBatches : {true, false}) {
-      if (Best != Jobs.size())
+      if (Best.JobIdx != Jobs.size())
         break;
       for (size_t Pos = 0; Pos < Ready.size(); ++Pos) {
         size_t I = Ready[Pos];
         if (UseBatches && Continue != Jobs.size() && I != Continue)
           continue;
         const Job &J = Jobs[I];
-        if (OwnPending[J.Link.index()] > 0 && !IsOwn(J))
+        if (OwnPending[J.Link.index()] > 0 && !isOwn(J))
           continue;
         double Earliest = J.Ready;
-        if (UseBatches && !BatchReady(I, Earliest))
+        if (UseBatches && !batchReady(I, Earliest))
           continue;
         size_t LaneK = 0;
         double Post = 0;
-        double Start = Timing(J.Link, Earliest, LaneK, Post) - TM.hopUs(J.Link);
+        double Start = timing(J.Link, Earliest, LaneK, Post) - TM.hopUs(J.Link);
         std::array<double, 3> Key = sortKey(O, J, Start);
-        int Cmp = Best == Jobs.size() ? -1 : compareKeys(Key, BestKey);
+        int Cmp = Best.JobIdx == Jobs.size() ? -1 : compareKeys(Key, Best.Key);
         if (Cmp < 0 ||
             (Cmp == 0 && std::make_pair(J.Chunk.index(), J.Link.index()) <
-                             std::make_pair(Jobs[Best].Chunk.index(),
-                                            Jobs[Best].Link.index()))) {
-          Best = I;
-          BestPos = Pos;
-          BestStart = Start;
-          BestKey = Key;
-          BestLane = LaneK;
-          BestPost = Post;
-        }
+                             std::make_pair(Jobs[Best.JobIdx].Chunk.index(),
+                                            Jobs[Best.JobIdx].Link.index())))
+          Best = {I, Pos, LaneK, Start, Post, Key};
       }
     }
-    if (Best == Jobs.size())
-      reportInternalError("list scheduler: no transfer can start");
-    Ready.erase(Ready.begin() + BestPos);
-    Job &J = Jobs[Best];
+    return Best;
+  }
+
+  /// Starts the chosen job: its lane, ports, batch and children follow,
+  /// and its transfer joins \p Out.
+  void start(const Choice &C, Schedule &Out) {
+    Ready.erase(Ready.begin() + C.Pos);
+    Job &J = Jobs[C.JobIdx];
     J.Done = true;
-    if (BatchOf[Best] >= 0) {
+    // A batch, once started, sends all its jobs back to back: nothing else
+    // takes its link or ports in between, so that stage 3 may make them
+    // one message. Continue is the started batch's next job, if any.
+    if (BatchOf[C.JobIdx] >= 0) {
       // Later jobs of the batch now come after this one; a job started out
       // of turn (the fallback pass) leaves its batch.
-      std::vector<size_t> &Js = Batches[BatchOf[Best]];
-      Js.erase(std::find(Js.begin(), Js.end(), Best));
-      BatchOf[Best] = -1;
+      std::vector<size_t> &Js = Batches[BatchOf[C.JobIdx]];
+      Js.erase(std::find(Js.begin(), Js.end(), C.JobIdx));
+      BatchOf[C.JobIdx] = -1;
       Continue = Js.empty() ? Jobs.size() : Js.front();
     } else {
       Continue = Jobs.size();
     }
-    double End = BestStart + TM.costUs(J.Link);
-    Lane &Ln = Lanes[J.Link.index()][BestLane];
+    double End = C.Start + TM.costUs(J.Link);
+    Lane &Ln = Lanes[J.Link.index()][C.LaneIdx];
     Ln.DataFree = End;
-    Ln.Posted = BestPost;
+    Ln.Posted = C.Post;
     Ln.Landings.push_back(End);
     if (Ln.Landings.size() > Fifo)
       Ln.Landings.pop_front();
     for (size_t P : PortsOf[J.Link.index()])
       PortFree[P] = End;
-    if (S.SenderFirst && CrossesNodes(J.Link) && IsOwn(J))
+    if (S.SenderFirst && crossesNodes(J.Link) && isOwn(J))
       --OwnPending[J.Link.index()];
-    for (size_t C : Children[Best]) {
-      Jobs[C].Ready = End;
-      Ready.push_back(C);
+    for (size_t Ch : Children[C.JobIdx]) {
+      Jobs[Ch].Ready = End;
+      Ready.push_back(Ch);
     }
     Out.Transfers.push_back(
-        {J.Chunk, J.Link, BestStart, End, unsigned(BestLane)});
+        {J.Chunk, J.Link, C.Start, End, unsigned(C.LaneIdx)});
     Out.MakespanUs = std::max(Out.MakespanUs, End);
   }
-  Out.sortTransfers();
-  return Out;
+
+  const Sketch &S;
+  const Topology &Topo;
+  const TimeModel TM;
+  const Ordering O;
+  const unsigned Fifo;
+  std::vector<Job> Jobs;
+  std::vector<std::vector<size_t>> Children;
+  std::vector<int> BatchOf;
+  std::vector<std::vector<size_t>> Batches;
+  std::vector<std::vector<Lane>> Lanes;
+  const std::vector<Resource> Ports;
+  std::vector<double> PortFree;
+  std::vector<std::vector<size_t>> PortsOf;
+  /// Own chunks still to start per link (with `sender first`).
+  std::vector<unsigned> OwnPending;
+  std::vector<size_t> Ready;
+  size_t Continue = 0;
+};
+} // namespace
+
+std::optional<Schedule> tacclc::listSchedule(const Sketch &S, const Routes &R,
+                                             Ordering O, const Deadline &GiveUp,
+                                             const ListStart &From) {
+  return ListScheduler(S, R, O, From).run(GiveUp);
 }

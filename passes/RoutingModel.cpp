@@ -49,8 +49,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/RoutingModel.h"
-#include "passes/TimeModel.h"
 #include "passes/Symmetry.h"
+#include "passes/TimeModel.h"
+#include "passes/UsableLinks.h"
 
 #include "support/Deadline.h"
 
@@ -64,6 +65,7 @@
 
 using namespace tacclc;
 using namespace tacclc::ir;
+using namespace tacclc::stage1;
 using solver::Term;
 using solver::VarId;
 
@@ -106,44 +108,6 @@ private:
   std::set<std::pair<std::vector<std::pair<uint32_t, double>>,
                      std::pair<double, double>>>
       Seen;
-};
-
-/// Which links get a variable for a chunk (buildRoutingModel and
-/// routingModelSize must agree): those leading away from where the chunk
-/// starts that the relay rules let it cross and over which it can reach
-/// the far end before the horizon H. Link costs are computed once.
-class UsableLinks {
-public:
-  UsableLinks(const Sketch &S, double H)
-      : S(S), H(H), IsPre(S.Topo.getNumRanks(), false) {
-    const TimeModel TM(S);
-    for (unsigned L = 0; L < S.Topo.links().size(); ++L)
-      Cost.push_back(TM.costUs(LinkId(L)));
-  }
-  /// Answers for chunk \p C with paths \p P from now on.
-  void setChunk(ChunkId C, const ChunkPaths &P) {
-    for (RankId R : S.Coll.chunk(Chunk).Pre)
-      IsPre[R.index()] = false;
-    Chunk = C;
-    Paths = &P;
-    for (RankId R : S.Coll.chunk(Chunk).Pre)
-      IsPre[R.index()] = true;
-  }
-  bool operator()(LinkId L) const {
-    const Link &Lk = S.Topo.link(L);
-    double From = Paths->Dist[Lk.Src.index()];
-    return !IsPre[Lk.Dst.index()] && std::isfinite(From) &&
-           S.mayCarry(Chunk, L) &&
-           From + Cost[L.index()] <= H * (1 + 1e-9) + 1e-9;
-  }
-
-private:
-  const Sketch &S;
-  double H;
-  std::vector<double> Cost;
-  std::vector<bool> IsPre;
-  ChunkId Chunk{0};
-  const ChunkPaths *Paths = nullptr;
 };
 
 /// uc-min / uc-max: one binary per switch link saying whether any chunk
@@ -203,49 +167,67 @@ void addSwitchPolicies(const Sketch &S, const SymmetryGroup &Group,
       Rows.addLessEqual(Name, std::move(Row), 0.0);
   }
 }
-} // namespace
 
-std::optional<RoutingModel>
-tacclc::buildRoutingModel(const Sketch &S, const SymmetryGroup &Group,
-                          const RoutingStart &WarmStart,
-                          const Deadline &GiveUp) {
-  const Topology &Topo = S.Topo;
-  const Collective &Coll = S.Coll;
-  const TimeModel TM(S);
-  const unsigned NumRanks = Topo.getNumRanks();
-  const unsigned NumLinks = Topo.links().size();
-  const std::vector<ChunkPaths> &Paths = WarmStart.Paths;
-  const double H = WarmStart.Horizon, LowerBound = WarmStart.LowerBound;
-  PhaseScope Phase("building the routing model");
-  // Checked once per chunk (and per link in the global rows).
-  auto OutOfTime = [&] {
+/// Builds the routing model (see the file comment), one group of
+/// variables or rows per method, in the model's order.
+class RoutingModelBuilder {
+public:
+  RoutingModelBuilder(const Sketch &S, const SymmetryGroup &Group,
+                      const RoutingStart &WarmStart, const Deadline &GiveUp)
+      : S(S), Group(Group), Topo(S.Topo), Coll(S.Coll), TM(S),
+        NumRanks(Topo.getNumRanks()), NumLinks(Topo.links().size()),
+        Paths(WarmStart.Paths), H(WarmStart.Horizon),
+        LowerBound(WarmStart.LowerBound), GiveUp(GiveUp), Usable(S, H),
+        M(RM.Model) {}
+
+  /// The model, or nothing once the deadline has passed.
+  std::optional<RoutingModel> build() {
+    M.setSense(solver::Sense::Minimize);
+    RM.Makespan =
+        M.addVariable("T", LowerBound, H, solver::VarKind::Continuous, 1.0);
+    RM.UseVar.assign(Coll.getNumChunks(),
+                     std::vector<std::optional<VarId>>(NumLinks));
+    Start.push_back(H);
+    // Variables and per-chunk rows for orbit representatives only.
+    for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
+      if (!Group.isRepresentative(ChunkId(C)))
+        continue;
+      if (outOfTime())
+        return std::nullopt;
+      addChunk(C);
+    }
+    shareOrbitVariables();
+    // Valid cuts (not in TACCL): a chunk enters every node that needs it
+    // but holds none of its pre ranks at least once, and never crosses a
+    // link both ways. The first makes inter-node load visible to the LP
+    // bound.
+    if (Topo.getNumNodes() > 1 && !addEnterCuts())
+      return std::nullopt;
+    addOnceCuts();
+    // Under symmetry the load rows of a link's images are the same row,
+    // kept once.
+    RowDeduper Rows(M);
+    if (!addLoadRows(Rows))
+      return std::nullopt;
+    addSwitchPolicies(S, Group, RM, Paths, Start, Rows);
+    RM.WarmStart = std::move(Start);
+    RM.WarmStartMakespanUs = H;
+    return std::move(RM);
+  }
+
+private:
+  /// Checked once per chunk (and per link in the global rows).
+  bool outOfTime() const {
     checkDeadline();
     return GiveUp.hasPassed();
-  };
+  }
 
-  const std::vector<Resource> Ports = Topo.resources();
-  UsableLinks Usable(S, H);
-
-  RoutingModel RM;
-  solver::Model &M = RM.Model;
-  M.setSense(solver::Sense::Minimize);
-  RM.Makespan =
-      M.addVariable("T", LowerBound, H, solver::VarKind::Continuous, 1.0);
-  RM.UseVar.assign(Coll.getNumChunks(),
-                   std::vector<std::optional<VarId>>(NumLinks));
-  std::vector<double> Start; // warm start values in variable order
-  Start.push_back(H);
-  const double Eps =
-      1e-3 / std::max<double>(1.0, Coll.getNumChunks() * NumRanks);
-
-  // Variables and per-chunk rows for orbit representatives only.
-  for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
+  /// The variables and rows of representative chunk \p C.
+  void addChunk(unsigned C) {
     const ChunkId Ch(C);
-    if (!Group.isRepresentative(Ch))
-      continue;
-    if (OutOfTime())
-      return std::nullopt;
     const ChunkPaths &P = Paths[C];
+    const double Eps =
+        1e-3 / std::max<double>(1.0, Coll.getNumChunks() * NumRanks);
     // Arrival-time variables (absent, i.e. 0, at pre ranks).
     std::vector<std::optional<VarId>> Arrive(NumRanks);
     for (unsigned R = 0; R < NumRanks; ++R) {
@@ -267,6 +249,16 @@ tacclc::buildRoutingModel(const Sketch &S, const SymmetryGroup &Group,
       Start.push_back(InTree ? 1.0 : 0.0);
     }
     // 3. Rows.
+    addRankRows(C, Arrive);
+    addLinkRows(C, Arrive);
+  }
+
+  /// Per rank the chunk does not start at: recv, and with an arrival
+  /// variable in \p Arrive, cut and (at post ranks) done.
+  void addRankRows(unsigned C,
+                   const std::vector<std::optional<VarId>> &Arrive) {
+    const ChunkId Ch(C);
+    const ChunkPaths &P = Paths[C];
     for (unsigned R = 0; R < NumRanks; ++R) {
       if (Coll.isPre(Ch, RankId(R)))
         continue;
@@ -293,6 +285,12 @@ tacclc::buildRoutingModel(const Sketch &S, const SymmetryGroup &Group,
         M.addGreaterEqual(fmt::format("done_c{}_r{}", C, R),
                           {{RM.Makespan, 1.0}, {*Arrive[R], -1.0}}, 0.0);
     }
+  }
+
+  /// Per link chunk \p C may use: time, and fwd where the link does not
+  /// leave a pre rank.
+  void addLinkRows(unsigned C,
+                   const std::vector<std::optional<VarId>> &Arrive) {
     for (unsigned L = 0; L < NumLinks; ++L) {
       auto X = RM.UseVar[C][L];
       if (!X)
@@ -306,7 +304,7 @@ tacclc::buildRoutingModel(const Sketch &S, const SymmetryGroup &Group,
         Row.push_back({*Arrive[Src], -1.0});
       M.addGreaterEqual(fmt::format("time_c{}_l{}_{}", C, Src, Dst), Row,
                         Cost - BigM);
-      if (!Coll.isPre(Ch, Lk.Src)) {
+      if (!Coll.isPre(ChunkId(C), Lk.Src)) {
         std::vector<Term> Fwd = {{*X, 1.0}};
         for (LinkId In : Topo.inLinks(Lk.Src))
           if (auto Y = RM.UseVar[C][In.index()])
@@ -315,34 +313,32 @@ tacclc::buildRoutingModel(const Sketch &S, const SymmetryGroup &Group,
       }
     }
   }
-  // Every other chunk uses its representative's variables, moved by the
-  // group element that maps the representative onto it.
-  for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
-    ChunkId Ch(C);
-    if (Group.isRepresentative(Ch))
-      continue;
-    unsigned Rep = Group.representative(Ch).index();
-    for (unsigned L = 0; L < NumLinks; ++L)
-      RM.UseVar[C][L] =
-          RM.UseVar[Rep][Group.representativeLink(Ch, LinkId(L)).index()];
+
+  /// Every other chunk uses its representative's variables, moved by the
+  /// group element that maps the representative onto it.
+  void shareOrbitVariables() {
+    for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
+      ChunkId Ch(C);
+      if (Group.isRepresentative(Ch))
+        continue;
+      unsigned Rep = Group.representative(Ch).index();
+      for (unsigned L = 0; L < NumLinks; ++L)
+        RM.UseVar[C][L] =
+            RM.UseVar[Rep][Group.representativeLink(Ch, LinkId(L)).index()];
+    }
   }
-  // Valid cuts (not in TACCL): a chunk enters every node that needs it but
-  // holds none of its pre ranks at least once, and never crosses a link
-  // both ways. The first makes inter-node load visible to the LP bound.
-  if (Topo.getNumNodes() > 1)
+
+  /// enter rows: each representative enters every node that needs it but
+  /// holds none of its pre ranks. False once the deadline has passed.
+  bool addEnterCuts() {
     for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
       if (!Group.isRepresentative(ChunkId(C)))
         continue;
-      if (OutOfTime())
-        return std::nullopt;
+      if (outOfTime())
+        return false;
       const Chunk &Ch = Coll.chunk(ChunkId(C));
       for (unsigned N = 0; N < Topo.getNumNodes(); ++N) {
-        bool HasPre = false, HasPost = false;
-        for (RankId R : Ch.Pre)
-          HasPre |= Topo.nodeOf(R) == N;
-        for (RankId R : Ch.Post)
-          HasPost |= Topo.nodeOf(R) == N;
-        if (HasPre || !HasPost)
+        if (!mustEnterNode(Topo, Ch, N))
           continue;
         std::vector<Term> Enter;
         for (unsigned L = 0; L < NumLinks; ++L) {
@@ -354,181 +350,82 @@ tacclc::buildRoutingModel(const Sketch &S, const SymmetryGroup &Group,
         M.addGreaterEqual(fmt::format("enter_c{}_n{}", C, N), Enter, 1.0);
       }
     }
-  for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
-    for (unsigned L = 0; L < NumLinks && Group.isRepresentative(ChunkId(C));
-         ++L) {
-      const Link &Lk = Topo.link(LinkId(L));
-      auto Back = Topo.findLink(Lk.Dst, Lk.Src);
-      if (!Back || Back->index() < L)
-        continue;
-      auto X = RM.UseVar[C][L], Y = RM.UseVar[C][Back->index()];
-      if (X && Y)
-        M.addLessEqual(
-            fmt::format("once_c{}_l{}_{}", C, Lk.Src.index(), Lk.Dst.index()),
-            {{*X, 1.0}, {*Y, 1.0}}, 1.0);
-    }
+    return true;
+  }
 
-  // Relaxed bandwidth: each link's total load bounds the makespan. Under
-  // symmetry the rows of a link's images are the same row, kept once.
-  RowDeduper Rows(M);
-  for (unsigned L = 0; L < NumLinks; ++L) {
-    if (OutOfTime())
-      return std::nullopt;
-    std::vector<Term> Row = {{RM.Makespan, 1.0}};
-    const Link &Lk = Topo.link(LinkId(L));
+  /// once rows: no representative crosses a link both ways.
+  void addOnceCuts() {
     for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
-      if (auto X = RM.UseVar[C][L])
-        Row.push_back({*X, -TM.laneLoadUs(LinkId(L)) / Lk.Multiplicity});
-    if (Row.size() > 1)
-      Rows.addGreaterEqual(
-          fmt::format("load_l{}_{}", Lk.Src.index(), Lk.Dst.index()), Row, 0.0);
+      for (unsigned L = 0; L < NumLinks && Group.isRepresentative(ChunkId(C));
+           ++L) {
+        const Link &Lk = Topo.link(LinkId(L));
+        auto Back = Topo.findLink(Lk.Dst, Lk.Src);
+        if (!Back || Back->index() < L)
+          continue;
+        auto X = RM.UseVar[C][L], Y = RM.UseVar[C][Back->index()];
+        if (X && Y)
+          M.addLessEqual(
+              fmt::format("once_c{}_l{}_{}", C, Lk.Src.index(), Lk.Dst.index()),
+              {{*X, 1.0}, {*Y, 1.0}}, 1.0);
+      }
   }
-  // ... and so does each shared port's.
-  for (size_t P = 0; P < Ports.size(); ++P) {
-    std::vector<Term> Row = {{RM.Makespan, 1.0}};
-    for (LinkId L : Ports[P].Links)
+
+  /// Relaxed bandwidth: each link's total load bounds the makespan, and so
+  /// does each shared port's. False once the deadline has passed.
+  bool addLoadRows(RowDeduper &Rows) {
+    for (unsigned L = 0; L < NumLinks; ++L) {
+      if (outOfTime())
+        return false;
+      std::vector<Term> Row = {{RM.Makespan, 1.0}};
+      const Link &Lk = Topo.link(LinkId(L));
       for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
-        if (auto X = RM.UseVar[C][L.index()])
-          Row.push_back({*X, -TM.portLoadUs(L)});
-    if (Row.size() > 2)
-      Rows.addGreaterEqual(fmt::format("port{}", P), Row, 0.0);
+        if (auto X = RM.UseVar[C][L])
+          Row.push_back({*X, -TM.laneLoadUs(LinkId(L)) / Lk.Multiplicity});
+      if (Row.size() > 1)
+        Rows.addGreaterEqual(
+            fmt::format("load_l{}_{}", Lk.Src.index(), Lk.Dst.index()), Row,
+            0.0);
+    }
+    const std::vector<Resource> Ports = Topo.resources();
+    for (size_t P = 0; P < Ports.size(); ++P) {
+      std::vector<Term> Row = {{RM.Makespan, 1.0}};
+      for (LinkId L : Ports[P].Links)
+        for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
+          if (auto X = RM.UseVar[C][L.index()])
+            Row.push_back({*X, -TM.portLoadUs(L)});
+      if (Row.size() > 2)
+        Rows.addGreaterEqual(fmt::format("port{}", P), Row, 0.0);
+    }
+    return true;
   }
-  addSwitchPolicies(S, Group, RM, Paths, Start, Rows);
-  RM.WarmStart = std::move(Start);
-  RM.WarmStartMakespanUs = H;
-  return RM;
+
+  const Sketch &S;
+  const SymmetryGroup &Group;
+  const Topology &Topo;
+  const Collective &Coll;
+  const TimeModel TM;
+  const unsigned NumRanks, NumLinks;
+  const std::vector<ChunkPaths> &Paths;
+  const double H, LowerBound;
+  const Deadline &GiveUp;
+  UsableLinks Usable;
+  RoutingModel RM;
+  solver::Model &M;
+  std::vector<double> Start; ///< Warm start values in variable order.
+};
+} // namespace
+
+std::optional<RoutingModel>
+tacclc::buildRoutingModel(const Sketch &S, const SymmetryGroup &Group,
+                          const RoutingStart &WarmStart,
+                          const Deadline &GiveUp) {
+  PhaseScope Phase("building the routing model");
+  return RoutingModelBuilder(S, Group, WarmStart, GiveUp).build();
 }
 
 RoutingModel tacclc::buildRoutingModel(const Sketch &S,
                                        const SymmetryGroup &Group) {
   return std::move(*buildRoutingModel(S, Group, routingStart(S, Group)));
-}
-
-ModelSize tacclc::routingModelSize(const Sketch &S, const SymmetryGroup &Group,
-                                   const RoutingStart &Start) {
-  const Topology &Topo = S.Topo;
-  const Collective &Coll = S.Coll;
-  const unsigned NumRanks = Topo.getNumRanks();
-  const unsigned NumLinks = Topo.links().size();
-  const unsigned NumChunks = Coll.getNumChunks();
-  PhaseScope Phase("estimating the routing model");
-  ModelSize Z;
-  Z.Variables = 1; // T
-  auto AddRow = [&](uint64_t Terms) {
-    ++Z.Rows;
-    Z.Nonzeros += Terms;
-  };
-  // Per representative, which links it may use (as buildRoutingModel
-  // decides), and per rank how many of them enter it.
-  std::vector<std::vector<bool>> Use(NumChunks);
-  std::vector<unsigned> InUse(NumRanks);
-  UsableLinks Usable(S, Start.Horizon);
-  for (unsigned C = 0; C < NumChunks; ++C) {
-    const ChunkId Ch(C);
-    if (!Group.isRepresentative(Ch))
-      continue;
-    checkDeadline();
-    const ChunkPaths &P = Start.Paths[C];
-    std::vector<bool> &U = Use[C];
-    U.assign(NumLinks, false);
-    std::fill(InUse.begin(), InUse.end(), 0);
-    Usable.setChunk(Ch, P);
-    for (unsigned L = 0; L < NumLinks; ++L)
-      if (Usable(LinkId(L))) {
-        U[L] = true;
-        ++Z.Variables;
-        ++Z.IntegerVariables;
-        ++InUse[Topo.link(LinkId(L)).Dst.index()];
-      }
-    for (unsigned R = 0; R < NumRanks; ++R) {
-      if (Coll.isPre(Ch, RankId(R)))
-        continue;
-      bool Post = Coll.isPost(Ch, RankId(R)),
-           Arrives = std::isfinite(P.Dist[R]);
-      Z.Variables += Arrives;
-      if (Post || InUse[R] > 0)
-        AddRow(InUse[R]); // recv
-      if (Arrives && InUse[R] > 0)
-        AddRow(InUse[R] + 1); // cut
-      if (Arrives && Post)
-        AddRow(2); // done
-    }
-    for (unsigned L = 0; L < NumLinks; ++L) {
-      if (!U[L])
-        continue;
-      const Link &Lk = Topo.link(LinkId(L));
-      bool FromPre = Coll.isPre(Ch, Lk.Src);
-      AddRow(FromPre ? 2 : 3); // time
-      if (!FromPre)
-        AddRow(1 + InUse[Lk.Src.index()]); // fwd
-      auto Back = Topo.findLink(Lk.Dst, Lk.Src);
-      if (Back && Back->index() > L && U[Back->index()])
-        AddRow(2); // once
-    }
-    if (Topo.getNumNodes() > 1)
-      for (unsigned N = 0; N < Topo.getNumNodes(); ++N) {
-        bool HasPre = false, HasPost = false;
-        for (RankId R : Coll.chunk(Ch).Pre)
-          HasPre |= Topo.nodeOf(R) == N;
-        for (RankId R : Coll.chunk(Ch).Post)
-          HasPost |= Topo.nodeOf(R) == N;
-        if (HasPre || !HasPost)
-          continue;
-        uint64_t Enter = 0;
-        for (unsigned L = 0; L < NumLinks; ++L) {
-          const Link &Lk = Topo.link(LinkId(L));
-          Enter += U[L] && Topo.nodeOf(Lk.Src) != N && Topo.nodeOf(Lk.Dst) == N;
-        }
-        AddRow(Enter); // enter
-      }
-  }
-  // Chunks per link (an orbit's chunks through their representative's
-  // variables): the terms of the load, port and switch rows.
-  std::vector<uint64_t> OnLink(NumLinks, 0);
-  for (unsigned C = 0; C < NumChunks; ++C) {
-    ChunkId Ch(C);
-    const std::vector<bool> &U = Use[Group.representative(Ch).index()];
-    for (unsigned L = 0; L < NumLinks; ++L)
-      OnLink[L] += Group.isRepresentative(Ch)
-                       ? U[L]
-                       : U[Group.representativeLink(Ch, LinkId(L)).index()];
-  }
-  uint64_t Deduped = 0; // terms of the rows RowDeduper keeps keys of
-  for (unsigned L = 0; L < NumLinks; ++L)
-    if (OnLink[L] > 0) {
-      AddRow(1 + OnLink[L]); // load
-      Deduped += OnLink[L];
-    }
-  for (const Resource &Port : Topo.resources()) {
-    uint64_t Terms = 0;
-    for (LinkId L : Port.Links)
-      Terms += OnLink[L.index()];
-    if (Terms >= 2) {
-      AddRow(1 + Terms); // port
-      Deduped += Terms;
-    }
-  }
-  std::vector<bool> Owned(NumLinks, false);
-  for (unsigned L = 0; L < NumLinks; ++L) {
-    const Link &Lk = Topo.link(LinkId(L));
-    if (Lk.Switch < 0 || OnLink[L] == 0 ||
-        Topo.switches()[Lk.Switch].Policy == SwitchPolicy::Free)
-      continue;
-    unsigned Owner = L;
-    for (unsigned G = 1; G < Group.size(); ++G)
-      Owner = std::min(Owner, Group.link(G, LinkId(L)).index());
-    if (!Owned[Owner]) {
-      Owned[Owner] = true;
-      ++Z.Variables;
-      ++Z.IntegerVariables;
-    }
-    AddRow(1 + OnLink[L]); // uc
-    Deduped += OnLink[L];
-  }
-  // UseVar, the warm-start vector and RowDeduper's keys.
-  Z.BuilderBytes = uint64_t(NumChunks) * (NumLinks * 8 + 32) +
-                   Z.Variables * 16 + Deduped * 16;
-  return Z;
 }
 
 Routes tacclc::extractRoutes(const Sketch &S, const RoutingModel &RM,

@@ -73,6 +73,153 @@ std::string chunkText(const Sketch &S, unsigned C) {
   return fmt::format("chunk {} (input chunk {} of rank {})", C, Ch.InputIndex,
                      Ch.Source.index());
 }
+
+/// The image of link \p L under rank permutation \p P, if it is a link.
+std::optional<LinkId> linkImage(const Topology &Topo, const Perm &P,
+                                const Link &L) {
+  return Topo.findLink(RankId(P[L.Src.index()]), RankId(P[L.Dst.index()]));
+}
+
+/// The chunks of \p Coll grouped by their (pre, post) rank sets, in order.
+std::map<ChunkKey, std::vector<unsigned>> chunksByKey(const Collective &Coll,
+                                                      const Perm &Identity) {
+  std::map<ChunkKey, std::vector<unsigned>> ByKey;
+  for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
+    const Chunk &Ch = Coll.chunk(ChunkId(C));
+    ByKey[{sortedImage(Ch.Pre, Identity), sortedImage(Ch.Post, Identity)}]
+        .push_back(C);
+  }
+  return ByKey;
+}
+
+/// Step 3a for generator \p Sym: why it does not map chunks, relay rules
+/// or switch policies onto themselves, or nothing when it does.
+std::optional<std::string>
+checkGenerator(const Sketch &S,
+               const std::map<ChunkKey, std::vector<unsigned>> &ByKey,
+               const Symmetry &Sym) {
+  const Topology &Topo = S.Topo;
+  const Collective &Coll = S.Coll;
+  unsigned Missing = 0;
+  auto Chunks = chunkPermutation(Coll, ByKey, Sym.Perm, Missing);
+  if (!Chunks)
+    return fmt::format("it maps {} onto no chunk of the {}",
+                       chunkText(S, Missing),
+                       collectiveName(Coll.getKind()).str());
+  for (unsigned L = 0; L < Topo.links().size(); ++L) {
+    const Link &Lk = Topo.link(LinkId(L));
+    auto Image = linkImage(Topo, Sym.Perm, Lk);
+    if (!Image)
+      return fmt::format("link {} -> {} has no image", Lk.Src.index(),
+                         Lk.Dst.index());
+    const Link &Im = Topo.link(*Image);
+    if ((Lk.Switch >= 0) != (Im.Switch >= 0) ||
+        (Lk.Switch >= 0 && Topo.switches()[Lk.Switch].Policy !=
+                               Topo.switches()[Im.Switch].Policy))
+      return fmt::format("it maps link {} -> {} onto a link "
+                         "with another switch policy",
+                         Lk.Src.index(), Lk.Dst.index());
+    if (Topo.nodeOf(Lk.Src) == Topo.nodeOf(Lk.Dst) || S.Carries.empty())
+      continue;
+    for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
+      if (S.mayCarry(ChunkId(C), LinkId(L)) !=
+          S.mayCarry(ChunkId((*Chunks)[C]), *Image))
+        return fmt::format("the relay rules let link {} -> {} carry {} "
+                           "but not its image, or the other way round",
+                           Lk.Src.index(), Lk.Dst.index(), chunkText(S, C));
+  }
+  return std::nullopt;
+}
+
+/// Step 1: closes \p RankPerm (the identity) under the generators,
+/// breadth-first; says why not when the group grows too large.
+std::optional<std::string> closeGroup(const Sketch &S,
+                                      std::vector<Perm> &RankPerm) {
+  std::map<Perm, unsigned> Index;
+  Index[RankPerm[0]] = 0;
+  for (size_t E = 0; E < RankPerm.size(); ++E)
+    for (const Symmetry &Sym : S.Symmetries) {
+      Perm Next(S.Topo.getNumRanks());
+      for (unsigned R = 0; R < Next.size(); ++R)
+        Next[R] = Sym.Perm[RankPerm[E][R]];
+      if (Index.count(Next))
+        continue;
+      if (RankPerm.size() == MaxGroupSize)
+        return fmt::format("the symmetries generate more than "
+                           "{} permutations",
+                           MaxGroupSize);
+      Index[Next] = RankPerm.size();
+      RankPerm.push_back(std::move(Next));
+    }
+  return std::nullopt;
+}
+
+/// Step 2 for element \p P: fills its link permutation \p Links and the
+/// inverse \p InvLinks.
+void mapLinks(const Topology &Topo, const Perm &P, Perm &Links,
+              Perm &InvLinks) {
+  Links.resize(Topo.links().size());
+  InvLinks.resize(Links.size());
+  for (unsigned L = 0; L < Links.size(); ++L) {
+    auto Image = linkImage(Topo, P, Topo.link(LinkId(L)));
+    if (!Image)
+      reportInternalError("a product of automorphisms is not one");
+    Links[L] = Image->index();
+    InvLinks[Image->index()] = L;
+  }
+}
+
+/// Step 2 and 3b: per element but the identity, its link and chunk
+/// permutations; says why not when an element fixes a chunk.
+std::optional<std::string>
+mapElements(const Sketch &S,
+            const std::map<ChunkKey, std::vector<unsigned>> &ByKey,
+            const std::vector<Perm> &RankPerm, std::vector<Perm> &LinkPerm,
+            std::vector<Perm> &InvLinkPerm, std::vector<Perm> &ChunkPerm) {
+  LinkPerm.resize(RankPerm.size());
+  InvLinkPerm.resize(RankPerm.size());
+  ChunkPerm.resize(RankPerm.size());
+  for (unsigned E = 1; E < RankPerm.size(); ++E) {
+    checkDeadline();
+    const Perm &P = RankPerm[E];
+    mapLinks(S.Topo, P, LinkPerm[E], InvLinkPerm[E]);
+    unsigned Missing = 0;
+    auto Chunks = chunkPermutation(S.Coll, ByKey, P, Missing);
+    if (!Chunks)
+      reportInternalError("a product of chunk symmetries is not one");
+    // 3b. A free action: no element but the identity fixes a chunk.
+    for (unsigned C = 0; C < Chunks->size(); ++C)
+      if ((*Chunks)[C] == C)
+        return fmt::format(
+            "{}the group fixes {} but moves ranks, so its tree "
+            "cannot be symmetric",
+            S.Symmetries.size() > 1 ? "with the other symmetries, " : "",
+            chunkText(S, C));
+    ChunkPerm[E] = std::move(*Chunks);
+  }
+  return std::nullopt;
+}
+
+/// Step 4: the lowest chunk of each orbit under \p ChunkPerm is its
+/// representative (\p Rep), reached from it by element \p Via; returns
+/// the number of orbits.
+unsigned computeOrbits(const std::vector<Perm> &ChunkPerm, Perm &Rep,
+                       Perm &Via) {
+  const unsigned NoRep = ~0u;
+  Rep.assign(Rep.size(), NoRep);
+  unsigned NumOrbits = 0;
+  for (unsigned C = 0; C < Rep.size(); ++C) {
+    if (Rep[C] != NoRep)
+      continue;
+    ++NumOrbits;
+    for (unsigned E = 0; E < ChunkPerm.size(); ++E) {
+      unsigned Image = ChunkPerm[E][C];
+      Rep[Image] = C;
+      Via[Image] = E;
+    }
+  }
+  return NumOrbits;
+}
 } // namespace
 
 SymmetryGroup SymmetryGroup::trivial(const Sketch &S) {
@@ -100,125 +247,22 @@ SymmetryGroup tacclc::buildSymmetryGroup(const Sketch &S,
   SymmetryGroup G = SymmetryGroup::trivial(S);
   if (S.Symmetries.empty())
     return G;
-  const Topology &Topo = S.Topo;
-  const Collective &Coll = S.Coll;
   const Symmetry &First = S.Symmetries.front();
   auto Unused = [&](const Symmetry &Sym, const std::string &Why) {
     Diags.report(DiagId::SymmetryUnused, Sym.Loc, Sym.Description, Why);
     return SymmetryGroup::trivial(S);
   };
-
-  std::map<ChunkKey, std::vector<unsigned>> ByKey;
-  for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
-    const Chunk &Ch = Coll.chunk(ChunkId(C));
-    ByKey[{sortedImage(Ch.Pre, G.RankPerm[0]),
-           sortedImage(Ch.Post, G.RankPerm[0])}]
-        .push_back(C);
-  }
-
-  // 3a. Generators: chunks, relay rules and switch policies.
-  auto LinkImage = [&](const Perm &P, const Link &L) {
-    return Topo.findLink(RankId(P[L.Src.index()]), RankId(P[L.Dst.index()]));
-  };
-  for (const Symmetry &Sym : S.Symmetries) {
-    unsigned Missing = 0;
-    auto Chunks = chunkPermutation(Coll, ByKey, Sym.Perm, Missing);
-    if (!Chunks)
-      return Unused(Sym, fmt::format("it maps {} onto no chunk of the {}",
-                                     chunkText(S, Missing),
-                                     collectiveName(Coll.getKind()).str()));
-    for (unsigned L = 0; L < Topo.links().size(); ++L) {
-      const Link &Lk = Topo.link(LinkId(L));
-      auto Image = LinkImage(Sym.Perm, Lk);
-      if (!Image)
-        return Unused(Sym, fmt::format("link {} -> {} has no image",
-                                       Lk.Src.index(), Lk.Dst.index()));
-      const Link &Im = Topo.link(*Image);
-      if ((Lk.Switch >= 0) != (Im.Switch >= 0) ||
-          (Lk.Switch >= 0 && Topo.switches()[Lk.Switch].Policy !=
-                                 Topo.switches()[Im.Switch].Policy))
-        return Unused(Sym, fmt::format("it maps link {} -> {} onto a link "
-                                       "with another switch policy",
-                                       Lk.Src.index(), Lk.Dst.index()));
-      if (Topo.nodeOf(Lk.Src) == Topo.nodeOf(Lk.Dst) || S.Carries.empty())
-        continue;
-      for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
-        if (S.mayCarry(ChunkId(C), LinkId(L)) !=
-            S.mayCarry(ChunkId((*Chunks)[C]), *Image))
-          return Unused(
-              Sym,
-              fmt::format("the relay rules let link {} -> {} carry {} "
-                          "but not its image, or the other way round",
-                          Lk.Src.index(), Lk.Dst.index(), chunkText(S, C)));
-    }
-  }
-
-  // 1. Closure, breadth-first from the identity.
-  std::map<Perm, unsigned> Index;
-  Index[G.RankPerm[0]] = 0;
-  for (size_t E = 0; E < G.RankPerm.size(); ++E)
-    for (const Symmetry &Sym : S.Symmetries) {
-      Perm Next(Topo.getNumRanks());
-      for (unsigned R = 0; R < Next.size(); ++R)
-        Next[R] = Sym.Perm[G.RankPerm[E][R]];
-      if (Index.count(Next))
-        continue;
-      if (G.RankPerm.size() == MaxGroupSize)
-        return Unused(First, fmt::format("the symmetries generate more than "
-                                         "{} permutations",
-                                         MaxGroupSize));
-      Index[Next] = G.RankPerm.size();
-      G.RankPerm.push_back(std::move(Next));
-    }
-
-  // 2. Links and chunks per element.
+  const std::map<ChunkKey, std::vector<unsigned>> ByKey =
+      chunksByKey(S.Coll, G.RankPerm[0]);
+  for (const Symmetry &Sym : S.Symmetries)
+    if (auto Why = checkGenerator(S, ByKey, Sym))
+      return Unused(Sym, *Why);
+  if (auto Why = closeGroup(S, G.RankPerm))
+    return Unused(First, *Why);
   PhaseScope Phase("mapping links and chunks under the symmetry group");
-  G.LinkPerm.resize(G.size());
-  G.InvLinkPerm.resize(G.size());
-  G.ChunkPerm.resize(G.size());
-  for (unsigned E = 1; E < G.size(); ++E) {
-    checkDeadline();
-    const Perm &P = G.RankPerm[E];
-    Perm &Links = G.LinkPerm[E];
-    Links.resize(Topo.links().size());
-    G.InvLinkPerm[E].resize(Links.size());
-    for (unsigned L = 0; L < Links.size(); ++L) {
-      auto Image = LinkImage(P, Topo.link(LinkId(L)));
-      if (!Image)
-        reportInternalError("a product of automorphisms is not one");
-      Links[L] = Image->index();
-      G.InvLinkPerm[E][Image->index()] = L;
-    }
-    unsigned Missing = 0;
-    auto Chunks = chunkPermutation(Coll, ByKey, P, Missing);
-    if (!Chunks)
-      reportInternalError("a product of chunk symmetries is not one");
-    // 3b. A free action: no element but the identity fixes a chunk.
-    for (unsigned C = 0; C < Chunks->size(); ++C)
-      if ((*Chunks)[C] == C)
-        return Unused(
-            First,
-            fmt::format("{}the group fixes {} but moves ranks, so its tree "
-                        "cannot be symmetric",
-                        S.Symmetries.size() > 1 ? "with the other symmetries, "
-                                                : "",
-                        chunkText(S, C)));
-    G.ChunkPerm[E] = std::move(*Chunks);
-  }
-
-  // 4. Orbits.
-  const unsigned NoRep = ~0u;
-  G.Rep.assign(Coll.getNumChunks(), NoRep);
-  G.NumOrbits = 0;
-  for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
-    if (G.Rep[C] != NoRep)
-      continue;
-    ++G.NumOrbits;
-    for (unsigned E = 0; E < G.size(); ++E) {
-      unsigned Image = G.ChunkPerm[E][C];
-      G.Rep[Image] = C;
-      G.Via[Image] = E;
-    }
-  }
+  if (auto Why = mapElements(S, ByKey, G.RankPerm, G.LinkPerm, G.InvLinkPerm,
+                             G.ChunkPerm))
+    return Unused(First, *Why);
+  G.NumOrbits = computeOrbits(G.ChunkPerm, G.Rep, G.Via);
   return G;
 }
