@@ -65,7 +65,22 @@ public:
 private:
   bool bindParams(llvm::ArrayRef<Arg> Args, llvm::SMRange UseLoc);
   bool collectClasses();
+  /// Executes one machine statement (step 3), dispatching on its kind.
   void exec(const Node &N);
+  /// `gpus per node = e`, which also defines `gpus`.
+  void execGpusPerNode(const GpusPerNodeStmt &G);
+  /// `name = e`.
+  void execLet(const LetStmt &L);
+  /// `nic CLASS [gpus]`, kept for layOutNics.
+  void execNic(const NicStmt &Ni);
+  /// `switch NAME CLASS [gpus]`, kept for layOutSwitches.
+  void execSwitch(const SwitchStmt &Sw);
+  /// `link CLASS a -> b, ...`: one PendingLink per direction of each pair.
+  void execClassLink(const ClassLinkStmt &CL);
+  /// The id of link class \p Class, or none after reporting it unknown.
+  std::optional<int> classId(const std::string &Class, llvm::SMRange Range);
+  /// The `x2` of \p P (1 when absent), or none after reporting it bad.
+  std::optional<unsigned> multiplicity(const EndpointPair &P);
   /// False (after reporting) when the machine has more than MaxRanks GPUs.
   bool rankCountFits(int64_t Nodes);
   std::optional<Endpoint> endpoint(const Address &A);
@@ -202,123 +217,148 @@ std::optional<Endpoint> MachineEvaluator::endpoint(const Address &A) {
 }
 
 void MachineEvaluator::exec(const Node &N) {
-  if (const auto *G = llvm::dyn_cast<GpusPerNodeStmt>(&N)) {
-    if (GpusStmt) {
-      Diags.report(DiagId::DuplicateItem, G->getRange(), "gpus per node");
-      Ok = false;
-      return;
-    }
-    GpusStmt = G;
-    GpusPerNode = evalExpr(*G->Value, S, Diags);
-    // Later statements refer to it as `gpus`.
-    if (GpusPerNode && !S.define("gpus", *GpusPerNode, G->getRange())) {
-      Diags.report(DiagId::Redefinition, G->getRange(), "gpus");
-      GpusPerNode.reset();
-    }
-    Ok &= GpusPerNode.has_value();
-    // A machine too large is refused before its links are evaluated (a
-    // mesh of 10^5 GPUs would spend its whole loop budget first).
-    if (GpusPerNode)
-      Ok &= rankCountFits(S.lookup("nodes").value_or(1));
-  } else if (const auto *L = llvm::dyn_cast<LetStmt>(&N)) {
-    auto V = evalExpr(*L->Value, S, Diags);
-    if (!V) {
-      Ok = false;
-    } else if (!S.define(L->Name, *V, L->NameRange)) {
-      Diagnostic &D = Diags.report(DiagId::Redefinition, L->NameRange, L->Name);
-      Diags.note(D, DiagId::PreviousDecl, S.definition(L->Name));
-      Ok = false;
-    }
-  } else if (const auto *Ni = llvm::dyn_cast<NicStmt>(&N)) {
-    auto It = ClassIds.find(Ni->Class);
-    if (It == ClassIds.end()) {
-      Diags.report(DiagId::UnknownClass, Ni->ClassRange, M.Name, Ni->Class);
-      Ok = false;
-      return;
-    }
-    PendingNic P{It->second, std::nullopt, Ni};
-    if (Ni->Gpus) {
-      P.Gpus = evalGpuList(*Ni->Gpus, S, Diags);
-      if (!P.Gpus) {
-        Ok = false;
-        return;
-      }
-      // A local GPU is served by one NIC at most, so more than MaxRanks in
-      // all cannot lay out; stop here, before a loop piles up millions.
-      NicGpus += P.Gpus->size();
-      if (NicGpus > MaxRanks) {
-        Diags.report(DiagId::OutOfRange, Ni->getRange(),
-                     "the number of GPUs served by NICs",
-                     fmt::format("at most {} (one NIC per GPU)", MaxRanks),
-                     NicGpus);
-        Ok = false;
-        return;
-      }
-    }
-    Nics.push_back(std::move(P));
-  } else if (const auto *Sw = llvm::dyn_cast<SwitchStmt>(&N)) {
-    auto It = ClassIds.find(Sw->Class);
-    if (It == ClassIds.end()) {
-      Diags.report(DiagId::UnknownClass, Sw->ClassRange, M.Name, Sw->Class);
-      Ok = false;
-      return;
-    }
-    for (const PendingSwitch &Prev : Switches)
-      if (Prev.Stmt->Name == Sw->Name) {
-        Diagnostic &D = Diags.report(DiagId::DuplicateDecl, Sw->NameRange,
-                                     "switch", Sw->Name);
-        Diags.note(D, DiagId::PreviousDecl, Prev.Stmt->NameRange);
-        Ok = false;
-        return;
-      }
-    auto Gpus = evalGpuList(Sw->Gpus, S, Diags);
-    if (!Gpus) {
-      Ok = false;
-      return;
-    }
-    Switches.push_back({It->second, std::move(*Gpus), Sw});
-  } else if (const auto *CL = llvm::dyn_cast<ClassLinkStmt>(&N)) {
-    auto It = ClassIds.find(CL->Class);
-    if (It == ClassIds.end()) {
-      Diags.report(DiagId::UnknownClass, CL->ClassRange, M.Name, CL->Class);
-      Ok = false;
-      return;
-    }
-    for (const EndpointPair &P : CL->Pairs) {
-      auto Src = endpoint(P.Src), Dst = endpoint(P.Dst);
-      if (!Src || !Dst) {
-        Ok = false;
-        continue;
-      }
-      unsigned Mult = 1;
-      if (!P.Multiplicity.empty()) {
-        Mult = parseMultiplicity(P.Multiplicity);
-        if (Mult == 0) {
-          Diags.report(DiagId::BadMultiplicity, P.MultiplicityRange,
-                       P.Multiplicity);
-          Ok = false;
-          continue;
-        }
-        if (Mult > MaxMultiplicity) {
-          Diags.report(DiagId::OutOfRange, P.MultiplicityRange,
-                       "a multiplicity",
-                       fmt::format("between x1 and x{}", MaxMultiplicity),
-                       P.Multiplicity);
-          Ok = false;
-          continue;
-        }
-      }
-      Links.push_back({*Src, *Dst, It->second, P.Range, Mult});
-      if (P.Bidirectional)
-        Links.push_back({*Dst, *Src, It->second, P.Range, Mult});
-    }
-  } else if (const auto *F = llvm::dyn_cast<ForStmt>(&N)) {
+  if (const auto *G = llvm::dyn_cast<GpusPerNodeStmt>(&N))
+    execGpusPerNode(*G);
+  else if (const auto *L = llvm::dyn_cast<LetStmt>(&N))
+    execLet(*L);
+  else if (const auto *Ni = llvm::dyn_cast<NicStmt>(&N))
+    execNic(*Ni);
+  else if (const auto *Sw = llvm::dyn_cast<SwitchStmt>(&N))
+    execSwitch(*Sw);
+  else if (const auto *CL = llvm::dyn_cast<ClassLinkStmt>(&N))
+    execClassLink(*CL);
+  else if (const auto *F = llvm::dyn_cast<ForStmt>(&N))
     Ok = runLoop(*F, S, Iterations, Diags, [&](const Node &B) {
       exec(B);
       return Ok;
     });
-  }
   // ClassStmt was handled by collectClasses.
+}
+
+std::optional<int> MachineEvaluator::classId(const std::string &Class,
+                                             llvm::SMRange Range) {
+  auto It = ClassIds.find(Class);
+  if (It == ClassIds.end()) {
+    Diags.report(DiagId::UnknownClass, Range, M.Name, Class);
+    Ok = false;
+    return std::nullopt;
+  }
+  return It->second;
+}
+
+void MachineEvaluator::execGpusPerNode(const GpusPerNodeStmt &G) {
+  if (GpusStmt) {
+    Diags.report(DiagId::DuplicateItem, G.getRange(), "gpus per node");
+    Ok = false;
+    return;
+  }
+  GpusStmt = &G;
+  GpusPerNode = evalExpr(*G.Value, S, Diags);
+  // Later statements refer to it as `gpus`.
+  if (GpusPerNode && !S.define("gpus", *GpusPerNode, G.getRange())) {
+    Diags.report(DiagId::Redefinition, G.getRange(), "gpus");
+    GpusPerNode.reset();
+  }
+  Ok &= GpusPerNode.has_value();
+  // A machine too large is refused before its links are evaluated (a
+  // mesh of 10^5 GPUs would spend its whole loop budget first).
+  if (GpusPerNode)
+    Ok &= rankCountFits(S.lookup("nodes").value_or(1));
+}
+
+void MachineEvaluator::execLet(const LetStmt &L) {
+  auto V = evalExpr(*L.Value, S, Diags);
+  if (!V) {
+    Ok = false;
+  } else if (!S.define(L.Name, *V, L.NameRange)) {
+    Diagnostic &D = Diags.report(DiagId::Redefinition, L.NameRange, L.Name);
+    Diags.note(D, DiagId::PreviousDecl, S.definition(L.Name));
+    Ok = false;
+  }
+}
+
+void MachineEvaluator::execNic(const NicStmt &Ni) {
+  std::optional<int> Class = classId(Ni.Class, Ni.ClassRange);
+  if (!Class)
+    return;
+  PendingNic P{*Class, std::nullopt, &Ni};
+  if (Ni.Gpus) {
+    P.Gpus = evalGpuList(*Ni.Gpus, S, Diags);
+    if (!P.Gpus) {
+      Ok = false;
+      return;
+    }
+    // A local GPU is served by one NIC at most, so more than MaxRanks in
+    // all cannot lay out; stop here, before a loop piles up millions.
+    NicGpus += P.Gpus->size();
+    if (NicGpus > MaxRanks) {
+      Diags.report(DiagId::OutOfRange, Ni.getRange(),
+                   "the number of GPUs served by NICs",
+                   fmt::format("at most {} (one NIC per GPU)", MaxRanks),
+                   NicGpus);
+      Ok = false;
+      return;
+    }
+  }
+  Nics.push_back(std::move(P));
+}
+
+void MachineEvaluator::execSwitch(const SwitchStmt &Sw) {
+  std::optional<int> Class = classId(Sw.Class, Sw.ClassRange);
+  if (!Class)
+    return;
+  for (const PendingSwitch &Prev : Switches)
+    if (Prev.Stmt->Name == Sw.Name) {
+      Diagnostic &D =
+          Diags.report(DiagId::DuplicateDecl, Sw.NameRange, "switch", Sw.Name);
+      Diags.note(D, DiagId::PreviousDecl, Prev.Stmt->NameRange);
+      Ok = false;
+      return;
+    }
+  auto Gpus = evalGpuList(Sw.Gpus, S, Diags);
+  if (!Gpus) {
+    Ok = false;
+    return;
+  }
+  Switches.push_back({*Class, std::move(*Gpus), &Sw});
+}
+
+std::optional<unsigned> MachineEvaluator::multiplicity(const EndpointPair &P) {
+  if (P.Multiplicity.empty())
+    return 1;
+  unsigned Mult = parseMultiplicity(P.Multiplicity);
+  if (Mult == 0) {
+    Diags.report(DiagId::BadMultiplicity, P.MultiplicityRange, P.Multiplicity);
+    return std::nullopt;
+  }
+  if (Mult > MaxMultiplicity) {
+    Diags.report(DiagId::OutOfRange, P.MultiplicityRange, "a multiplicity",
+                 fmt::format("between x1 and x{}", MaxMultiplicity),
+                 P.Multiplicity);
+    return std::nullopt;
+  }
+  return Mult;
+}
+
+void MachineEvaluator::execClassLink(const ClassLinkStmt &CL) {
+  std::optional<int> Class = classId(CL.Class, CL.ClassRange);
+  if (!Class)
+    return;
+  for (const EndpointPair &P : CL.Pairs) {
+    auto Src = endpoint(P.Src), Dst = endpoint(P.Dst);
+    if (!Src || !Dst) {
+      Ok = false;
+      continue;
+    }
+    std::optional<unsigned> Mult = multiplicity(P);
+    if (!Mult) {
+      Ok = false;
+      continue;
+    }
+    Links.push_back({*Src, *Dst, *Class, P.Range, *Mult});
+    if (P.Bidirectional)
+      Links.push_back({*Dst, *Src, *Class, P.Range, *Mult});
+  }
 }
 
 std::optional<unsigned> MachineEvaluator::rankOf(const Endpoint &E,

@@ -6,7 +6,7 @@
 //   2. pick the sketch to compile (by name, or the only one of the main file);
 //   3. follow its `from` chain (cycles are errors) and merge items: the most
 //      derived sketch wins for each single item, for each switch's policy,
-//      and for relay/exclude/sender items as a group;
+//      and for relay/exclude/sender items as a group (SketchMerge.cpp);
 //   4. resolve the target (`on NAME(args)`, possibly `module.NAME`) to a flat
 //      topology or a machine template and instantiate it (MachineEval.cpp);
 //   5. build the logical topology (SketchEval.cpp), apply switch policies
@@ -48,38 +48,6 @@ struct Found {
   unsigned Module = 0;
 };
 
-/// How a single-valued sketch item is written, for diagnostics.
-const char *itemName(Node::Kind K) {
-  switch (K) {
-  case Node::K_CollectiveItem:
-    return "collective";
-  case Node::K_ChunksItem:
-    return "chunks";
-  case Node::K_SizeItem:
-    return "size";
-  case Node::K_LinksItem:
-    return "links";
-  case Node::K_ProtocolItem:
-    return "protocol";
-  case Node::K_SymmetryItem:
-    return "symmetry";
-  case Node::K_GapItem:
-    return "gap";
-  case Node::K_TimeLimitItem:
-    return "time limit";
-  case Node::K_InstancesItem:
-    return "instances";
-  case Node::K_ContiguousItem:
-    return "contiguous";
-  case Node::K_SenderFirstItem:
-    return "sender first";
-  case Node::K_IdenticalItem:
-    return "identical results";
-  default:
-    return "item";
-  }
-}
-
 const char *kindName(const Decl &D) {
   if (llvm::isa<SketchDecl>(D))
     return "sketch";
@@ -104,7 +72,18 @@ public:
   }
 
 private:
+  /// Steps 3 to 5 for \p S: the list of the steps below.
   std::optional<ir::Sketch> analyse(const SketchDecl &S);
+  /// Step 3a: the `from` chain of \p S, most derived first; none after an
+  /// unknown base, a base that is not a sketch, or a cycle.
+  std::optional<std::vector<const SketchDecl *>>
+  followChain(const SketchDecl &S);
+  /// Step 4: the flat topology or instantiated machine \p Root is on.
+  std::optional<Machine> resolveTarget(const SketchDecl &Root);
+  /// Step 5: the logical topology, switch policies and single items of
+  /// \p S on \p M, from the merged \p Items of its chain.
+  std::optional<ir::Sketch> buildSketch(const SketchDecl &S, const Machine &M,
+                                        const ChainItems &Items);
   Found lookup(unsigned From, const QualifiedName &Name);
   const SketchDecl *pickSketch(llvm::StringRef Wanted);
 
@@ -253,11 +232,24 @@ std::optional<ir::Sketch> Sema::run(llvm::StringRef Wanted) {
   return analyse(*S);
 }
 
-std::optional<ir::Sketch> Sema::analyse(const SketchDecl &Picked) {
-  const SketchDecl *S = &Picked;
-  // 3. The `from` chain, most derived first.
-  std::vector<const SketchDecl *> Chain = {S};
-  llvm::SmallPtrSet<const SketchDecl *, 4> Seen = {S};
+std::optional<ir::Sketch> Sema::analyse(const SketchDecl &S) {
+  std::optional<std::vector<const SketchDecl *>> Chain = followChain(S);
+  if (!Chain)
+    return std::nullopt;
+  ChainItems Items = mergeChainItems(*Chain);
+  checkDuplicateItems(*Chain, *Diags);
+  if (Diags->hasErrors())
+    return std::nullopt;
+  std::optional<Machine> M = resolveTarget(*Chain->back());
+  if (!M)
+    return std::nullopt;
+  return buildSketch(S, *M, Items);
+}
+
+std::optional<std::vector<const SketchDecl *>>
+Sema::followChain(const SketchDecl &S) {
+  std::vector<const SketchDecl *> Chain = {&S};
+  llvm::SmallPtrSet<const SketchDecl *, 4> Seen = {&S};
   while (Chain.back()->Base) {
     const SketchDecl *Cur = Chain.back();
     Found F = lookup(ModuleOf[Cur], *Cur->Base);
@@ -275,107 +267,49 @@ std::optional<ir::Sketch> Sema::analyse(const SketchDecl &Picked) {
     }
     Chain.push_back(Base);
   }
-  std::vector<const Node *> Singles;
-  std::vector<const PolicyItem *> Policies;
-  TopologyItems TopoItems;
-  bool HavePairs = false;
-  auto IsTopologyPart = [](const Node *I) {
-    return llvm::isa<PairsItem>(I) || llvm::isa<ForStmt>(I) ||
-           llvm::isa<SenderItem>(I) || I->getKind() == Node::K_RelayFormItem;
-  };
-  for (const SketchDecl *D : Chain) {
-    bool ThisHasPairs = false;
-    for (const auto &I : D->Items) {
-      if (IsTopologyPart(I.get())) {
-        ThisHasPairs = true;
-        if (!HavePairs)
-          TopoItems.RelayAndExclude.push_back(I.get());
-      } else if (I->getKind() == Node::K_LinksItem) {
-        if (!TopoItems.Links)
-          TopoItems.Links = llvm::cast<LinksItem>(I.get());
-      } else if (const auto *P = llvm::dyn_cast<PolicyItem>(I.get())) {
-        Policies.push_back(P);
-      } else {
-        Singles.push_back(I.get());
-      }
-    }
-    HavePairs |= ThisHasPairs;
-  }
-  // Duplicated single items within one sketch are errors.
-  for (const SketchDecl *D : Chain) {
-    const Node *First[Node::K_BinaryExpr + 1] = {};
-    llvm::StringMap<const Node *> PolicyFor;
-    for (const auto &I : D->Items) {
-      if (IsTopologyPart(I.get()))
-        continue;
-      if (const auto *P = llvm::dyn_cast<PolicyItem>(I.get())) {
-        auto [It, New] = PolicyFor.try_emplace(P->Switch, P);
-        if (!New) {
-          Diagnostic &Err =
-              Diags->report(DiagId::DuplicatePolicy, P->getRange(), P->Switch);
-          Diags->note(Err, DiagId::PreviousDecl, It->second->getRange());
-        }
-        continue;
-      }
-      const Node *&Slot = First[I->getKind()];
-      if (Slot)
-        Diags->report(DiagId::DuplicateItem, I->getRange(),
-                      itemName(I->getKind()));
-      Slot = I.get();
-    }
-  }
-  if (Diags->hasErrors())
-    return std::nullopt;
+  return Chain;
+}
 
-  // 4. The target.
-  const SketchDecl *Root = Chain.back();
-  Found T = lookup(ModuleOf[Root], *Root->Target);
+std::optional<Machine> Sema::resolveTarget(const SketchDecl &Root) {
+  Found T = lookup(ModuleOf[&Root], *Root.Target);
   if (!T.D)
     return std::nullopt;
-  std::optional<Machine> M;
   if (const auto *Topo = llvm::dyn_cast<TopologyDecl>(T.D)) {
-    if (!Root->Args.empty()) {
-      Diags->report(DiagId::TopologyTakesNoArgs,
-                    Root->Args[0].Value->getRange(), Topo->Name);
+    if (!Root.Args.empty()) {
+      Diags->report(DiagId::TopologyTakesNoArgs, Root.Args[0].Value->getRange(),
+                    Topo->Name);
       return std::nullopt;
     }
-    M = checkFlatTopology(*Topo, *Diags);
-  } else if (const auto *Mach = llvm::dyn_cast<MachineDecl>(T.D)) {
-    M = instantiateMachine(*Mach, Root->Args, Root->Target->Range, *Diags);
-  } else {
-    Diags->report(DiagId::NotAMachine, Root->Target->Range, Root->Target->str(),
-                  kindName(*T.D));
-    return std::nullopt;
+    return checkFlatTopology(*Topo, *Diags);
   }
-  if (!M)
-    return std::nullopt;
+  if (const auto *Mach = llvm::dyn_cast<MachineDecl>(T.D))
+    return instantiateMachine(*Mach, Root.Args, Root.Target->Range, *Diags);
+  Diags->report(DiagId::NotAMachine, Root.Target->Range, Root.Target->str(),
+                kindName(*T.D));
+  return std::nullopt;
+}
 
-  // 5. Logical topology and the sketch's choices.
+std::optional<ir::Sketch> Sema::buildSketch(const SketchDecl &S,
+                                            const Machine &M,
+                                            const ChainItems &Items) {
   ir::Sketch Out;
-  Out.Name = S->Name;
-  Out.Loc = S->NameRange;
+  Out.Name = S.Name;
+  Out.Loc = S.NameRange;
   RelayRules Rules;
   auto Logical =
-      buildLogicalTopology(*M, TopoItems, S->Name, S->NameRange, *Diags, Rules);
+      buildLogicalTopology(M, Items.Topo, S.Name, S.NameRange, *Diags, Rules);
   if (!Logical)
     return std::nullopt;
   Out.Topo = std::move(*Logical);
   Out.Carries = std::move(Rules.Carries);
-  if (!TopoItems.RelayAndExclude.empty())
-    Out.RelayLoc =
-        llvm::SMRange(TopoItems.RelayAndExclude.front()->getRange().Start,
-                      TopoItems.RelayAndExclude.back()->getRange().End);
-  if (!applyPolicies(Policies, Out.Topo, M->Name, *Diags))
+  const std::vector<const Node *> &Relays = Items.Topo.RelayAndExclude;
+  if (!Relays.empty())
+    Out.RelayLoc = llvm::SMRange(Relays.front()->getRange().Start,
+                                 Relays.back()->getRange().End);
+  if (!applyPolicies(Items.Policies, Out.Topo, M.Name, *Diags))
     return std::nullopt;
-  // The most derived item of each kind wins.
-  std::vector<const Node *> Effective;
-  std::vector<bool> Taken(Node::K_BinaryExpr + 1, false);
-  for (const Node *I : Singles)
-    if (!Taken[I->getKind()]) {
-      Taken[I->getKind()] = true;
-      Effective.push_back(I);
-    }
-  if (!checkSketchItems(Effective, S->NameRange, S->Name, M->Name, Rules, Out,
+  std::vector<const Node *> Effective = effectiveItems(Items.Singles);
+  if (!checkSketchItems(Effective, S.NameRange, S.Name, M.Name, Rules, Out,
                         *Diags) ||
       !checkSketchOptions(Effective, Out, *Diags))
     return std::nullopt;

@@ -1,9 +1,10 @@
 //===- frontend/SemaInternal.h - Pieces of semantic analysis ----*- C++ -*-===//
 //
 // Internal to frontend/: the parts of Sema that live in their own files.
-// Sema.cpp resolves names and sketches; TopologySema.cpp checks costs and
-// flat topologies; MachineEval.cpp instantiates machine templates;
-// SketchEval.cpp builds a sketch's logical topology.
+// Sema.cpp resolves names and sketches; SketchMerge.cpp merges the items of a
+// `from` chain; TopologySema.cpp checks costs and flat topologies;
+// MachineEval.cpp instantiates machine templates; SketchEval.cpp builds a
+// sketch's logical topology.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_FRONTEND_SEMAINTERNAL_H
@@ -119,6 +120,31 @@ struct RelayRules {
   std::vector<std::vector<bool>> Carries; ///< [sender][source], local GPUs.
   const ast::Node *FirstSender = nullptr;
 };
+
+/// The items of a sketch's `from` chain, sorted by how they merge.
+struct ChainItems {
+  /// Single-valued items (collective, chunks, ...), most derived first.
+  std::vector<const ast::Node *> Singles;
+  /// Switch policies, most derived first.
+  std::vector<const ast::PolicyItem *> Policies;
+  /// The `links` item and the relay/exclude/sender group that wins.
+  TopologyItems Topo;
+};
+
+/// Sorts the items of \p Chain (most derived sketch first) by how they
+/// merge: the most derived `links` item and the relay/exclude/sender items
+/// of the most derived sketch that has any.
+ChainItems mergeChainItems(llvm::ArrayRef<const ast::SketchDecl *> Chain);
+
+/// Reports single items and policies repeated within one sketch of
+/// \p Chain.
+void checkDuplicateItems(llvm::ArrayRef<const ast::SketchDecl *> Chain,
+                         DiagnosticEngine &Diags);
+
+/// The most derived of each kind of item among \p Singles (most derived
+/// first).
+std::vector<const ast::Node *>
+effectiveItems(const std::vector<const ast::Node *> &Singles);
 
 /// Builds the logical topology of a sketch on machine \p M.
 std::optional<ir::Topology>

@@ -1,6 +1,7 @@
 //===- solver/Solver.cpp - Solver-independent parts of Solver.h -----------===//
 //
-// Status names and Solution helpers; the CBC back end is in CbcSolver.cpp.
+// Status names and Solution helpers; the CBC back end is in CbcSolver.cpp and
+// CbcRun.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "solver/Solver.h"

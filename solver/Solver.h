@@ -2,7 +2,7 @@
 //
 // The solver-facing interface of the solver layer: options, the outcome of a
 // solve, and solveWithCbc, which runs COIN-OR CBC on a solver::Model. Only
-// CbcSolver.cpp sees CBC's headers; everything else in tacclc goes through
+// CbcRun.cpp sees CBC's headers; everything else in tacclc goes through
 // this file.
 //
 //===----------------------------------------------------------------------===//

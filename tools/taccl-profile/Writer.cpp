@@ -56,9 +56,9 @@ std::string comment(const std::string &Text) {
   return Out + Line + "\n";
 }
 
-} // namespace
-
-std::string tacclc::profile::writeSketch(const MachineModel &M) {
+/// The leading comment: where and how \p M was measured, each class and
+/// NIC as found, and the profile's notes.
+std::string headerComment(const MachineModel &M) {
   const auto &N = M.Numbering;
   std::string S;
   S +=
@@ -95,13 +95,14 @@ std::string tacclc::profile::writeSketch(const MachineModel &M) {
                  "class and `nic` for it).");
   for (const std::string &Note : M.Notes)
     S += comment(Note);
-  S += fmt::format("\nmachine {}(nodes: int = 1) {{\n", M.Name);
-  S += fmt::format("gpus per node = {}\n", M.GpusPerNode);
-  for (const MeasuredClass &C : M.Classes)
-    if (C.Kind != MeasuredClass::SharedPath)
-      S += fmt::format("class {} {{ alpha = {}; beta = {} }}\n", C.Name,
-                       alphaText(C.AlphaUs), betaText(C.BetaUsPerB));
-  // Switches: every GPU of the class joined through one switch.
+  return S;
+}
+
+/// One `switch` statement per switch class: every GPU of the class joined
+/// through one switch.
+std::string switchStatements(const MachineModel &M) {
+  const auto &N = M.Numbering;
+  std::string S;
   for (size_t K = 0; K < M.Classes.size(); ++K) {
     if (M.Classes[K].Kind != MeasuredClass::Switch)
       continue;
@@ -116,25 +117,37 @@ std::string tacclc::profile::writeSketch(const MachineModel &M) {
       List = fmt::format("{}", fmt::join(Gpus, ", "));
     S += fmt::format("switch fabric{} {} [{}]\n", K, M.Classes[K].Name, List);
   }
-  if (M.NetClass >= 0) {
-    const std::string &Net = M.Classes[size_t(M.NetClass)].Name;
-    if (M.Nics.size() == 1)
-      S += fmt::format("nic {}\n", Net);
-    else {
-      std::vector<std::vector<unsigned>> Nics;
-      for (const auto &Nic : M.Nics) {
-        std::vector<unsigned> Gs;
-        for (unsigned G : Nic)
-          Gs.push_back(N[G]);
-        std::sort(Gs.begin(), Gs.end());
-        Nics.push_back(Gs);
-      }
-      std::sort(Nics.begin(), Nics.end());
-      for (const auto &Gs : Nics)
-        S += fmt::format("nic {} [{}]\n", Net, fmt::join(Gs, ", "));
-    }
+  return S;
+}
+
+/// The `nic` statements: one for the whole node, or one per NIC with its
+/// GPUs (renumbered and sorted); none without a network class.
+std::string nicStatements(const MachineModel &M) {
+  const auto &N = M.Numbering;
+  std::string S;
+  if (M.NetClass < 0)
+    return S;
+  const std::string &Net = M.Classes[size_t(M.NetClass)].Name;
+  if (M.Nics.size() == 1)
+    return fmt::format("nic {}\n", Net);
+  std::vector<std::vector<unsigned>> Nics;
+  for (const auto &Nic : M.Nics) {
+    std::vector<unsigned> Gs;
+    for (unsigned G : Nic)
+      Gs.push_back(N[G]);
+    std::sort(Gs.begin(), Gs.end());
+    Nics.push_back(Gs);
   }
-  // Point-to-point links, per node.
+  std::sort(Nics.begin(), Nics.end());
+  for (const auto &Gs : Nics)
+    S += fmt::format("nic {} [{}]\n", Net, fmt::join(Gs, ", "));
+  return S;
+}
+
+/// The point-to-point links of the link classes, in a loop over the nodes
+/// (empty when there are none).
+std::string linkLoop(const MachineModel &M) {
+  const auto &N = M.Numbering;
   std::string Loop;
   for (size_t K = 0; K < M.Classes.size(); ++K) {
     if (M.Classes[K].Kind != MeasuredClass::Links)
@@ -154,14 +167,18 @@ std::string tacclc::profile::writeSketch(const MachineModel &M) {
       Loop += fmt::format("link {} {}\n", M.Classes[K].Name,
                           fmt::join(Items, ", "));
   }
-  if (!Loop.empty())
-    S += "for n in 0..nodes {\n" + Loop + "}\n";
-  S += "}\n";
-  // The canonical layout (wrapping the long link lists).
+  if (Loop.empty())
+    return "";
+  return "for n in 0..nodes {\n" + Loop + "}\n";
+}
+
+/// \p S (a sketch file named after \p Name) in the canonical layout, which
+/// wraps the long link lists; empty, after printing the diagnostics, if it
+/// does not parse.
+std::string canonicalLayout(const std::string &S, const std::string &Name) {
   llvm::SourceMgr SM;
   unsigned Id = SM.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(S, M.Name + ".sketch"),
-      llvm::SMLoc());
+      llvm::MemoryBuffer::getMemBufferCopy(S, Name + ".sketch"), llvm::SMLoc());
   DiagnosticEngine Diags(SM);
   std::optional<std::string> Formatted = formatSketch(SM, Id, Diags);
   if (!Formatted) {
@@ -170,6 +187,23 @@ std::string tacclc::profile::writeSketch(const MachineModel &M) {
     return "";
   }
   return *Formatted;
+}
+
+} // namespace
+
+std::string tacclc::profile::writeSketch(const MachineModel &M) {
+  std::string S = headerComment(M);
+  S += fmt::format("\nmachine {}(nodes: int = 1) {{\n", M.Name);
+  S += fmt::format("gpus per node = {}\n", M.GpusPerNode);
+  for (const MeasuredClass &C : M.Classes)
+    if (C.Kind != MeasuredClass::SharedPath)
+      S += fmt::format("class {} {{ alpha = {}; beta = {} }}\n", C.Name,
+                       alphaText(C.AlphaUs), betaText(C.BetaUsPerB));
+  S += switchStatements(M);
+  S += nicStatements(M);
+  S += linkLoop(M);
+  S += "}\n";
+  return canonicalLayout(S, M.Name);
 }
 
 std::string tacclc::profile::writeJson(const MachineModel &M) {

@@ -43,15 +43,26 @@ struct SourceMgrHolder {
 } // namespace
 
 namespace {
-/// Simulates one file over the sweep; appends its table or JSON rows and
-/// its chart series. False after an error (printed).
-bool simulateFile(const std::string &Input, const ir::Topology &Topo,
-                  const std::vector<uint64_t> &Sizes, const SimOptions &Opts,
-                  tacclrt::SimEngineKind Engine, std::string &Text,
-                  std::vector<ChartSeries> &Series,
-                  std::vector<ChartSeries> &Bounds, std::string *Timeline) {
-  bool HaveBound = !Bounds.empty();
-  ChartSeries BoundLine;
+/// One file being simulated over the sweep: its plan, and what its sizes
+/// add to the table (or JSON) and the charts.
+struct FileSim {
+  const std::string &Input;
+  const ir::Topology &Topo;
+  const SimOptions &Opts;
+  tacclrt::SimEngineKind Engine;
+  const tacclrt::Algo &A;
+  /// The lower bound of the collective on this machine, where one is known
+  /// (nccl-tests' size: the runtime's, except gather and scatter).
+  std::optional<BoundCollective> BoundColl;
+  int Root;
+  ChartSeries Line{}, BoundLine{};
+  std::string Rows{}; ///< The JSON rows so far.
+  bool Recorded = false, Rounded = false;
+};
+
+/// Loads \p Input, printing its issues; none after an error.
+std::optional<tacclrt::Algo> loadPlan(const std::string &Input,
+                                      const SimOptions &Opts) {
   tacclrt::LoadOptions LO;
   LO.D = Opts.LegacyDialect ? tacclrt::Dialect::Legacy
                             : tacclrt::Dialect::Executor;
@@ -60,108 +71,155 @@ bool simulateFile(const std::string &Input, const ir::Topology &Topo,
   for (const tacclrt::Issue &I : Rep)
     llvm::errs() << tacclrt::format(I) << "\n";
   if (!A || Rep.hasErrors())
-    return false;
-  const unsigned N = static_cast<unsigned>(A->NGpus);
-  // The lower bound of the collective on this machine, where one is known
-  // (nccl-tests' size: the runtime's, except gather and scatter).
-  auto BoundColl = parseBoundCollective(tacclrt::nameOf(A->Coll));
-  int Root = A->Root >= 0 ? A->Root : 0;
-  ChartSeries Line;
-  Line.Name = llvm::sys::path::filename(Input).str();
-  std::string Rows;
-  if (!Opts.Json) {
-    Text += fmt::format("# {} on {} ({} ranks), {}, engine {}\n", Input,
-                        Opts.Topology, A->NGpus, tacclrt::nameOf(A->Coll),
-                        tacclrt::nameOf(Engine));
-    Text += fmt::format("{:>14} {:>12} {:>12} {:>12} {:>12} {:>10}\n",
-                        "size (B)", "time (us)", "algbw (GB/s)", "busbw (GB/s)",
-                        "bound (us)", "efficiency");
+    return std::nullopt;
+  return A;
+}
+
+/// The title and column heads of a file's table.
+std::string tableHeader(const FileSim &F) {
+  return fmt::format("# {} on {} ({} ranks), {}, engine {}\n", F.Input,
+                     F.Opts.Topology, F.A.NGpus, tacclrt::nameOf(F.A.Coll),
+                     tacclrt::nameOf(F.Engine)) +
+         fmt::format("{:>14} {:>12} {:>12} {:>12} {:>12} {:>10}\n", "size (B)",
+                     "time (us)", "algbw (GB/s)", "busbw (GB/s)", "bound (us)",
+                     "efficiency");
+}
+
+/// \p Size rounded up to the plan's unit: the runtime selects a plan only
+/// for sizes whose elements divide into nchunksperloop chunks. The first
+/// size rounded gets a note.
+uint64_t planBytes(FileSim &F, uint64_t Size) {
+  uint64_t Unit = 4 * uint64_t(std::max(1, F.A.NChunksPerLoop));
+  uint64_t Bytes = (Size + Unit - 1) / Unit * Unit;
+  if (Bytes != Size && !F.Rounded) {
+    F.Rounded = true;
+    llvm::errs() << fmt::format("{}: note: sizes rounded up to multiples "
+                                "of {} B (nchunksperloop={} float32 "
+                                "chunks)\n",
+                                F.Input, Unit, F.A.NChunksPerLoop);
   }
-  bool Recorded = false, Rounded = false;
-  for (size_t I = 0; I < Sizes.size(); ++I) {
-    // The runtime selects a plan only for sizes whose elements divide into
-    // nchunksperloop chunks: other sizes are rounded up to one, with a note.
-    uint64_t Unit = 4 * uint64_t(std::max(1, A->NChunksPerLoop));
-    uint64_t Bytes = (Sizes[I] + Unit - 1) / Unit * Unit;
-    if (Bytes != Sizes[I] && !Rounded) {
-      Rounded = true;
-      llvm::errs() << fmt::format("{}: note: sizes rounded up to multiples "
-                                  "of {} B (nchunksperloop={} float32 "
-                                  "chunks)\n",
-                                  Input, Unit, A->NChunksPerLoop);
-    }
-    tacclrt::SimOptions SO;
-    SO.Bytes = Bytes;
-    SO.Service = Opts.SerialPorts ? tacclrt::PortService::Serial
-                                  : tacclrt::PortService::Fair;
-    SO.ProtocolOverheads = Opts.ProtocolCosts;
-    SO.RecordTransfers = Timeline && !Recorded;
-    Recorded = true;
-    double Chunk = double(Bytes) / A->NChunksPerLoop;
-    tacclrt::SimMachine M = toSimMachine(Topo, Chunk);
-    tacclrt::SimResult R = tacclrt::simulateOn(Engine, *A, M, SO, Input);
-    for (const tacclrt::Issue &Is : R.Issues)
-      llvm::errs() << tacclrt::format(Is) << "\n";
-    if (!R.Ok)
-      return false;
-    if (SO.RecordTransfers)
-      *Timeline = timelineChart(fmt::format("{} on {}, {} ({:.2f} us)",
-                                            Line.Name, Opts.Topology,
-                                            sizeLabel(double(Bytes)), R.TimeUs),
-                                M, R.Transfers);
-    // A plan that moves nothing takes no time: no bandwidth to report.
-    const bool Timed = R.TimeUs > 0;
-    double AlgBw = Timed ? double(Bytes) / (R.TimeUs * 1e3) : 0;
-    double BusBw = AlgBw * tacclrt::busBandwidthFactor(A->Coll, N);
-    if (Timed)
-      Line.Points.push_back({double(Bytes), AlgBw});
-    std::optional<double> BoundUs;
-    if (BoundColl) {
-      std::string Error;
-      if (auto B = computeBounds(Topo, *BoundColl, double(Bytes),
-                                 static_cast<unsigned>(Root), Error,
-                                 BoundsModel{SO.ProtocolOverheads})) {
-        BoundUs = B->Combined.TimeUs;
-        BoundLine.Points.push_back(
-            {double(Bytes), double(Bytes) / (*BoundUs * 1e3)});
-      }
-    }
-    std::string BoundJson = BoundUs ? fmt::format("{:.6g}", *BoundUs) : "null";
-    std::string EffJson =
-        BoundUs && Timed ? fmt::format("{:.6g}", *BoundUs / R.TimeUs) : "null";
-    std::string BwJson = [&](double V) {
-      return Timed ? fmt::format("{:.6g}", V) : std::string("null");
-    }(AlgBw);
-    std::string BusJson =
-        Timed ? fmt::format("{:.6g}", BusBw) : std::string("null");
-    if (Opts.Json)
-      Rows += fmt::format("{}\n    {{\"bytes\": {}, \"time_us\": {:.6g}, "
+  return Bytes;
+}
+
+/// The lower bound for \p Bytes, where one is known, added to the bound's
+/// chart line.
+std::optional<double> boundUs(FileSim &F, uint64_t Bytes,
+                              bool ProtocolOverheads) {
+  if (!F.BoundColl)
+    return std::nullopt;
+  std::string Error;
+  auto B = computeBounds(F.Topo, *F.BoundColl, double(Bytes),
+                         static_cast<unsigned>(F.Root), Error,
+                         BoundsModel{ProtocolOverheads});
+  if (!B)
+    return std::nullopt;
+  double Us = B->Combined.TimeUs;
+  F.BoundLine.Points.push_back({double(Bytes), double(Bytes) / (Us * 1e3)});
+  return Us;
+}
+
+/// Adds the result for \p Bytes to the file's chart line and to its table
+/// (\p Text) or JSON rows.
+void addResult(FileSim &F, std::string &Text, uint64_t Bytes,
+               const tacclrt::SimResult &R, std::optional<double> BoundUs) {
+  const unsigned N = static_cast<unsigned>(F.A.NGpus);
+  // A plan that moves nothing takes no time: no bandwidth to report.
+  const bool Timed = R.TimeUs > 0;
+  double AlgBw = Timed ? double(Bytes) / (R.TimeUs * 1e3) : 0;
+  double BusBw = AlgBw * tacclrt::busBandwidthFactor(F.A.Coll, N);
+  if (Timed)
+    F.Line.Points.push_back({double(Bytes), AlgBw});
+  std::string BoundJson = BoundUs ? fmt::format("{:.6g}", *BoundUs) : "null";
+  std::string EffJson =
+      BoundUs && Timed ? fmt::format("{:.6g}", *BoundUs / R.TimeUs) : "null";
+  std::string BwJson = [&](double V) {
+    return Timed ? fmt::format("{:.6g}", V) : std::string("null");
+  }(AlgBw);
+  std::string BusJson =
+      Timed ? fmt::format("{:.6g}", BusBw) : std::string("null");
+  if (F.Opts.Json)
+    F.Rows += fmt::format("{}\n    {{\"bytes\": {}, \"time_us\": {:.6g}, "
                           "\"algbw_GBps\": {}, \"busbw_GBps\": {}, "
                           "\"bound_us\": {}, \"efficiency\": {}, "
                           "\"iterations\": {}}}",
-                          Rows.empty() ? "" : ",", Bytes, R.TimeUs, BwJson,
+                          F.Rows.empty() ? "" : ",", Bytes, R.TimeUs, BwJson,
                           BusJson, BoundJson, EffJson, R.Iterations);
-    else
-      Text += fmt::format(
-          "{:>14} {:>12.2f} {:>12.2f} {:>12.2f} {:>12} {:>10}\n", Bytes,
-          R.TimeUs, AlgBw, BusBw,
-          BoundUs ? fmt::format("{:.2f}", *BoundUs) : std::string("-"),
-          BoundUs && Timed ? fmt::format("{:.0f}%", 100 * *BoundUs / R.TimeUs)
-                           : std::string("-"));
-  }
+  else
+    Text += fmt::format(
+        "{:>14} {:>12.2f} {:>12.2f} {:>12.2f} {:>12} {:>10}\n", Bytes, R.TimeUs,
+        AlgBw, BusBw,
+        BoundUs ? fmt::format("{:.2f}", *BoundUs) : std::string("-"),
+        BoundUs && Timed ? fmt::format("{:.0f}%", 100 * *BoundUs / R.TimeUs)
+                         : std::string("-"));
+}
+
+/// Simulates one size of the sweep (drawing the first one's timeline when
+/// \p Timeline is given) and adds its result. False after an error
+/// (printed).
+bool simulateSize(FileSim &F, uint64_t Size, std::string &Text,
+                  std::string *Timeline) {
+  uint64_t Bytes = planBytes(F, Size);
+  tacclrt::SimOptions SO;
+  SO.Bytes = Bytes;
+  SO.Service = F.Opts.SerialPorts ? tacclrt::PortService::Serial
+                                  : tacclrt::PortService::Fair;
+  SO.ProtocolOverheads = F.Opts.ProtocolCosts;
+  SO.RecordTransfers = Timeline && !F.Recorded;
+  F.Recorded = true;
+  double Chunk = double(Bytes) / F.A.NChunksPerLoop;
+  tacclrt::SimMachine M = toSimMachine(F.Topo, Chunk);
+  tacclrt::SimResult R = tacclrt::simulateOn(F.Engine, F.A, M, SO, F.Input);
+  for (const tacclrt::Issue &Is : R.Issues)
+    llvm::errs() << tacclrt::format(Is) << "\n";
+  if (!R.Ok)
+    return false;
+  if (SO.RecordTransfers)
+    *Timeline = timelineChart(fmt::format("{} on {}, {} ({:.2f} us)",
+                                          F.Line.Name, F.Opts.Topology,
+                                          sizeLabel(double(Bytes)), R.TimeUs),
+                              M, R.Transfers);
+  addResult(F, Text, Bytes, R, boundUs(F, Bytes, SO.ProtocolOverheads));
+  return true;
+}
+
+/// Simulates one file over the sweep; appends its table or JSON rows and
+/// its chart series. False after an error (printed).
+bool simulateFile(const std::string &Input, const ir::Topology &Topo,
+                  const std::vector<uint64_t> &Sizes, const SimOptions &Opts,
+                  tacclrt::SimEngineKind Engine, std::string &Text,
+                  std::vector<ChartSeries> &Series,
+                  std::vector<ChartSeries> &Bounds, std::string *Timeline) {
+  bool HaveBound = !Bounds.empty();
+  std::optional<tacclrt::Algo> A = loadPlan(Input, Opts);
+  if (!A)
+    return false;
+  FileSim F{Input,
+            Topo,
+            Opts,
+            Engine,
+            *A,
+            parseBoundCollective(tacclrt::nameOf(A->Coll)),
+            A->Root >= 0 ? A->Root : 0};
+  F.Line.Name = llvm::sys::path::filename(Input).str();
+  if (!Opts.Json)
+    Text += tableHeader(F);
+  for (uint64_t Size : Sizes)
+    if (!simulateSize(F, Size, Text, Timeline))
+      return false;
   if (Opts.Json)
     Text += fmt::format("{}\n  {{\"file\": {}, \"collective\": \"{}\", "
                         "\"ranks\": {}, \"engine\": \"{}\", "
                         "\"results\": [{}\n  ]}}",
                         Text.size() > 1 ? "," : "", jsonQuote(Input),
                         tacclrt::nameOf(A->Coll), A->NGpus,
-                        tacclrt::nameOf(Engine), Rows);
-  Series.push_back(std::move(Line));
+                        tacclrt::nameOf(Engine), F.Rows);
+  Series.push_back(std::move(F.Line));
   // One bound line per collective (the first file's), drawn dashed.
-  if (!BoundLine.Points.empty() && !HaveBound) {
-    BoundLine.Name = fmt::format("lower bound ({})", tacclrt::nameOf(A->Coll));
-    BoundLine.Dashed = true;
-    Bounds.push_back(std::move(BoundLine));
+  if (!F.BoundLine.Points.empty() && !HaveBound) {
+    F.BoundLine.Name =
+        fmt::format("lower bound ({})", tacclrt::nameOf(A->Coll));
+    F.BoundLine.Dashed = true;
+    Bounds.push_back(std::move(F.BoundLine));
   }
   return true;
 }
