@@ -30,19 +30,10 @@ using namespace tacclc::ir;
 using namespace tacclc::test;
 
 namespace {
-/// The schedule the compiler would build from clockwise routes.
-Schedule schedule(const Sketch &S) {
-  if (!isCombining(S.Coll.getKind()))
-    return scheduleTransfers(S, clockwise(S));
-  Sketch Dual = dualSketch(S, false);
-  Schedule Up = scheduleTransfers(Dual, clockwise(Dual));
-  return reverseForReduction(S, Up, false, &Up);
-}
-
 void checkGolden(const Sketch &S, const CodegenOptions &Opts = {}) {
   llvm::SourceMgr SM;
   DiagnosticEngine Diags(SM);
-  auto P = lowerToProgram(S, schedule(S), Opts, Diags);
+  auto P = lowerToProgram(S, ringSchedule(S), Opts, Diags);
   REQUIRE(P);
   std::string Xml;
   llvm::raw_string_ostream OS(Xml);

@@ -1,7 +1,8 @@
 //===- tests/unit/codegen/CodegenTestUtil.h - Fixed schedules ---*- C++ -*-===//
 //
-// Shared by the codegen unit tests: ring sketches and hand-made clockwise
-// routes, so that lowering can be tested without the solver.
+// Shared by the codegen unit tests: ring sketches, hand-made clockwise
+// routes and their list schedules, so that lowering can be tested without
+// the solver.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_TESTS_UNIT_CODEGEN_CODEGENTESTUTIL_H
@@ -9,6 +10,8 @@
 
 #include "ir/Routes.h"
 #include "ir/Sketch.h"
+#include "passes/ListSchedule.h"
+#include "passes/ReduceSchedule.h"
 
 #include <algorithm>
 #include <string>
@@ -52,6 +55,17 @@ inline ir::Routes clockwise(const ir::Sketch &S) {
     R.Chunks.push_back(CR);
   }
   return R;
+}
+
+/// The schedule the compiler would build from clockwise routes: listed,
+/// and for reductions the dual's, reversed.
+inline ir::Schedule ringSchedule(const ir::Sketch &S) {
+  using namespace ir;
+  if (!isCombining(S.Coll.getKind()))
+    return scheduleTransfers(S, clockwise(S));
+  Sketch Dual = dualSketch(S, false);
+  Schedule Up = scheduleTransfers(Dual, clockwise(Dual));
+  return reverseForReduction(S, Up, false, &Up);
 }
 
 } // namespace tacclc::test

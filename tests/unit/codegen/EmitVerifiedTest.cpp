@@ -8,8 +8,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/EmitVerified.h"
-#include "passes/ListSchedule.h"
-#include "passes/ReduceSchedule.h"
 #include "tests/unit/codegen/CodegenTestUtil.h"
 
 #include "llvm/Support/SourceMgr.h"
@@ -22,15 +20,6 @@ using namespace tacclc::ir;
 using namespace tacclc::test;
 
 namespace {
-/// The list schedule of clockwise routes (reductions: the dual's, reversed).
-Schedule ringSchedule(const Sketch &S) {
-  if (!isCombining(S.Coll.getKind()))
-    return scheduleTransfers(S, clockwise(S));
-  Sketch Dual = dualSketch(S, false);
-  Schedule Up = scheduleTransfers(Dual, clockwise(Dual));
-  return reverseForReduction(S, Up, false, &Up);
-}
-
 std::string print(const Program &P) {
   std::string Xml;
   llvm::raw_string_ostream OS(Xml);
