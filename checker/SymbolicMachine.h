@@ -123,12 +123,24 @@ private:
   std::vector<SymValue> combine(const TbProgram &T, const Operation &Op,
                                 const std::vector<SymValue> &X,
                                 const std::vector<SymValue> &Y);
+
+  // The end-of-run reports, in SymbolicMachineReports.cpp.
+
+  /// Reports the deadlock and, for each blocked tb, what it waits for.
   void reportDeadlock();
+  /// Says what \p T (in state \p St) waits for and how its peer stands.
   std::string describeWait(const TbProgram &T, const TbState &St);
+  /// Says whether tb \p TbId of \p Rank finished or where it is blocked.
   std::string describeTb(int Rank, int TbId);
+  /// The tb of \p Rank that sends to \p Peer on \p Chan (with \p Sender)
+  /// or receives from it (without), or null.
   const TbProgram *findPeerTb(int Rank, int Peer, int Chan, bool Sender);
+  /// Reports messages left in FIFOs; with \p OnlyStranded, only those whose
+  /// receiver finished.
   void reportLeftovers(bool OnlyStranded);
+  /// Compares every output chunk with the collective's definition.
   void checkPostcondition();
+
   Where at(const TbProgram &T, const Operation &Op) const {
     return stepWhere(A, T.Rank, T.Id, Op.Pos);
   }

@@ -6,6 +6,8 @@
 // which communicators were made together); the collectives are served by a
 // TACCL-EF algorithm when one matches the call (AlgoRegistry) and a backend
 // runs (ShimBackend), else forwarded; everything else is forwarded as it is.
+// This file holds the shared state, the communicator hooks and the match and
+// run of a collective; the collectives' entry points are ShimCollectives.cpp.
 // Calls made inside ncclGroupStart/ncclGroupEnd are forwarded: NCCL defers
 // grouped work to the group's end, and a served call must not run ahead of
 // its barrier.
@@ -258,18 +260,6 @@ ncclResult_t tacclrt::shim::runMatched(const CommInfo &I, const ServedCall &C) {
 
 namespace {
 
-/// Serves a collective when an algorithm matches; \p Served says whether
-/// it did (else the caller forwards).
-ncclResult_t serve(CollKind Coll, const void *Send, void *Recv, size_t Count,
-                   ncclDataType_t Type, ncclRedOp_t Op, int Root,
-                   ncclComm_t Comm, cudaStream_t Stream, bool &Served) {
-  CommInfo I;
-  ServedCall C;
-  Served =
-      matchCall(Coll, Send, Recv, Count, Type, Op, Root, Comm, Stream, I, C);
-  return Served ? runMatched(I, C) : ncclSuccess;
-}
-
 void forget(ncclComm_t Comm, bool Aborting) {
   ShimState &S = state();
   if (S.Backend)
@@ -415,97 +405,6 @@ TACCL_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t Comm) {
 TACCL_EXPORT ncclResult_t ncclCommAbort(ncclComm_t Comm) {
   forget(Comm, true);
   return forward_ncclCommAbort(Comm);
-}
-
-// Inside a group the call is held (ShimGroups.cpp decides at the group's
-// end); outside, it is served when an algorithm matches, else forwarded.
-#define TACCL_SERVE(Coll, Send, Recv, Count, Type, Op, Root, Comm, Stream,     \
-                    Forward)                                                   \
-  do {                                                                         \
-    if (groupDepth() > 0) {                                                    \
-      holdCollective({Coll, Send, Recv, Count, Type, Op, Root, Comm, Stream,   \
-                      [=] { return Forward; }});                               \
-      return ncclSuccess;                                                      \
-    }                                                                          \
-    bool Served = false;                                                       \
-    ncclResult_t R =                                                           \
-        serve(Coll, Send, Recv, Count, Type, Op, Root, Comm, Stream, Served);  \
-    return Served ? R : Forward;                                               \
-  } while (false)
-
-TACCL_EXPORT ncclResult_t ncclAllGather(const void *Send, void *Recv,
-                                        size_t Count, ncclDataType_t Type,
-                                        ncclComm_t Comm, cudaStream_t Stream) {
-  TACCL_SERVE(CollKind::AllGather, Send, Recv, Count, Type, ncclSum, 0, Comm,
-              Stream,
-              forward_ncclAllGather(Send, Recv, Count, Type, Comm, Stream));
-}
-
-TACCL_EXPORT ncclResult_t ncclAllReduce(const void *Send, void *Recv,
-                                        size_t Count, ncclDataType_t Type,
-                                        ncclRedOp_t Op, ncclComm_t Comm,
-                                        cudaStream_t Stream) {
-  TACCL_SERVE(CollKind::AllReduce, Send, Recv, Count, Type, Op, 0, Comm, Stream,
-              forward_ncclAllReduce(Send, Recv, Count, Type, Op, Comm, Stream));
-}
-
-TACCL_EXPORT ncclResult_t ncclReduceScatter(const void *Send, void *Recv,
-                                            size_t Count, ncclDataType_t Type,
-                                            ncclRedOp_t Op, ncclComm_t Comm,
-                                            cudaStream_t Stream) {
-  TACCL_SERVE(
-      CollKind::ReduceScatter, Send, Recv, Count, Type, Op, 0, Comm, Stream,
-      forward_ncclReduceScatter(Send, Recv, Count, Type, Op, Comm, Stream));
-}
-
-TACCL_EXPORT ncclResult_t ncclBroadcast(const void *Send, void *Recv,
-                                        size_t Count, ncclDataType_t Type,
-                                        int Root, ncclComm_t Comm,
-                                        cudaStream_t Stream) {
-  TACCL_SERVE(
-      CollKind::Broadcast, Send, Recv, Count, Type, ncclSum, Root, Comm, Stream,
-      forward_ncclBroadcast(Send, Recv, Count, Type, Root, Comm, Stream));
-}
-
-TACCL_EXPORT ncclResult_t ncclBcast(void *Buff, size_t Count,
-                                    ncclDataType_t Type, int Root,
-                                    ncclComm_t Comm, cudaStream_t Stream) {
-  TACCL_SERVE(CollKind::Broadcast, Buff, Buff, Count, Type, ncclSum, Root, Comm,
-              Stream, forward_ncclBcast(Buff, Count, Type, Root, Comm, Stream));
-}
-
-TACCL_EXPORT ncclResult_t ncclReduce(const void *Send, void *Recv, size_t Count,
-                                     ncclDataType_t Type, ncclRedOp_t Op,
-                                     int Root, ncclComm_t Comm,
-                                     cudaStream_t Stream) {
-  TACCL_SERVE(
-      CollKind::Reduce, Send, Recv, Count, Type, Op, Root, Comm, Stream,
-      forward_ncclReduce(Send, Recv, Count, Type, Op, Root, Comm, Stream));
-}
-
-TACCL_EXPORT ncclResult_t ncclAlltoAll(const void *Send, void *Recv,
-                                       size_t Count, ncclDataType_t Type,
-                                       ncclComm_t Comm, cudaStream_t Stream) {
-  TACCL_SERVE(CollKind::AllToAll, Send, Recv, Count, Type, ncclSum, 0, Comm,
-              Stream,
-              forward_ncclAlltoAll(Send, Recv, Count, Type, Comm, Stream));
-}
-
-TACCL_EXPORT ncclResult_t ncclGather(const void *Send, void *Recv, size_t Count,
-                                     ncclDataType_t Type, int Root,
-                                     ncclComm_t Comm, cudaStream_t Stream) {
-  TACCL_SERVE(CollKind::Gather, Send, Recv, Count, Type, ncclSum, Root, Comm,
-              Stream,
-              forward_ncclGather(Send, Recv, Count, Type, Root, Comm, Stream));
-}
-
-TACCL_EXPORT ncclResult_t ncclScatter(const void *Send, void *Recv,
-                                      size_t Count, ncclDataType_t Type,
-                                      int Root, ncclComm_t Comm,
-                                      cudaStream_t Stream) {
-  TACCL_SERVE(CollKind::Scatter, Send, Recv, Count, Type, ncclSum, Root, Comm,
-              Stream,
-              forward_ncclScatter(Send, Recv, Count, Type, Root, Comm, Stream));
 }
 
 } // extern "C"

@@ -1,9 +1,9 @@
 //===- shim/ShimInternal.h - Shared by the shim's files ---------*- C++ -*-===//
 //
-// What Shim.cpp (communicators and collectives) and ShimGroups.cpp (groups
-// and point-to-point calls) share: the forwarders to the real NCCL, the
-// match of a call against the algorithms, running a matched call, and the
-// calling thread's group depth.
+// What Shim.cpp (communicators and matching), ShimCollectives.cpp (the
+// collectives) and ShimGroups.cpp (groups and point-to-point calls) share: the
+// forwarders to the real NCCL, the match of a call against the algorithms,
+// running a matched call, and the calling thread's group depth.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_SHIM_SHIMINTERNAL_H

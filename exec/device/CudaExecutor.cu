@@ -97,41 +97,22 @@ cudaError_t launchAll(const std::vector<Launch> &Ls, double &Seconds,
   return E;
 }
 
-} // namespace
+/// Each rank's memory on its GPU: its storages and the pointers to its
+/// buffers, FIFO memory, connection counts and block flags.
+struct RankPointers {
+  std::vector<std::vector<char *>> Storage;
+  std::vector<char *> In, Out, Scr, Fifo;
+  std::vector<unsigned long long *> Counts, Flags;
 
-bool cudaInterpreterBuilt() { return true; }
+  /// Empty pointers for \p NRanks ranks.
+  explicit RankPointers(std::size_t NRanks)
+      : Storage(NRanks), In(NRanks), Out(NRanks), Scr(NRanks), Fifo(NRanks),
+        Counts(NRanks), Flags(NRanks) {}
+};
 
-RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode Mode,
-                    std::string_view FileName) {
-  RunResult R;
-  IssueSink Sink(R.Issues, FileName);
-  auto NotRun = [&] {
-    R.Summary = notRunSummary(R.Issues);
-    return R;
-  };
-  // 1. GPUs, the call, the host buffers.
-  int Devices = 0;
-  cudaError_t E = cudaGetDeviceCount(&Devices);
-  if (E != cudaSuccess || Devices == 0) {
-    Sink.report<MsgId::NoCudaGpu>(
-        Where(), E != cudaSuccess ? cudaWhy(E) : std::string("0 devices"));
-    return NotRun();
-  }
-  std::optional<PreparedDeviceRun> Prepared =
-      prepareDeviceRun(A, O, Sink, R.Issues, FileName);
-  if (!Prepared)
-    return NotRun();
-  const std::optional<Program> &P = Prepared->Run.P;
-  CallSetup &S = Prepared->Run.S;
-  std::vector<CpuRankMemory> &Mem = Prepared->Run.Mem;
-  DevicePlan *D = &Prepared->Plan;
-  const std::size_t NRanks = D->Ranks.size();
-  const int Used = Mode == CudaMode::VirtualRanks
-                       ? 1
-                       : static_cast<int>(std::min<std::size_t>(
-                             std::size_t(Devices), NRanks));
-  auto DeviceOf = [&](std::size_t Rank) { return int(Rank % Used); };
-  // Every GPU reaches every other's memory (FIFO slots and counts).
+/// Step 1b: every GPU reaches every other's memory (FIFO slots and counts);
+/// false when one does not (reported).
+bool enablePeerAccess(int Used, IssueSink &Sink) {
   for (int X = 0; X < Used; ++X)
     for (int Y = 0; Y < Used; ++Y) {
       int Can = 0;
@@ -142,16 +123,22 @@ RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode Mode,
       if (!Can || (cudaDeviceEnablePeerAccess(Y, 0) != cudaSuccess &&
                    cudaGetLastError() != cudaErrorPeerAccessAlreadyEnabled)) {
         Sink.report<MsgId::NoPeerAccess>(Where(), X, Y);
-        return NotRun();
+        return false;
       }
     }
+  return true;
+}
 
-  // 3. Memory: each rank's buffers, FIFO memory, counts and flags on its
-  //    GPU; the error word in host memory every GPU maps.
-  DeviceMemory Dm;
-  std::vector<std::vector<char *>> Storage(NRanks);
-  std::vector<char *> In(NRanks), Out(NRanks), Scr(NRanks), Fifo(NRanks);
-  std::vector<unsigned long long *> Counts(NRanks), Flags(NRanks);
+/// Step 3a: copies each rank's buffers to its GPU and gives it zeroed FIFO
+/// memory, counts and flags; false when the GPU memory ran out.
+bool copyRanks(DeviceMemory &Dm, const std::vector<CpuRankMemory> &Mem,
+               const DevicePlan *D, int Used, RankPointers &Rp) {
+  const std::size_t NRanks = D->Ranks.size();
+  auto DeviceOf = [&](std::size_t Rank) { return int(Rank % Used); };
+  std::vector<std::vector<char *>> &Storage = Rp.Storage;
+  std::vector<char *> &In = Rp.In, &Out = Rp.Out, &Scr = Rp.Scr,
+                      &Fifo = Rp.Fifo;
+  std::vector<unsigned long long *> &Counts = Rp.Counts, &Flags = Rp.Flags;
   bool Ok = true;
   for (std::size_t Rank = 0; Rank < NRanks && Ok; ++Rank) {
     cudaSetDevice(DeviceOf(Rank));
@@ -175,14 +162,21 @@ RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode Mode,
         Dm.zeroed(D->Blocks.size() * sizeof(unsigned long long)));
     Ok = Fifo[Rank] && Counts[Rank] && Flags[Rank];
   }
-  int *Error = Ok ? static_cast<int *>(Dm.mapped(5 * sizeof(int))) : nullptr;
-  int *DevError = nullptr;
-  Ok = Ok && Error &&
-       cudaHostGetDevicePointer(reinterpret_cast<void **>(&DevError), Error,
-                                0) == cudaSuccess;
-  // Each GPU's copy of the plan and of the per-rank pointers, and its
-  // blocks.
-  std::vector<Launch> Ls(std::size_t(std::max(Used, 0)));
+  return Ok;
+}
+
+/// Step 3b: each GPU's copy of the plan and of the per-rank pointers, and
+/// its blocks; false when the GPU memory ran out.
+bool makeLaunches(DeviceMemory &Dm, const DevicePlan *D, const RunOptions &O,
+                  int Used, const RankPointers &Rp, int *DevError,
+                  std::vector<Launch> &Ls) {
+  const std::size_t NRanks = D->Ranks.size();
+  auto DeviceOf = [&](std::size_t Rank) { return int(Rank % Used); };
+  const std::vector<char *> &In = Rp.In, &Out = Rp.Out, &Scr = Rp.Scr,
+                            &Fifo = Rp.Fifo;
+  const std::vector<unsigned long long *> &Counts = Rp.Counts,
+                                          &Flags = Rp.Flags;
+  bool Ok = true;
   for (int G = 0; G < Used && Ok; ++G) {
     cudaSetDevice(G);
     std::vector<std::uint32_t> Mine;
@@ -217,6 +211,75 @@ RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode Mode,
     Ok = V.Blocks && V.Ops && V.Deps && V.Conns && V.BlockList && V.Input &&
          V.Output && V.Scratch && V.Fifo && V.Counts && V.Flags;
   }
+  return Ok;
+}
+
+/// Step 5a: copies each rank's storages back from its GPU.
+void copyBack(std::vector<CpuRankMemory> &Mem, const RankPointers &Rp,
+              std::size_t NRanks, int Used) {
+  auto DeviceOf = [&](std::size_t Rank) { return int(Rank % Used); };
+  const std::vector<std::vector<char *>> &Storage = Rp.Storage;
+  for (std::size_t Rank = 0; Rank < NRanks; ++Rank) {
+    cudaSetDevice(DeviceOf(Rank));
+    for (std::size_t K = 0; K < Mem[Rank].Storages.size(); ++K) {
+      auto &St = Mem[Rank].Storages[K];
+      cudaMemcpy(St.data(), Storage[Rank][K], St.size(),
+                 cudaMemcpyDeviceToHost);
+    }
+  }
+}
+
+} // namespace
+
+bool cudaInterpreterBuilt() { return true; }
+
+RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode Mode,
+                    std::string_view FileName) {
+  RunResult R;
+  IssueSink Sink(R.Issues, FileName);
+  auto NotRun = [&] {
+    R.Summary = notRunSummary(R.Issues);
+    return R;
+  };
+  // 1. GPUs, the call, the host buffers; 2. the flat plan.
+  int Devices = 0;
+  cudaError_t E = cudaGetDeviceCount(&Devices);
+  if (E != cudaSuccess || Devices == 0) {
+    Sink.report<MsgId::NoCudaGpu>(
+        Where(), E != cudaSuccess ? cudaWhy(E) : std::string("0 devices"));
+    return NotRun();
+  }
+  std::optional<PreparedDeviceRun> Prepared =
+      prepareDeviceRun(A, O, Sink, R.Issues, FileName);
+  if (!Prepared)
+    return NotRun();
+  const std::optional<Program> &P = Prepared->Run.P;
+  CallSetup &S = Prepared->Run.S;
+  std::vector<CpuRankMemory> &Mem = Prepared->Run.Mem;
+  DevicePlan *D = &Prepared->Plan;
+  const std::size_t NRanks = D->Ranks.size();
+  const int Used = Mode == CudaMode::VirtualRanks
+                       ? 1
+                       : static_cast<int>(std::min<std::size_t>(
+                             std::size_t(Devices), NRanks));
+  // Every GPU reaches every other's memory (FIFO slots and counts).
+  if (!enablePeerAccess(Used, Sink))
+    return NotRun();
+
+  // 3. Memory: each rank's buffers, FIFO memory, counts and flags on its
+  //    GPU; the error word in host memory every GPU maps.
+  DeviceMemory Dm;
+  RankPointers Rp(NRanks);
+  bool Ok = copyRanks(Dm, Mem, D, Used, Rp);
+  int *Error = Ok ? static_cast<int *>(Dm.mapped(5 * sizeof(int))) : nullptr;
+  int *DevError = nullptr;
+  Ok = Ok && Error &&
+       cudaHostGetDevicePointer(reinterpret_cast<void **>(&DevError), Error,
+                                0) == cudaSuccess;
+  // Each GPU's copy of the plan and of the per-rank pointers, and its
+  // blocks.
+  std::vector<Launch> Ls(std::size_t(std::max(Used, 0)));
+  Ok = Ok && makeLaunches(Dm, D, O, Used, Rp, DevError, Ls);
   if (!Ok) {
     Sink.report<MsgId::OutOfGpuMemory>(Where(), cudaWhy(cudaGetLastError()));
     return NotRun();
@@ -242,14 +305,7 @@ RunResult runOnCuda(const Algo &A, const RunOptions &O, CudaMode Mode,
     return NotRun();
   }
   // 5. Results.
-  for (std::size_t Rank = 0; Rank < NRanks; ++Rank) {
-    cudaSetDevice(DeviceOf(Rank));
-    for (std::size_t K = 0; K < Mem[Rank].Storages.size(); ++K) {
-      auto &St = Mem[Rank].Storages[K];
-      cudaMemcpy(St.data(), Storage[Rank][K], St.size(),
-                 cudaMemcpyDeviceToHost);
-    }
-  }
+  copyBack(Mem, Rp, NRanks, Used);
   S.Cfg.Tracking = false; // the GPU keeps no record of writers
   verifyOutputs(A, S, Mem, Sink, R);
   R.Ok = !R.Issues.hasErrors();

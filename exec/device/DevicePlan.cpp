@@ -67,37 +67,11 @@ DevBuffer devBuffer(BufferKind B) {
   }
 }
 
-} // namespace
+/// (src, dst, chan) of a connection.
+using ConnKey = std::tuple<int, int, int>;
 
-std::optional<DevicePlan> planForDevice(const Algo &A, const RunOptions &O,
-                                        Report &Out,
-                                        std::string_view FileName) {
-  // 1. Program and call.
-  IssueSink Sink(Out, FileName);
-  std::optional<Program> P = buildProgram(A, Sink);
-  CallSetup S;
-  if (!P || !prepareCall(A, O, Sink, Out, FileName, S))
-    return std::nullopt;
-  return planPrepared(A, O, *P, S, Sink);
-}
-
-std::optional<PreparedDeviceRun> prepareDeviceRun(const Algo &A,
-                                                  const RunOptions &O,
-                                                  IssueSink &Sink, Report &Out,
-                                                  std::string_view FileName) {
-  PreparedRun Run;
-  if (!prepareRun(A, O, Sink, Out, FileName, Run))
-    return std::nullopt;
-  std::optional<DevicePlan> D = planPrepared(A, O, *Run.P, Run.S, Sink);
-  if (!D)
-    return std::nullopt;
-  return PreparedDeviceRun{std::move(Run), std::move(*D)};
-}
-
-std::optional<DevicePlan> planPrepared(const Algo &A, const RunOptions &O,
-                                       const Program &Prog, const CallSetup &S,
-                                       IssueSink &Sink) {
-  const Program *P = &Prog;
+/// Step 1b: the plan's element type, operation and sizes from the call.
+DevicePlan startPlan(const Algo &A, const RunOptions &O, const CallSetup &S) {
   DevicePlan D;
   D.Coll = A.Coll;
   D.Type = O.Type;
@@ -107,9 +81,13 @@ std::optional<DevicePlan> planPrepared(const Algo &A, const RunOptions &O,
   D.SliceElems = std::min(S.Cfg.SliceElems, S.Cfg.SizePerChunk);
   D.Iterations = static_cast<std::uint64_t>(S.Cfg.Iterations);
   D.FifoSlots = std::max(1u, O.FifoSlots);
+  return D;
+}
 
-  // 2. Buffers.
-  const CollectiveLayout &L = S.L;
+/// Step 2: the buffers of each rank from the collective's layout; false
+/// when the plan's chunks do not fit them (reported).
+bool addBuffers(const Algo &A, const CollectiveLayout &L, DevicePlan &D,
+                IssueSink &Sink) {
   bool Ok = true;
   for (const Gpu &G : A.Gpus) {
     DevRank R;
@@ -128,13 +106,17 @@ std::optional<DevicePlan> planPrepared(const Algo &A, const RunOptions &O,
       }
     D.Ranks.push_back(R);
   }
-  if (!Ok)
-    return std::nullopt;
+  return Ok;
+}
 
-  // 3. Blocks, operations, dependencies; 4. connection keys.
-  using ConnKey = std::tuple<int, int, int>; // (src, dst, chan)
-  std::map<ConnKey, int> ConnOf;
-  std::int32_t MaxCnt = 1;
+/// Steps 3 and 4a: blocks, operations with their ranges checked,
+/// dependencies as global block indices, and the key of every connection
+/// used; \p MaxCnt grows to the largest message. False when a range or a
+/// peer is wrong (reported).
+bool addBlocks(const Algo &A, const Program *P, DevicePlan &D,
+               std::map<ConnKey, int> &ConnOf, std::int32_t &MaxCnt,
+               IssueSink &Sink) {
+  bool Ok = true;
   for (std::size_t Rank = 0; Rank < P->Ranks.size(); ++Rank) {
     const Gpu &G = A.Gpus[Rank];
     DevRank &R = D.Ranks[Rank];
@@ -197,10 +179,13 @@ std::optional<DevicePlan> planPrepared(const Algo &A, const RunOptions &O,
       D.Blocks.push_back(B);
     }
   }
-  if (!Ok)
-    return std::nullopt;
+  return Ok;
+}
 
-  // 5. Slot size; 4. connections and their FIFO memory, by receiver.
+/// Steps 5 and 4b: the slot size, then each connection's index and FIFO
+/// memory in its receiver, and each block's connections.
+void addConnections(const Program *P, DevicePlan &D,
+                    std::map<ConnKey, int> &ConnOf, std::int32_t MaxCnt) {
   D.SlotBytes =
       (std::uint64_t(MaxCnt) * D.SliceElems * D.TypeSize + 15) / 16 * 16;
   for (auto &[Key, Index] : ConnOf) {
@@ -218,6 +203,54 @@ std::optional<DevicePlan> planPrepared(const Algo &A, const RunOptions &O,
     if (T.Recv >= 0)
       B.RecvConn = ConnOf.at({T.Recv, T.Rank, T.Chan});
   }
+}
+
+} // namespace
+
+std::optional<DevicePlan> planForDevice(const Algo &A, const RunOptions &O,
+                                        Report &Out,
+                                        std::string_view FileName) {
+  // 1. Program and call.
+  IssueSink Sink(Out, FileName);
+  std::optional<Program> P = buildProgram(A, Sink);
+  CallSetup S;
+  if (!P || !prepareCall(A, O, Sink, Out, FileName, S))
+    return std::nullopt;
+  return planPrepared(A, O, *P, S, Sink);
+}
+
+std::optional<PreparedDeviceRun> prepareDeviceRun(const Algo &A,
+                                                  const RunOptions &O,
+                                                  IssueSink &Sink, Report &Out,
+                                                  std::string_view FileName) {
+  PreparedRun Run;
+  if (!prepareRun(A, O, Sink, Out, FileName, Run))
+    return std::nullopt;
+  std::optional<DevicePlan> D = planPrepared(A, O, *Run.P, Run.S, Sink);
+  if (!D)
+    return std::nullopt;
+  return PreparedDeviceRun{std::move(Run), std::move(*D)};
+}
+
+std::optional<DevicePlan> planPrepared(const Algo &A, const RunOptions &O,
+                                       const Program &Prog, const CallSetup &S,
+                                       IssueSink &Sink) {
+  const Program *P = &Prog;
+  // 1. (The Program and the call are given.) Type, operation, sizes.
+  DevicePlan D = startPlan(A, O, S);
+
+  // 2. Buffers.
+  if (!addBuffers(A, S.L, D, Sink))
+    return std::nullopt;
+
+  // 3. Blocks, operations, dependencies; 4. connection keys.
+  std::map<ConnKey, int> ConnOf;
+  std::int32_t MaxCnt = 1;
+  if (!addBlocks(A, P, D, ConnOf, MaxCnt, Sink))
+    return std::nullopt;
+
+  // 5. Slot size; 4. connections and their FIFO memory, by receiver.
+  addConnections(P, D, ConnOf, MaxCnt);
   return D;
 }
 

@@ -45,35 +45,10 @@ using cuda::NcclRankJob;
 using cuda::RankReport;
 std::size_t align64(std::size_t X) { return (X + 63) / 64 * 64; }
 
-} // namespace
-
-RepeatedRun runOnNcclRanks(const Algo &A, const RunOptions &O,
-                           const RepeatOptions &Rep,
-                           std::string_view FileName) {
-  RepeatedRun Out;
-  RunResult &R = Out.Run;
-  IssueSink Sink(R.Issues, FileName);
-  auto NotRun = [&] {
-    R.Summary = notRunSummary(R.Issues);
-    return Out;
-  };
-  // 1. The call, the host buffers, the flat plan.
-  std::optional<PreparedDeviceRun> Prepared =
-      prepareDeviceRun(A, O, Sink, R.Issues, FileName);
-  if (!Prepared)
-    return NotRun();
-  const std::optional<Program> &P = Prepared->Run.P;
-  CallSetup &S = Prepared->Run.S;
-  std::vector<CpuRankMemory> &Mem = Prepared->Run.Mem;
-  DevicePlan *D = &Prepared->Plan;
-  if (Rep.Iters == 0) {
-    Sink.report<MsgId::NoTimedRun>(Where());
-    return NotRun();
-  }
-  const std::size_t N = D->Ranks.size();
-  const unsigned Runs = Rep.Warmup + Rep.Iters;
-
-  // 2. Shared memory: per rank, its report, run times and buffers.
+/// Step 2a: the offset of each rank's part of the shared memory (its report,
+/// run times and buffers), with the total size at Offset[N].
+std::vector<std::size_t> sharedOffsets(const std::vector<CpuRankMemory> &Mem,
+                                       std::size_t N, unsigned Runs) {
   std::vector<std::size_t> Offset(N + 1, 0);
   for (std::size_t Rk = 0; Rk < N; ++Rk) {
     std::size_t Bytes = 0;
@@ -82,12 +57,15 @@ RepeatedRun runOnNcclRanks(const Algo &A, const RunOptions &O,
     Offset[Rk + 1] = Offset[Rk] + align64(sizeof(RankReport)) +
                      align64(Runs * sizeof(double)) + align64(Bytes);
   }
-  SharedMemory Shared(Offset[N]);
-  int IdPipe[2] = {-1, -1};
-  if (!Shared.get() || pipe(IdPipe) != 0) {
-    Sink.report<MsgId::RankProcessSetup>(Where(), std::strerror(errno));
-    return NotRun();
-  }
+  return Offset;
+}
+
+/// Step 2b: the job of each rank, pointing into its part of \p Shared.
+std::vector<NcclRankJob>
+makeJobs(const Algo &A, const RunOptions &O, const RepeatOptions &Rep,
+         DevicePlan *D, std::vector<CpuRankMemory> &Mem, SharedMemory &Shared,
+         const std::vector<std::size_t> &Offset, const int IdPipe[2],
+         std::size_t N, unsigned Runs) {
   std::vector<NcclRankJob> Jobs(N);
   for (std::size_t Rk = 0; Rk < N; ++Rk) {
     std::byte *Base = Shared.get() + Offset[Rk];
@@ -106,11 +84,16 @@ RepeatedRun runOnNcclRanks(const Algo &A, const RunOptions &O,
     J.Output =
         Base + align64(sizeof(RankReport)) + align64(Runs * sizeof(double));
   }
+  return Jobs;
+}
 
-  // 3. One process per rank.
+/// Step 3: one process per rank, stopped when a rank fails or the run makes
+/// no progress; nothing when the processes could not be started.
+std::optional<std::vector<RankEnding>>
+runRanks(const RunOptions &O, std::vector<NcclRankJob> &Jobs,
+         const int IdPipe[2], std::size_t N, unsigned Runs, std::string &Why) {
   const double Watchdog = O.WatchdogSeconds > 0 ? O.WatchdogSeconds : 3600;
-  std::string Why;
-  std::optional<std::vector<RankEnding>> Ends = runRankProcesses(
+  return runRankProcesses(
       unsigned(N),
       [&](unsigned Rk) {
         if (Rk != 0)
@@ -122,18 +105,21 @@ RepeatedRun runOnNcclRanks(const Algo &A, const RunOptions &O,
         close(IdPipe[1]);
       },
       Watchdog + 5, 120 + Runs * (2 * Watchdog + 10), Why);
-  if (!Ends) {
-    Sink.report<MsgId::DeviceFailure>(Where(), Why);
-    return NotRun();
-  }
+}
 
-  // 4. What the ranks saw.
+/// Step 4a: reports what each rank saw (a hang where it hung, the same
+/// failure on several ranks once); whether every rank finished.
+bool reportRanks(const Algo &A, const RunOptions &O,
+                 const std::optional<Program> &P, const DevicePlan *D,
+                 const std::vector<NcclRankJob> &Jobs,
+                 const std::vector<RankEnding> &Ends, IssueSink &Sink) {
+  const std::size_t N = D->Ranks.size();
   // The same failure on several ranks is said once.
   std::vector<std::pair<std::string, std::vector<std::size_t>>> Failures;
   bool AllFinished = true;
   for (std::size_t Rk = 0; Rk < N; ++Rk) {
     const RankReport &Rp = *Jobs[Rk].Report;
-    const RankEnding &E = (*Ends)[Rk];
+    const RankEnding &E = Ends[Rk];
     AllFinished = AllFinished && Rp.Finished && E.ok();
     if (Rp.Error[0] != cuda::NoError) {
       const DevBlock &B = D->Blocks[std::size_t(Rp.Error[1])];
@@ -174,8 +160,15 @@ RepeatedRun runOnNcclRanks(const Algo &A, const RunOptions &O,
                                      : message<MsgId::RanksFailed>(
                                            fmt::join(Ranks, ", "), Msg));
   }
-  if (!AllFinished)
-    return NotRun();
+  return AllFinished;
+}
+
+/// Step 4b: checks the first run's buffers against the reference and counts
+/// later runs that differed from it as wrong.
+void checkOutputs(const Algo &A, CallSetup &S, std::vector<CpuRankMemory> &Mem,
+                  const DevicePlan *D, const std::vector<NcclRankJob> &Jobs,
+                  IssueSink &Sink, RunResult &R) {
+  const std::size_t N = D->Ranks.size();
   for (std::size_t Rk = 0; Rk < N; ++Rk) {
     const std::byte *Src = Jobs[Rk].Output;
     for (auto &St : Mem[Rk].Storages) {
@@ -196,6 +189,13 @@ RepeatedRun runOnNcclRanks(const Algo &A, const RunOptions &O,
     R.WrongElements += std::max<std::uint64_t>(
         1, Rp.DifferingBytes / std::max<std::uint32_t>(D->TypeSize, 1));
   }
+}
+
+/// Step 4c: the mean time of the slowest rank over the timed runs, and
+/// NCCL's own time when it was asked for.
+void collectTimes(const RepeatOptions &Rep, unsigned Runs,
+                  const std::vector<NcclRankJob> &Jobs, RepeatedRun &Out) {
+  RunResult &R = Out.Run;
   double Total = 0;
   for (unsigned K = Rep.Warmup; K < Runs; ++K) {
     double Slowest = 0;
@@ -216,6 +216,61 @@ RepeatedRun runOnNcclRanks(const Algo &A, const RunOptions &O,
     if (Out.NcclWhy.empty())
       Out.NcclSeconds = Slowest;
   }
+}
+
+} // namespace
+
+RepeatedRun runOnNcclRanks(const Algo &A, const RunOptions &O,
+                           const RepeatOptions &Rep,
+                           std::string_view FileName) {
+  RepeatedRun Out;
+  RunResult &R = Out.Run;
+  IssueSink Sink(R.Issues, FileName);
+  auto NotRun = [&] {
+    R.Summary = notRunSummary(R.Issues);
+    return Out;
+  };
+  // 1. The call, the host buffers, the flat plan.
+  std::optional<PreparedDeviceRun> Prepared =
+      prepareDeviceRun(A, O, Sink, R.Issues, FileName);
+  if (!Prepared)
+    return NotRun();
+  const std::optional<Program> &P = Prepared->Run.P;
+  CallSetup &S = Prepared->Run.S;
+  std::vector<CpuRankMemory> &Mem = Prepared->Run.Mem;
+  DevicePlan *D = &Prepared->Plan;
+  if (Rep.Iters == 0) {
+    Sink.report<MsgId::NoTimedRun>(Where());
+    return NotRun();
+  }
+  const std::size_t N = D->Ranks.size();
+  const unsigned Runs = Rep.Warmup + Rep.Iters;
+
+  // 2. Shared memory: per rank, its report, run times and buffers.
+  std::vector<std::size_t> Offset = sharedOffsets(Mem, N, Runs);
+  SharedMemory Shared(Offset[N]);
+  int IdPipe[2] = {-1, -1};
+  if (!Shared.get() || pipe(IdPipe) != 0) {
+    Sink.report<MsgId::RankProcessSetup>(Where(), std::strerror(errno));
+    return NotRun();
+  }
+  std::vector<NcclRankJob> Jobs =
+      makeJobs(A, O, Rep, D, Mem, Shared, Offset, IdPipe, N, Runs);
+
+  // 3. One process per rank.
+  std::string Why;
+  std::optional<std::vector<RankEnding>> Ends =
+      runRanks(O, Jobs, IdPipe, N, Runs, Why);
+  if (!Ends) {
+    Sink.report<MsgId::DeviceFailure>(Where(), Why);
+    return NotRun();
+  }
+
+  // 4. What the ranks saw, the outputs, the times.
+  if (!reportRanks(A, O, P, D, Jobs, *Ends, Sink))
+    return NotRun();
+  checkOutputs(A, S, Mem, D, Jobs, Sink, R);
+  collectTimes(Rep, Runs, Jobs, Out);
   R.Ok = !R.Issues.hasErrors();
   R.Summary = fmt::format(
       "{} on {} ranks (a process and a GPU each, peers through NCCL "
