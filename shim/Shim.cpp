@@ -8,9 +8,9 @@
 // runs (ShimBackend), else forwarded; everything else is forwarded as it is.
 // This file holds the shared state, the communicator hooks and the match and
 // run of a collective; the collectives' entry points are ShimCollectives.cpp.
-// Calls made inside ncclGroupStart/ncclGroupEnd are forwarded: NCCL defers
-// grouped work to the group's end, and a served call must not run ahead of
-// its barrier.
+// Calls made inside ncclGroupStart/ncclGroupEnd are held until the group
+// ends (ShimGroups.cpp): a single collective an algorithm serves is then
+// served after NCCL's group, everything else goes to NCCL inside it.
 // On first use the shim loads the algorithm directories (TACCL_ALGO_DIR,
 // then MSCCL_ALGO_DIR; colon-separated lists) and reports every file that
 // does not load, once, with the reason. TACCL_DEBUG=INFO logs what served
