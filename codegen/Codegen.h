@@ -1,8 +1,8 @@
 //===- codegen/Codegen.h - Public API of code generation --------*- C++ -*-===//
 //
 // Lowers a scheduled sketch to an ir::Program (threadblocks, steps,
-// dependencies, buffer offsets) and prints programs as TACCL-EF XML that the
-// MSCCL runtimes accept.
+// dependencies, buffer offsets): the format's plan model, which
+// format/PlanWriter.h prints as TACCL-EF XML that the MSCCL runtimes accept.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_CODEGEN_CODEGEN_H
@@ -14,6 +14,7 @@
 #include "support/Diagnostics.h"
 
 #include "format/Dialect.h"
+#include "format/PlanWriter.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -110,10 +111,6 @@ std::optional<ir::Program> lowerToProgram(const ir::Sketch &S,
 bool replicateInstances(ir::Program &P, unsigned Instances,
                         const CodegenOptions &Opts, llvm::SMRange Loc,
                         DiagnosticEngine &Diags);
-
-/// Prints \p P as TACCL-EF XML: no XML declaration, one tag per line, two
-/// spaces per level, no tabs, every attribute both MSCCL runtimes require.
-void writeXml(const ir::Program &P, llvm::raw_ostream &OS);
 
 } // namespace tacclc
 

@@ -29,6 +29,7 @@
 
 #include "checker/Checker.h"
 #include "format/Loader.h"
+#include "format/PlanWriter.h"
 
 #include <fmt/format.h>
 
@@ -86,9 +87,9 @@ private:
   const bool Legacy;
 };
 
-/// Lowers with \p CG, replicates instances, sets the size range and the
-/// dialect's spellings, prints and loads; nothing (errors in \p D) when
-/// the program breaks a runtime limit.
+/// Lowers with \p CG, replicates instances, sets the size range, prints in
+/// the dialect's spellings and loads; nothing (errors in \p D) when the
+/// program breaks a runtime limit.
 std::optional<Candidate> Emitter::lower(const CodegenOptions &CG,
                                         DiagnosticEngine &D) const {
   Candidate C;
@@ -101,14 +102,13 @@ std::optional<Candidate> Emitter::lower(const CodegenOptions &CG,
   // the old one's is exclusive and 0 would mean "never".
   P->MinBytes = runtimeBytes(S.Coll, S.MinBytes);
   P->MaxBytes = runtimeBytes(S.Coll, S.MaxBytes);
-  if (Legacy) {
+  if (Legacy)
     P->MaxBytes = P->MaxBytes ? P->MaxBytes + 1 : uint64_t(1) << 40;
-    if (S.Coll.getKind() == ir::CollectiveKind::ReduceScatter)
-      P->Collective = "reduce_scatter";
+  {
+    PhaseScope Printing("printing the XML");
+    checkDeadline();
+    C.Xml = tacclrt::writePlan(*P, O.Dialect);
   }
-  llvm::raw_string_ostream OS(C.Xml);
-  writeXml(*P, OS);
-  OS.flush();
   C.Program = std::move(*P);
   tacclrt::LoadOptions LO;
   LO.D = O.Dialect;

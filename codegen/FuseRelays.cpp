@@ -108,7 +108,7 @@ int forwardedFrom(const PendingStep &Send, int RecvTb,
   const Step &R = Recvs[Send.Deps[0].second].S;
   if ((R.Type != OpType::Recv && R.Type != OpType::RecvReduceCopy) ||
       R.DstBuf != Send.S.SrcBuf || R.DstOff != Send.S.SrcOff ||
-      R.Count != Send.S.Count)
+      R.Cnt != Send.S.Cnt)
     return -1;
   return Send.Deps[0].second;
 }
@@ -216,7 +216,7 @@ std::vector<Pair> RelayFuser::candidates() const {
       continue;
     for (int S = 0; S < NumTbs; ++S) {
       const ThreadBlock &STb = RB.Tbs[S];
-      if (STb.Send < 0 || STb.Recv >= 0 || STb.Channel != RTb.Channel)
+      if (STb.Send < 0 || STb.Recv >= 0 || STb.Chan != RTb.Chan)
         continue;
       unsigned Safe = 0, N = 0;
       for (size_t J = 0; J < RB.Steps[S].size(); ++J) {

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Codegen.h"
+#include "codegen/LoweringInternal.h"
 
 #include <fmt/format.h>
 
@@ -26,11 +27,11 @@ bool tacclc::replicateInstances(Program &P, unsigned N,
                                 DiagnosticEngine &Diags) {
   if (N <= 1)
     return true;
-  if (P.NumChannels * N > Opts.MaxChannels) {
+  if (P.NChannels * N > Opts.MaxChannels) {
     Diags.report(DiagId::LimitExceeded, Loc,
                  fmt::format("{} instances need {} channels; the runtime "
                              "allows {}",
-                             N, P.NumChannels * N, Opts.MaxChannels));
+                             N, P.NChannels * N, Opts.MaxChannels));
     return false;
   }
   for (size_t R = 0; R < P.Gpus.size(); ++R) {
@@ -49,23 +50,23 @@ bool tacclc::replicateInstances(Program &P, unsigned N,
     for (unsigned I = 0; I < N; ++I)
       for (const ThreadBlock &Tb : G.Tbs) {
         ThreadBlock Copy = Tb;
-        Copy.Channel = Tb.Channel * N + I;
+        Copy.Chan = Tb.Chan * N + I;
         for (Step &St : Copy.Steps) {
-          if (St.Count > 1)
+          if (St.Cnt > 1)
             reportInternalError("instances: a step moves several chunks");
           if (St.SrcOff >= 0)
             St.SrcOff = St.SrcOff * int(N) + int(I);
           if (St.DstOff >= 0)
             St.DstOff = St.DstOff * int(N) + int(I);
-          if (St.DepTb >= 0) {
-            St.DepTb += int(I * Tbs);
-            if (unsigned(St.DepTb) > Opts.MaxDepTargetTb) {
+          if (St.DepId >= 0) {
+            St.DepId += int(I * Tbs);
+            if (unsigned(St.DepId) > Opts.MaxDepTargetTb) {
               Diags.report(DiagId::LimitExceeded, Loc,
                            fmt::format("rank {} would need a dependency on "
                                        "threadblock {} for {} instances; the "
                                        "runtime allows only ids up to {} (use "
                                        "fewer instances)",
-                                       R, St.DepTb, N, Opts.MaxDepTargetTb));
+                                       R, St.DepId, N, Opts.MaxDepTargetTb));
               return false;
             }
           }
@@ -73,11 +74,12 @@ bool tacclc::replicateInstances(Program &P, unsigned N,
         Out.push_back(std::move(Copy));
       }
     G.Tbs = std::move(Out);
-    G.InputChunks *= N;
-    G.OutputChunks *= N;
-    G.ScratchChunks *= N;
+    G.IChunks *= N;
+    G.OChunks *= N;
+    G.SChunks *= N;
   }
-  P.NumChannels *= N;
-  P.ChunksPerLoop *= N;
+  P.NChannels *= N;
+  P.NChunksPerLoop *= N;
+  numberByPosition(P);
   return true;
 }

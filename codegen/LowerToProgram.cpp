@@ -64,14 +64,38 @@ uint64_t tacclc::runtimeBytes(const Collective &C, uint64_t Bytes) {
 }
 
 namespace {
+/// The format's name for collective \p K (the writer spells it per dialect).
+tacclrt::CollKind collKind(CollectiveKind K) {
+  switch (K) {
+  case CollectiveKind::AllGather:
+    return tacclrt::CollKind::AllGather;
+  case CollectiveKind::AllToAll:
+    return tacclrt::CollKind::AllToAll;
+  case CollectiveKind::Broadcast:
+    return tacclrt::CollKind::Broadcast;
+  case CollectiveKind::Scatter:
+    return tacclrt::CollKind::Scatter;
+  case CollectiveKind::Gather:
+    return tacclrt::CollKind::Gather;
+  case CollectiveKind::ReduceScatter:
+    return tacclrt::CollKind::ReduceScatter;
+  case CollectiveKind::Reduce:
+    return tacclrt::CollKind::Reduce;
+  case CollectiveKind::AllReduce:
+    return tacclrt::CollKind::AllReduce;
+  }
+  return tacclrt::CollKind::Custom;
+}
+
 /// Step 1: the program's header, without its ranks.
 Program programHeader(const Sketch &S, const CodegenOptions &Opts) {
   const Collective &Coll = S.Coll;
   Program P;
   P.Name = S.Name;
-  P.Protocol = S.Protocol;
-  P.Collective = std::string(collectiveName(Coll.getKind()));
-  P.ChunksPerLoop = chunksPerLoop(Coll);
+  P.Proto =
+      tacclrt::parseProtocol(S.Protocol).value_or(tacclrt::Protocol::Simple);
+  P.Coll = collKind(Coll.getKind());
+  P.NChunksPerLoop = chunksPerLoop(Coll);
   if (isRooted(Coll.getKind()))
     P.Root = static_cast<int>(Coll.getRoot().index());
   // In place, input and output share memory as NCCL defines. For ALLGATHER
@@ -105,20 +129,17 @@ std::map<unsigned, StepRef> placeLocalCopies(const Collective &Coll,
     RankBuilder &RB = Ranks[Ch.Source.index()];
     if (RB.Tbs.empty())
       reportInternalError("a rank that owns a chunk has no threadblock");
-    Step Cpy{OpType::Copy,
-             Buffer::Input,
-             static_cast<int>(Ch.InputIndex),
-             Buffer::Output,
-             static_cast<int>(Ch.OutputIndex),
-             1};
+    Step Cpy =
+        makeStep(OpType::Copy, Buffer::Input, static_cast<int>(Ch.InputIndex),
+                 Buffer::Output, static_cast<int>(Ch.OutputIndex));
     // Consecutive chunks are copied by one step where they can be.
     std::vector<PendingStep> &Tb0 = RB.Steps[0];
     if (Opts.MergeContiguous && !Tb0.empty()) {
       Step &Last = Tb0.back().S;
-      if (Last.Type == OpType::Copy && Last.Count < Opts.MaxMergedChunks &&
-          Last.SrcOff + int(Last.Count) == Cpy.SrcOff &&
-          Last.DstOff + int(Last.Count) == Cpy.DstOff) {
-        ++Last.Count;
+      if (Last.Type == OpType::Copy && Last.Cnt < int(Opts.MaxMergedChunks) &&
+          Last.SrcOff + Last.Cnt == Cpy.SrcOff &&
+          Last.DstOff + Last.Cnt == Cpy.DstOff) {
+        ++Last.Cnt;
         CopyAt[C] = {0, static_cast<int>(Tb0.size()) - 1};
         continue;
       }
@@ -232,7 +253,7 @@ void TransferLowering::lowerCopying(const Transfer &T, size_t I, unsigned Src,
   }
 
   PendingStep Send;
-  Send.S = {OpType::Send, SrcBuf, SrcOff, DstBuf, DstOff, 1};
+  Send.S = makeStep(OpType::Send, SrcBuf, SrcOff, DstBuf, DstOff);
   Send.Time = T.StartUs;
 
   if (!AtSource) {
@@ -248,7 +269,7 @@ void TransferLowering::lowerCopying(const Transfer &T, size_t I, unsigned Src,
   if (FromCopy && Copied->second.first != STb)
     Send.Deps.push_back(Copied->second);
   PendingStep Recv;
-  Recv.S = {OpType::Recv, DstBuf, DstOff, DstBuf, DstOff, 1};
+  Recv.S = makeStep(OpType::Recv, DstBuf, DstOff, DstBuf, DstOff);
   Recv.Time = T.EndUs;
   Recv.Sent = T.StartUs;
   ArrivedAt[{T.Chunk.index(), Dst}] =
@@ -271,16 +292,12 @@ void TransferLowering::lowerCombining(const Transfer &T, size_t I, unsigned Src,
       SendDep = W->second;
     auto [ABuf, AOff] = outputOrScratch(T.Chunk, Dst);
     auto Prev = AccWriter.find({T.Chunk.index(), Dst});
-    Send.S = {OpType::Send, SBuf, SOff, ABuf, AOff, 1};
+    Send.S = makeStep(OpType::Send, SBuf, SOff, ABuf, AOff);
     if (Prev == AccWriter.end()) {
-      Recv.S = {OpType::RecvReduceCopy,
-                Buffer::Input,
-                int(Ch.InputIndex),
-                ABuf,
-                AOff,
-                1};
+      Recv.S = makeStep(OpType::RecvReduceCopy, Buffer::Input,
+                        int(Ch.InputIndex), ABuf, AOff);
     } else {
-      Recv.S = {OpType::RecvReduceCopy, ABuf, AOff, ABuf, AOff, 1};
+      Recv.S = makeStep(OpType::RecvReduceCopy, ABuf, AOff, ABuf, AOff);
       RecvDep = Prev->second;
     }
   } else {
@@ -295,8 +312,8 @@ void TransferLowering::lowerCombining(const Transfer &T, size_t I, unsigned Src,
       reportInternalError(fmt::format("chunk {} is spread from rank {} "
                                       "before it is reduced there",
                                       T.Chunk.index(), Src));
-    Send.S = {OpType::Send, Buffer::Output, Out, Buffer::Output, Out, 1};
-    Recv.S = {OpType::Recv, Buffer::Output, Out, Buffer::Output, Out, 1};
+    Send.S = makeStep(OpType::Send, Buffer::Output, Out, Buffer::Output, Out);
+    Recv.S = makeStep(OpType::Recv, Buffer::Output, Out, Buffer::Output, Out);
   }
   auto [STb, RTb] = threadblocksOf(I, Src, Dst);
   // (Program order covers a dependency inside one threadblock.)
@@ -333,14 +350,15 @@ void TransferLowering::copyUncombinedChunks() {
         continue;
       RankBuilder &RB = Ranks[R.index()];
       if (RB.Tbs.empty()) {
-        RB.Tbs.push_back({-1, -1, 0, {}});
+        RB.Tbs.push_back(makeThreadBlock(-1, -1, 0));
         RB.Steps.emplace_back();
       }
       const Chunk &Ch = Coll.chunk(ChunkId(C));
-      RB.Steps[0].push_back({{OpType::Copy, Buffer::Input, int(Ch.InputIndex),
-                              Buffer::Output, int(Ch.OutputIndex), 1},
-                             {},
-                             0});
+      RB.Steps[0].push_back(
+          {makeStep(OpType::Copy, Buffer::Input, int(Ch.InputIndex),
+                    Buffer::Output, int(Ch.OutputIndex)),
+           {},
+           0});
     }
 }
 
@@ -373,7 +391,7 @@ std::optional<Program> tacclc::lowerToProgram(const Sketch &S,
       layOutThreadblocks(S, Sch, Opts, Diags);
   if (!Layout)
     return std::nullopt;
-  P.NumChannels = Layout->numChannels();
+  P.NChannels = Layout->numChannels();
   std::vector<RankBuilder> Ranks =
       createThreadblocks(*Layout, S.Topo.getNumRanks());
   // 3. Local copies of the chunks their source also needs.

@@ -22,6 +22,30 @@
 
 namespace tacclc {
 
+/// A step of \p Type moving \p Cnt chunks from \p SrcBuf at \p SrcOff to
+/// \p DstBuf at \p DstOff, waiting for nothing.
+inline ir::Step makeStep(ir::OpType Type, ir::Buffer SrcBuf, int SrcOff,
+                         ir::Buffer DstBuf, int DstOff, int Cnt = 1) {
+  ir::Step St;
+  St.Type = Type;
+  St.SrcBuf = SrcBuf;
+  St.SrcOff = SrcOff;
+  St.DstBuf = DstBuf;
+  St.DstOff = DstOff;
+  St.Cnt = Cnt;
+  return St;
+}
+
+/// An empty threadblock sending to \p Send and receiving from \p Recv
+/// (-1: none) on channel \p Chan.
+inline ir::ThreadBlock makeThreadBlock(int Send, int Recv, int Chan) {
+  ir::ThreadBlock Tb;
+  Tb.Send = Send;
+  Tb.Recv = Recv;
+  Tb.Chan = Chan;
+  return Tb;
+}
+
 /// A step, the (tb, logical step) pairs it must wait for, and the schedule
 /// time it stands for (a send's start, a receive's end; for a receive also
 /// when its message was sent).
@@ -142,6 +166,11 @@ std::map<int, int> compactScratch(RankBuilder &RB);
 /// longer keeps names its own source instead (Scratch.cpp). Returns the
 /// scratch chunks each rank uses.
 std::vector<unsigned> compactAllScratch(std::vector<RankBuilder> &Ranks);
+
+/// Sets \p P's NGpus and the Id of every rank and threadblock and the S of
+/// every step to their positions, as the loader guarantees for a plan it
+/// returns (Materialize.cpp).
+void numberByPosition(ir::Program &P);
 
 /// Turns the ranks' steps into \p P's threadblocks (Materialize.cpp):
 /// dependencies beyond a step's last become nops right before it, logical

@@ -48,15 +48,15 @@ void placeSteps(RankBuilder &RB) {
         int DepPos = FinalIndex[DepTb][DepLogical];
         if (D + 1 < PS.Deps.size()) {
           Step Nop;
-          Nop.DepTb = DepTb;
-          Nop.DepStep = DepPos;
+          Nop.DepId = DepTb;
+          Nop.Deps = DepPos;
           Out.push_back(Nop);
         }
       }
       Step St = PS.S;
       if (!PS.Deps.empty()) {
-        St.DepTb = PS.Deps.back().first;
-        St.DepStep = FinalIndex[PS.Deps.back().first][PS.Deps.back().second];
+        St.DepId = PS.Deps.back().first;
+        St.Deps = FinalIndex[PS.Deps.back().first][PS.Deps.back().second];
       }
       Out.push_back(St);
     }
@@ -72,14 +72,14 @@ bool markDependencyTargets(RankBuilder &RB, unsigned R, const Sketch &S,
   bool Ok = true;
   for (ThreadBlock &TB : RB.Tbs)
     for (const Step &St : TB.Steps)
-      if (St.DepTb >= 0) {
-        RB.Tbs[St.DepTb].Steps[St.DepStep].HasDep = true;
-        if (static_cast<unsigned>(St.DepTb) > Opts.MaxDepTargetTb) {
+      if (St.DepId >= 0) {
+        RB.Tbs[St.DepId].Steps[St.Deps].HasDep = true;
+        if (static_cast<unsigned>(St.DepId) > Opts.MaxDepTargetTb) {
           Diags.report(DiagId::LimitExceeded, S.Loc,
                        fmt::format("rank {} needs a dependency on "
                                    "threadblock {}; the runtime allows "
                                    "only ids up to {}",
-                                   R, St.DepTb, Opts.MaxDepTargetTb));
+                                   R, St.DepId, Opts.MaxDepTargetTb));
           Ok = false;
         }
       }
@@ -110,8 +110,8 @@ bool checkThreadblocks(const RankBuilder &RB, unsigned R, const Sketch &S,
                        const CodegenOptions &Opts, DiagnosticEngine &Diags) {
   std::map<unsigned, unsigned> SendsOn, RecvsOn;
   for (const ThreadBlock &Tb : RB.Tbs) {
-    SendsOn[Tb.Channel] += Tb.Send >= 0;
-    RecvsOn[Tb.Channel] += Tb.Recv >= 0;
+    SendsOn[Tb.Chan] += Tb.Send >= 0;
+    RecvsOn[Tb.Chan] += Tb.Recv >= 0;
   }
   unsigned Busiest = 0;
   for (const auto &Side : {SendsOn, RecvsOn})
@@ -171,10 +171,25 @@ bool tacclc::materializeProgram(std::vector<RankBuilder> &Ranks,
     Ok = Ok && checkThreadblocks(RB, R, S, Opts, Diags);
     Ok = Ok && checkXmlNodes(RB, R, NumRanks, S, Opts, Diags);
     GpuProgram &G = P.Gpus[R];
-    G.InputChunks = S.Coll.getInputChunks();
-    G.OutputChunks = S.Coll.getOutputChunks();
-    G.ScratchChunks = ScratchChunks[R];
+    G.IChunks = S.Coll.getInputChunks();
+    G.OChunks = S.Coll.getOutputChunks();
+    G.SChunks = ScratchChunks[R];
     G.Tbs = std::move(RB.Tbs);
   }
+  numberByPosition(P);
   return Ok;
+}
+
+void tacclc::numberByPosition(Program &P) {
+  P.NGpus = static_cast<int>(P.Gpus.size());
+  for (size_t R = 0; R < P.Gpus.size(); ++R) {
+    GpuProgram &G = P.Gpus[R];
+    G.Id = static_cast<int>(R);
+    for (size_t T = 0; T < G.Tbs.size(); ++T) {
+      ThreadBlock &Tb = G.Tbs[T];
+      Tb.Id = static_cast<int>(T);
+      for (size_t S = 0; S < Tb.Steps.size(); ++S)
+        Tb.Steps[S].S = static_cast<int>(S);
+    }
+  }
 }

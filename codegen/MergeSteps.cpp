@@ -1,9 +1,9 @@
 //===- codegen/MergeSteps.cpp - Consecutive chunks in one step ------------===//
 //
 // A step may move several consecutive chunks at once (cnt > 1): one
-// message, one latency, one FIFO slot. The lowering appends every transfer through
-// appendTransfer(), which grows the previous send and receive of the same
-// connection instead of adding steps when the schedule sends the two
+// message, one latency, one FIFO slot. The lowering appends every transfer
+// through appendTransfer(), which grows the previous send and receive of the
+// same connection instead of adding steps when the schedule sends the two
 // chunks together:
 //   - the link's class is marked `contiguous` in the sketch (the caller
 //     says so) and the chunk is a copy, not a partial reduction;
@@ -89,10 +89,10 @@ std::pair<int, int> tacclc::appendTransfer(RankBuilder &Sender, int STb,
     const double Eps = 1e-9;
     if (A.Type == OpType::Send && B.Type == OpType::Recv &&
         Send.S.Type == OpType::Send && Recv.S.Type == OpType::Recv &&
-        A.Count == B.Count && A.Count < MaxCount &&
-        continues(A.SrcBuf, A.SrcOff, A.Count, Send.S.SrcBuf, Send.S.SrcOff) &&
-        continues(A.DstBuf, A.DstOff, A.Count, Send.S.DstBuf, Send.S.DstOff) &&
-        continues(B.DstBuf, B.DstOff, B.Count, Recv.S.DstBuf, Recv.S.DstOff) &&
+        A.Cnt == B.Cnt && A.Cnt < int(MaxCount) &&
+        continues(A.SrcBuf, A.SrcOff, A.Cnt, Send.S.SrcBuf, Send.S.SrcOff) &&
+        continues(A.DstBuf, A.DstOff, A.Cnt, Send.S.DstBuf, Send.S.DstOff) &&
+        continues(B.DstBuf, B.DstOff, B.Cnt, Recv.S.DstBuf, Recv.S.DstOff) &&
         Recv.Deps.empty() && Send.Time <= PR.Time + Eps) {
       // Chunks the schedule starts together (stage 3 chose to send them as
       // one message) wait for each other by design: the message waits for
@@ -105,8 +105,8 @@ std::pair<int, int> tacclc::appendTransfer(RankBuilder &Sender, int STb,
         // (FuseRelays.cpp orders steps by these times).
         PS.Deps = std::move(*Deps);
         PS.Time = std::max(PS.Time, Send.Time);
-        ++PS.S.Count;
-        ++PR.S.Count;
+        ++PS.S.Cnt;
+        ++PR.S.Cnt;
         PR.Time = Recv.Time;
         PR.Sent = std::max(PR.Sent, Recv.Sent);
         return {RTb, int(RS.size()) - 1};

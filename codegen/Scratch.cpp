@@ -42,13 +42,12 @@ std::map<int, int> tacclc::compactScratch(RankBuilder &RB) {
   int Virtual = 0;
   for (auto &Steps : RB.Steps)
     for (PendingStep &PS : Steps)
-      for (unsigned K = 0; K < PS.S.Count; ++K) {
+      for (int K = 0; K < PS.S.Cnt; ++K) {
         if (readsSrc(PS.S.Type) && PS.S.SrcBuf == Buffer::Scratch)
-          ++Uses[PS.S.SrcOff + int(K)];
+          ++Uses[PS.S.SrcOff + K];
         if (writesDst(PS.S.Type) && PS.S.DstBuf == Buffer::Scratch)
-          ++Uses[PS.S.DstOff + int(K)];
-        Virtual = std::max(
-            {Virtual, PS.S.SrcOff + int(K) + 1, PS.S.DstOff + int(K) + 1});
+          ++Uses[PS.S.DstOff + K];
+        Virtual = std::max({Virtual, PS.S.SrcOff + K + 1, PS.S.DstOff + K + 1});
       }
   std::map<int, int> Moved; // old slot -> shared (virtual) slot
   for (auto &Steps : RB.Steps) {
@@ -57,15 +56,15 @@ std::map<int, int> tacclc::compactScratch(RankBuilder &RB) {
       if (PS.S.Type != OpType::RecvCopySend || PS.S.DstBuf != Buffer::Scratch)
         continue;
       bool Private = true;
-      for (unsigned K = 0; K < PS.S.Count; ++K)
-        Private = Private && Uses[PS.S.DstOff + int(K)] == 1;
+      for (int K = 0; K < PS.S.Cnt; ++K)
+        Private = Private && Uses[PS.S.DstOff + K] == 1;
       if (!Private)
         continue;
-      for (unsigned K = 0; K < PS.S.Count; ++K)
-        Moved[PS.S.DstOff + int(K)] = Virtual + int(K);
+      for (int K = 0; K < PS.S.Cnt; ++K)
+        Moved[PS.S.DstOff + K] = Virtual + K;
       PS.S.SrcBuf = Buffer::Scratch;
       PS.S.SrcOff = PS.S.DstOff = Virtual;
-      Width = std::max(Width, PS.S.Count);
+      Width = std::max(Width, unsigned(PS.S.Cnt));
     }
     Virtual += int(Width);
   }
@@ -73,11 +72,11 @@ std::map<int, int> tacclc::compactScratch(RankBuilder &RB) {
   std::map<int, int> Slot;
   for (auto &Steps : RB.Steps)
     for (PendingStep &PS : Steps) {
-      for (unsigned K = 0; K < PS.S.Count; ++K) {
+      for (int K = 0; K < PS.S.Cnt; ++K) {
         if (readsSrc(PS.S.Type) && PS.S.SrcBuf == Buffer::Scratch)
-          Slot[PS.S.SrcOff + int(K)] = 0;
+          Slot[PS.S.SrcOff + K] = 0;
         if (writesDst(PS.S.Type) && PS.S.DstBuf == Buffer::Scratch)
-          Slot[PS.S.DstOff + int(K)] = 0;
+          Slot[PS.S.DstOff + K] = 0;
       }
     }
   int Next = 0;

@@ -71,7 +71,7 @@ void tacclc::settleTimes(std::vector<RankBuilder> &Ranks, unsigned Fifo) {
       const unsigned D = unsigned(Tb.Send);
       for (size_t U = 0; U < Ranks[D].Tbs.size(); ++U) {
         const ThreadBlock &Peer = Ranks[D].Tbs[U];
-        if (Peer.Recv != int(R) || Peer.Channel != Tb.Channel)
+        if (Peer.Recv != int(R) || Peer.Chan != Tb.Chan)
           continue;
         std::vector<int> Sends, Recvs;
         for (size_t I = 0; I < Ranks[R].Steps[T].size(); ++I)

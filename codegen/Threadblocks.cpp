@@ -131,7 +131,7 @@ std::vector<RankBuilder> tacclc::createThreadblocks(const ThreadblockLayout &L,
     for (unsigned Seg = 0; Seg * L.Cap.at(K) < N; ++Seg) {
       unsigned Chan = L.channel(Src, Dst, Lane, Seg);
       RB.SendTb[{Dst, Chan}] = RB.Tbs.size();
-      RB.Tbs.push_back({static_cast<int>(Dst), -1, Chan, {}});
+      RB.Tbs.push_back(makeThreadBlock(static_cast<int>(Dst), -1, int(Chan)));
     }
   }
   // Receive threadblocks, ordered by peer: iterate (destination, source).
@@ -144,7 +144,7 @@ std::vector<RankBuilder> tacclc::createThreadblocks(const ThreadblockLayout &L,
     for (unsigned Seg = 0; Seg * L.Cap.at(K) < L.Count.at(K); ++Seg) {
       unsigned Chan = L.channel(Src, Dst, Lane, Seg);
       RB.RecvTb[{Src, Chan}] = RB.Tbs.size();
-      RB.Tbs.push_back({-1, static_cast<int>(Src), Chan, {}});
+      RB.Tbs.push_back(makeThreadBlock(-1, static_cast<int>(Src), int(Chan)));
     }
   }
   for (RankBuilder &RB : Ranks)

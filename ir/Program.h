@@ -1,10 +1,13 @@
 //===- ir/Program.h - The XML-shaped target program -------------*- C++ -*-===//
 //
-// A TACCL-EF program as codegen builds it: per GPU, threadblocks with at most
-// one send peer and one receive peer on one channel, each a list of steps.
-// Field for field it mirrors the MSCCL XML (`<algo>`, `<gpu>`, `<tb>`,
-// `<step>`), so the XML writer is a plain printer. Step positions are
-// implicit (the index in the vector), as the runtimes require.
+// A TACCL-EF program as codegen builds it is the format's plan model
+// (format/Plan.h): per GPU, threadblocks with at most one send peer and one
+// receive peer on one channel, each a list of steps, field for field the
+// MSCCL XML. The names below are the compiler's for those structs; the
+// writer (format/PlanWriter.h) prints them. Positions are implicit (the
+// index in the vector): the writer prints positions, and codegen sets the
+// Id, S and NGpus fields to match them, as a loaded plan has them; Line and
+// Col stay 0.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_IR_PROGRAM_H
@@ -12,64 +15,20 @@
 
 #include "format/Plan.h"
 
-#include "llvm/ADT/StringRef.h"
-
-#include <cstdint>
-#include <string>
-#include <vector>
-
 namespace tacclc::ir {
 
-/// The three buffers of an MSCCL program: the format's (format/Plan.h).
+/// The three buffers of an MSCCL program (format/Plan.h).
 using Buffer = tacclrt::BufferKind;
-/// The XML spelling of a buffer: i, o or s.
-llvm::StringRef bufferName(Buffer B);
-
-/// MSCCL step types: the format's (format/Vocabulary.def).
+/// MSCCL step types (format/Vocabulary.def).
 using OpType = tacclrt::StepType;
-/// The XML spelling of an op type.
-llvm::StringRef opTypeName(OpType T);
-
 /// One `<step>`.
-struct Step {
-  OpType Type = OpType::Nop;
-  Buffer SrcBuf = Buffer::Input;
-  int SrcOff = -1;
-  Buffer DstBuf = Buffer::Output;
-  int DstOff = -1;
-  unsigned Count = 0;
-  int DepTb = -1;      ///< Threadblock this step waits for, or -1.
-  int DepStep = -1;    ///< Step of DepTb this step waits for, or -1.
-  bool HasDep = false; ///< Another step waits for this one.
-};
-
+using Step = tacclrt::Step;
 /// One `<tb>`.
-struct ThreadBlock {
-  int Send = -1, Recv = -1;
-  unsigned Channel = 0;
-  std::vector<Step> Steps;
-};
-
+using ThreadBlock = tacclrt::Tb;
 /// One `<gpu>`.
-struct GpuProgram {
-  unsigned InputChunks = 0, OutputChunks = 0, ScratchChunks = 0;
-  std::vector<ThreadBlock> Tbs;
-};
-
+using GpuProgram = tacclrt::Gpu;
 /// One `<algo>`.
-struct Program {
-  std::string Name;
-  std::string Protocol = "Simple";
-  unsigned NumChannels = 1;
-  unsigned ChunksPerLoop = 0;
-  std::string Collective; ///< MSCCL `coll` spelling for the target dialect.
-  bool InPlace = false, OutOfPlace = true;
-  uint64_t MinBytes = 0, MaxBytes = 0;
-  /// The root of a rooted collective, written as an extra `root` attribute
-  /// (the runtimes ignore it; the verifier reads it); -1 for none.
-  int Root = -1;
-  std::vector<GpuProgram> Gpus;
-};
+using Program = tacclrt::Algo;
 
 } // namespace tacclc::ir
 

@@ -53,7 +53,8 @@ std::string predictionParts(const CallPrediction &P) {
 
 /// One gap between two of the times.
 struct Gap {
-  std::string Between;   ///< "predicted 36.0 us is 21% below tacclc sim's 45.6 us"
+  std::string
+      Between; ///< "predicted 36.0 us is 21% below tacclc sim's 45.6 us"
   Disagreement Why;
 };
 
@@ -66,14 +67,13 @@ std::vector<Gap> gaps(const CompileFacts &F) {
   auto Between = [](const std::string &A, double AUs, const std::string &B,
                     double BUs) {
     double Pct = 100 * std::fabs(AUs - BUs) / BUs;
-    return fmt::format("{} {} is {:.0f}% {} {}'s {}", A, ir::formatUs(AUs),
-                       Pct, AUs < BUs ? "below" : "above", B,
-                       ir::formatUs(BUs));
+    return fmt::format("{} {} is {:.0f}% {} {}'s {}", A, ir::formatUs(AUs), Pct,
+                       AUs < BUs ? "below" : "above", B, ir::formatUs(BUs));
   };
   if (Sim)
     if (auto D = explainDisagreement(P, *Sim))
-      Out.push_back({Between("predicted", P.TotalUs, Sim->Engine, Sim->TimeUs),
-                     *D});
+      Out.push_back(
+          {Between("predicted", P.TotalUs, Sim->Engine, Sim->TimeUs), *D});
   if (F.Times.RefereeUs) {
     // The referee's gaps are explained with what the in-house simulation
     // measured; between the two engines, what differs is their network.
@@ -181,7 +181,7 @@ void tacclc::printSummary(const CompileFacts &F) {
     OS << "differs     " << Line << "\n";
   OS << fmt::format("program     {} steps ({} relays fused{}), up to {} "
                     "threadblocks per rank, {} channel(s)\n",
-                    Steps, Fused, F.FusionNote, MaxTbs, P.NumChannels);
+                    Steps, Fused, F.FusionNote, MaxTbs, P.NChannels);
   OS << fmt::format("verified    OK{}\n",
                     F.Output.empty() ? std::string() : " -> " + F.Output);
   OS.flush();
@@ -237,9 +237,8 @@ std::string tacclc::reportJson(const CompileFacts &F) {
       "  \"stages\": [\n{}\n  ]\n}}\n",
       jsonQuote(S.Name), jsonQuote(S.Topo.getName()),
       jsonQuote(ir::collectiveName(S.Coll.getKind())), S.Topo.getNumRanks(),
-      S.SizeBytes, S.Coll.getNumChunks(), num(F.TotalSeconds),
-      num(P.TotalUs), Prediction,
-      Sim ? num(Sim->TimeUs) : std::string("null"),
+      S.SizeBytes, S.Coll.getNumChunks(), num(F.TotalSeconds), num(P.TotalUs),
+      Prediction, Sim ? num(Sim->TimeUs) : std::string("null"),
       F.Times.RefereeUs ? num(*F.Times.RefereeUs) : std::string("null"),
       jsonQuote(F.Times.RefereeNote), Gaps.empty() ? "" : "\n",
       Gaps.empty() ? Gaps : Gaps + "\n  ", Stages);

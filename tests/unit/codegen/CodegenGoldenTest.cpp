@@ -35,10 +35,7 @@ void checkGolden(const Sketch &S, const CodegenOptions &Opts = {}) {
   DiagnosticEngine Diags(SM);
   auto P = lowerToProgram(S, ringSchedule(S), Opts, Diags);
   REQUIRE(P);
-  std::string Xml;
-  llvm::raw_string_ostream OS(Xml);
-  writeXml(*P, OS);
-  OS.flush();
+  std::string Xml = tacclrt::writePlan(*P, tacclrt::Dialect::Executor);
   // Whatever the golden says, the program must be correct.
   tacclrt::Report Rep;
   auto Algo = tacclrt::loadPlan(Xml, S.Name, tacclrt::LoadOptions(), Rep);

@@ -63,7 +63,7 @@ TEST_CASE("a ring allgather lowers to one rcs threadblock per rank") {
     REQUIRE(G.Tbs.size() == 1);
     CHECK(G.Tbs[0].Send >= 0);
     CHECK(G.Tbs[0].Recv >= 0);
-    CHECK(G.ScratchChunks == 0);
+    CHECK(G.SChunks == 0);
   }
   // Each rank forwards two of the three chunks it receives.
   CHECK(count(P, OpType::RecvCopySend) == 8);
@@ -81,10 +81,10 @@ TEST_CASE("alltoall relays keep chunks in scratch") {
   Sketch S = ring(3, Collective::make(CollectiveKind::AllToAll, 3, 1));
   Program P = lower(S);
   CHECK_FALSE(P.InPlace);
-  CHECK(P.ChunksPerLoop == 3);
+  CHECK(P.NChunksPerLoop == 3);
   // Rank r relays exactly one chunk (from r-1 to r+1).
   for (const GpuProgram &G : P.Gpus)
-    CHECK(G.ScratchChunks == 1);
+    CHECK(G.SChunks == 1);
 }
 
 TEST_CASE("a link with more transfers than steps per tb uses more channels") {
@@ -92,7 +92,7 @@ TEST_CASE("a link with more transfers than steps per tb uses more channels") {
   CodegenOptions Small;
   Small.MaxStepsPerTb = 16; // 10 copies leave 6 steps for sends on rank 0
   Program P = lower(S, Small);
-  CHECK(P.NumChannels == 2);
+  CHECK(P.NChannels == 2);
   for (const GpuProgram &G : P.Gpus)
     for (const ThreadBlock &Tb : G.Tbs)
       CHECK(Tb.Steps.size() <= 16);
@@ -123,12 +123,12 @@ TEST_CASE("instances replicate threadblocks on their own channels") {
   llvm::SourceMgr SM;
   DiagnosticEngine Diags(SM);
   REQUIRE(replicateInstances(P, 2, CodegenOptions(), {}, Diags));
-  CHECK(P.NumChannels == 2);
-  CHECK(P.ChunksPerLoop == 8);
+  CHECK(P.NChannels == 2);
+  CHECK(P.NChunksPerLoop == 8);
   const GpuProgram &G = P.Gpus[1];
   REQUIRE(G.Tbs.size() == 2);
-  CHECK(G.Tbs[0].Channel == 0);
-  CHECK(G.Tbs[1].Channel == 1);
+  CHECK(G.Tbs[0].Chan == 0);
+  CHECK(G.Tbs[1].Chan == 1);
   // Copy i moves subchunk 2*j+i of chunk j.
   CHECK(G.Tbs[0].Steps[0].SrcOff == 0);
   CHECK(G.Tbs[1].Steps[0].SrcOff == 1);
@@ -176,7 +176,7 @@ TEST_CASE("a reversed ring allgather is the ring reduce-scatter") {
   Sketch S =
       bidirRing(4, Collective::make(CollectiveKind::ReduceScatter, 4, 1));
   Program P = lowerReduction(S);
-  CHECK(P.Collective == "reducescatter");
+  CHECK(P.Coll == tacclrt::CollKind::ReduceScatter);
   CHECK(P.InPlace);
   // Each chunk: the farthest rank sends its input, two ranks reduce and
   // forward without storing (rrs), the owner reduces into its output.
@@ -185,9 +185,9 @@ TEST_CASE("a reversed ring allgather is the ring reduce-scatter") {
   CHECK(count(P, OpType::RecvReduceCopy) == 4);
   CHECK(count(P, OpType::Recv) == 0);
   for (const GpuProgram &G : P.Gpus) {
-    CHECK(G.ScratchChunks == 0);
-    CHECK(G.InputChunks == 4);
-    CHECK(G.OutputChunks == 1);
+    CHECK(G.SChunks == 0);
+    CHECK(G.IChunks == 4);
+    CHECK(G.OChunks == 1);
   }
   // The owner's reduction reads its own input and lands in its output.
   bool OwnerOk = false;
@@ -203,7 +203,7 @@ TEST_CASE("a ring allreduce needs no scratch and fuses every relay") {
   Sketch S = bidirRing(4, Collective::make(CollectiveKind::AllReduce, 4, 1));
   Program P = lowerReduction(S);
   for (const GpuProgram &G : P.Gpus)
-    CHECK(G.ScratchChunks == 0);
+    CHECK(G.SChunks == 0);
   // Up (counter-clockwise): 4 sends of inputs, 8 reduce-and-forward steps
   // (the partial sums land in the output, to be overwritten), 4 final
   // reductions; down (clockwise): 4 sends of the sums, 8 forwards, 4 last
@@ -247,8 +247,8 @@ TEST_CASE("back-to-back chunks over a contiguous class share a step") {
   for (const GpuProgram &G : P.Gpus)
     for (const ThreadBlock &Tb : G.Tbs)
       for (const Step &St : Tb.Steps) {
-        CHECK(St.Count <= 2);
-        Pairs += St.Count == 2;
+        CHECK(St.Cnt <= 2);
+        Pairs += St.Cnt == 2;
       }
   // Per rank: one cpy, one send, two rcs and one receive, all of pairs.
   CHECK(Pairs == 4 * 5);
@@ -259,16 +259,13 @@ TEST_CASE("back-to-back chunks over a contiguous class share a step") {
   for (const GpuProgram &G : Q.Gpus)
     for (const ThreadBlock &Tb : G.Tbs)
       for (const Step &St : Tb.Steps)
-        CHECK(St.Count == 1);
+        CHECK(St.Cnt == 1);
 }
 
 namespace {
 /// What the checker says about \p P (empty: it verifies).
 std::string checkErrors(const Program &P, const std::string &Name) {
-  std::string Xml;
-  llvm::raw_string_ostream OS(Xml);
-  writeXml(P, OS);
-  OS.flush();
+  std::string Xml = tacclrt::writePlan(P, tacclrt::Dialect::Executor);
   tacclrt::Report Rep;
   auto Algo = tacclrt::loadPlan(Xml, Name, tacclrt::LoadOptions(), Rep);
   if (!Algo)
@@ -302,19 +299,19 @@ TEST_CASE("relays of one threadblock share a scratch slot") {
   REQUIRE(Fifo.FifoMessages == 8);
   Program P = lower(S, Fifo);
   CHECK(count(P, OpType::RecvCopySend) == 6);
-  CHECK(P.Gpus[1].ScratchChunks == 1);
-  CHECK(P.Gpus[0].ScratchChunks == 1);
-  CHECK(P.Gpus[3].ScratchChunks == 0);
+  CHECK(P.Gpus[1].SChunks == 1);
+  CHECK(P.Gpus[0].SChunks == 1);
+  CHECK(P.Gpus[3].SChunks == 0);
   CHECK(checkErrors(P, S.Name).empty());
   // Ordered for a FIFO of one message, rank 1's relays would hold up the
   // next message on the receiving connection: they stay apart, a slot per
   // chunk, and only rank 0's fuse.
   Program One = lower(S);
   CHECK(count(One, OpType::RecvCopySend) == 2);
-  CHECK(One.Gpus[1].ScratchChunks == 4);
+  CHECK(One.Gpus[1].SChunks == 4);
   CodegenOptions NoFuse;
   NoFuse.FuseRelays = false; // receive and send apart: a slot per chunk
-  CHECK(lower(S, NoFuse).Gpus[1].ScratchChunks == 4);
+  CHECK(lower(S, NoFuse).Gpus[1].SChunks == 4);
 }
 
 TEST_CASE("a relayed chunk forwarded twice fuses only with its first "
@@ -463,7 +460,7 @@ TEST_CASE("threadblocks that fuse no relay stay apart behind a message grown "
       Both += Tb.Send >= 0 && Tb.Recv >= 0;
       for (const Step &St : Tb.Steps) {
         Rcs += St.Type == OpType::RecvCopySend;
-        Grown += St.Type == OpType::Send && St.Count == K;
+        Grown += St.Type == OpType::Send && St.Cnt == K;
       }
     }
     CHECK(Grown == (R % 2 ? 1 : 0)); // the slow links' first messages
@@ -490,7 +487,7 @@ TEST_CASE("settled stamps carry a grown message's landing downstream") {
                std::vector<std::pair<int, int>> Deps = {}) {
     PendingStep PS;
     PS.S.Type = Ty;
-    PS.S.Count = 1;
+    PS.S.Cnt = 1;
     PS.Deps = std::move(Deps);
     PS.Time = Time;
     PS.Sent = Sent;

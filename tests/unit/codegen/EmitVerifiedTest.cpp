@@ -21,11 +21,7 @@ using namespace tacclc::test;
 
 namespace {
 std::string print(const Program &P) {
-  std::string Xml;
-  llvm::raw_string_ostream OS(Xml);
-  writeXml(P, OS);
-  OS.flush();
-  return Xml;
+  return tacclrt::writePlan(P, tacclrt::Dialect::Executor);
 }
 } // namespace
 
@@ -43,7 +39,13 @@ TEST_CASE("emitVerified keeps the lowering's own program, verified") {
   REQUIRE(Direct);
   CHECK(E->Xml == print(*Direct));
   CHECK(E->Plan.NGpus == 4);
-  CHECK(E->Plan.NChunksPerLoop == int(E->Program.ChunksPerLoop));
+  CHECK(E->Program.NGpus == 4);
+  CHECK(E->Program.Gpus[3].Id == 3);
+  CHECK(E->Program.Gpus[0].Tbs.back().Id ==
+        int(E->Program.Gpus[0].Tbs.size()) - 1);
+  CHECK(E->Program.Gpus[0].Tbs[0].Steps.back().S ==
+        int(E->Program.Gpus[0].Tbs[0].Steps.size()) - 1);
+  CHECK(E->Plan.NChunksPerLoop == E->Program.NChunksPerLoop);
   CHECK(E->Options.FuseRelays);
   CHECK_FALSE(E->FusionDropped);
   CHECK(E->unfusedRanks() == 0);
@@ -71,7 +73,8 @@ TEST_CASE("emitVerified applies the sketch's size range and the dialect") {
   // The old runtime's range is exclusive, and it spells the collective
   // with an underscore and cannot tell in-place calls apart.
   CHECK(Old->Program.MaxBytes == runtimeBytes(S.Coll, 1 << 20) + 1);
-  CHECK(Old->Program.Collective == "reduce_scatter");
+  CHECK(Old->Program.Coll == tacclrt::CollKind::ReduceScatter);
+  CHECK(Old->Xml.find("coll=\"reduce_scatter\"") != std::string::npos);
   CHECK_FALSE(Old->Program.InPlace);
   S.MaxBytes = 0;
   std::optional<EmittedProgram> Unbounded = emitVerified(S, Sch, Legacy, Diags);
