@@ -1,10 +1,11 @@
 //===- format/Plan.h - TACCL-EF plan model ----------------------*- C++ -*-===//
 //
-// The runtime's view of one TACCL-EF / MSCCL XML algorithm: an Algo holds one
-// Gpu per rank, each Gpu its threadblocks (Tb), each Tb its ordered Steps.
-// The structs mirror the XML attributes one to one; the loader (Loader.h)
-// fills them and guarantees, for a plan it returns, that Gpus[R].Id == R and
-// Tbs[T].Id == T. Small predicates describe what each step type reads, writes,
+// One TACCL-EF / MSCCL XML algorithm, as the loader reads it and as the
+// compiler's code generation builds it (ir/Program.h names these structs):
+// an Algo holds one Gpu per rank, each Gpu its threadblocks (Tb), each Tb its
+// ordered Steps. The structs mirror the XML attributes one to one; the
+// loader (Loader.h) fills them and code generation numbers them, so that in
+// every plan Gpus[R].Id == R and Tbs[T].Id == T; PlanWriter.h prints them. Small predicates describe what each step type reads, writes,
 // sends and receives (the op table of the MSCCL executor). The enums and
 // their spellings come from format/Vocabulary.def.
 //

@@ -53,8 +53,8 @@ std::string predictionParts(const CallPrediction &P) {
 
 /// One gap between two of the times.
 struct Gap {
-  std::string
-      Between; ///< "predicted 36.0 us is 21% below tacclc sim's 45.6 us"
+  /// E.g. "predicted 36.0 us is 21% below tacclc sim's 45.6 us".
+  std::string Between;
   Disagreement Why;
 };
 
