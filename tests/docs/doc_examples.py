@@ -26,6 +26,10 @@ What happens to a block depends on that language:
   json, xml, text, cpp, python, diff, ebnf, cmake, lua
               shown only.
 
+Outside the blocks, every repository path the prose names (in backquotes,
+`scripts/algo-dir`, or as a link target, `(docs/runtime.md)`) must exist,
+relative to the repository root or to the document.
+
 A `sh` or `console` block that cannot run here (it needs a GPU, root, a
 network or a long time) says why in the info string: ```sh skip="needs a
 GPU"```. The skip reason is printed, so skipped blocks stay visible.
@@ -90,6 +94,56 @@ def blocks_of(path):
                 for l in lines[i + 1:j]]
         out.append(Block(start, lang, opts, body))
         i = j + 1
+    return out
+
+
+TOP = ("bench", "checker", "codegen", "docs", "editors", "exec", "format",
+       "frontend", "grammar", "ir", "lsp", "passes", "scripts", "shim", "sim",
+       "solver", "stdlib-sketches", "support", "tests", "tools")
+PATH_REF = re.compile(r"`((?:%s)/[^`\s]*)`|\]\(([^)#\s:]+)(?:#[^)]*)?\)"
+                      % "|".join(TOP))
+
+
+def test_names(build):
+    """The CTest names of the build (`shim/fake-nccl` looks like a path)."""
+    try:
+        proc = subprocess.run(["ctest", "--test-dir", build, "-N"],
+                              capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return set()
+    return set(re.findall(r"Test\s+#\d+: (\S+)", proc.stdout))
+
+
+def names_something(ref, root, doc_dir, tests):
+    """A path (or a source file's stem, `format/PlanWriter`) or a test."""
+    for base in (root, doc_dir):
+        full = os.path.join(base, ref)
+        if any(os.path.exists(full + ext) for ext in ("", ".h", ".cpp")):
+            return True
+    return ref in tests
+
+
+def missing_paths(path, root, tests):
+    """(line, path) for each repository path the prose names that is not
+    there. Paths with placeholders (`*`, `...`, `<`, capitals-only words)
+    are patterns, and a path in a link's text names the link's target, so
+    both are skipped."""
+    out, in_block = [], False
+    doc_dir = os.path.dirname(os.path.abspath(path))
+    for number, line in enumerate(open(path, encoding="utf-8"), 1):
+        if FENCE.match(line.rstrip("\n")):
+            in_block = not in_block
+            continue
+        if in_block:
+            continue
+        line = re.sub(r"\[[^\]]*\]\(https?:[^)]*\)", "", line)
+        for m in PATH_REF.finditer(line):
+            ref = (m.group(1) or m.group(2)).rstrip(".,;")
+            if any(c in ref for c in "*<{") or "..." in ref or \
+                    re.search(r"(^|/)[A-Z][A-Z_]+(\.|/|$)", ref):
+                continue
+            if not names_something(ref, root, doc_dir, tests):
+                out.append((number, ref))
     return out
 
 
@@ -251,6 +305,11 @@ def main():
     rel = os.path.relpath(args.doc, args.root)
     runner = Runner(rel, sandbox, env)
     runner.run(blocks_of(args.doc))
+    tests = test_names(os.path.dirname(os.path.abspath(args.bin)))
+    for number, ref in missing_paths(args.doc, os.path.abspath(args.root),
+                                     tests):
+        runner.failures.append(f"{rel}:{number}: names '{ref}', which is "
+                               "not in the repository")
     for s in runner.skipped:
         print(f"skipped {s}")
     print(f"{rel}: {runner.ran} block(s) run, {len(runner.skipped)} "
