@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "exec/CallSetup.h"
 #include "exec/DataTypes.h"
+#include "format/Dialect.h"
 
 #include <fmt/format.h>
 
@@ -60,9 +61,8 @@ bool tacclrt::prepareCall(const Algo &A, const RunOptions &O, IssueSink &Sink,
     Sink.report<MsgId::CountNotChunkMultiple>(Where(), Total, Chunks, O.Bytes);
     return false;
   }
-  bool AboveMax = O.LegacySizeRange ? O.Bytes >= A.MaxBytes
-                                    : (A.MaxBytes != 0 && O.Bytes > A.MaxBytes);
-  if (O.Bytes < A.MinBytes || AboveMax)
+  if (!selectsSize(A, O.Bytes,
+                   O.LegacySizeRange ? Dialect::Legacy : Dialect::Executor))
     Sink.report<MsgId::SizeOutsideRange>(
         Where(), O.Bytes, A.MinBytes, A.MaxBytes,
         O.LegacySizeRange ? " (exclusive)" : "");

@@ -1,7 +1,7 @@
 //===- format/Dialect.cpp - The two MSCCL runtimes ------------------------===//
 //
-// The limits and `coll` spellings of each runtime (format/Dialect.h says
-// where the figures come from).
+// The limits, `coll` spellings and size selection of each runtime
+// (format/Dialect.h says where the figures come from).
 //
 //===----------------------------------------------------------------------===//
 #include "format/Dialect.h"
@@ -22,6 +22,14 @@ const DialectLimits &limitsOf(Dialect D) {
       /*XmlNodesPerRank=*/4096,
       /*StepCount=*/71,         /*ChunkOffset=*/32767};
   return D == Dialect::Executor ? Executor : Legacy;
+}
+
+bool selectsSize(const Algo &A, std::uint64_t Bytes, Dialect D) {
+  if (Bytes < A.MinBytes)
+    return false;
+  if (D == Dialect::Legacy)
+    return Bytes < A.MaxBytes;
+  return A.MaxBytes == 0 || Bytes <= A.MaxBytes;
 }
 
 std::string_view runtimeName(Dialect D) {

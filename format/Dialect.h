@@ -76,6 +76,12 @@ std::string_view collName(CollKind C, Dialect D);
 /// dialect rejects.
 std::optional<CollKind> parseCollName(std::string_view Name, Dialect D);
 
+/// Whether a runtime of dialect \p D would select \p A for a call of
+/// \p Bytes (counted as the runtime counts them: format/Call.h): minBytes <=
+/// Bytes, and Bytes <= maxBytes in the executor (where 0 is no upper end),
+/// Bytes < maxBytes in the legacy runtime.
+bool selectsSize(const Algo &A, std::uint64_t Bytes, Dialect D);
+
 } // namespace tacclrt
 
 #endif // TACCLC_FORMAT_DIALECT_H

@@ -272,7 +272,8 @@ std::optional<uint64_t> tacclc::checkSizeBytes(const Quantity &Q,
   }
   auto Scale = sizeUnitInBytes(Q.Unit);
   if (!Scale) {
-    Diags.report(DiagId::WrongUnit, Q.UnitRange, Q.Unit, What.str(), SizeUnits);
+    Diags.report(DiagId::WrongUnit, Q.UnitRange, Q.Unit, What.str(),
+                 sizeUnitNames());
     return std::nullopt;
   }
   double B = Q.Value * *Scale;

@@ -1,10 +1,15 @@
 //===- frontend/Units.cpp - Unit conversion tables ------------------------===//
 //
 // Lookup tables for time and size units; an inverse bandwidth is a time unit
-// over a size unit, a bandwidth a size unit over a time unit.
+// over a size unit, a bandwidth a size unit over a time unit. Size units
+// come from the command lines' table (support/Sizes.h), spelled out and
+// case-sensitive: the sketch language does not take nccl-tests' lone K, M,
+// G.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Units.h"
+
+#include "support/Sizes.h"
 
 using namespace tacclc;
 
@@ -21,21 +26,19 @@ std::optional<double> tacclc::timeUnitInUs(llvm::StringRef Unit) {
 }
 
 std::optional<double> tacclc::sizeUnitInBytes(llvm::StringRef Unit) {
-  if (Unit == "B")
-    return 1.0;
-  if (Unit == "KB")
-    return 1e3;
-  if (Unit == "MB")
-    return 1e6;
-  if (Unit == "GB")
-    return 1e9;
-  if (Unit == "KiB")
-    return 1024.0;
-  if (Unit == "MiB")
-    return 1024.0 * 1024.0;
-  if (Unit == "GiB")
-    return 1024.0 * 1024.0 * 1024.0;
+  // The command lines' table, spelled exactly as it lists a unit.
+  for (const ByteUnit &U : byteUnits())
+    if (!U.Letter && Unit == U.Name)
+      return double(U.Bytes);
   return std::nullopt;
+}
+
+std::string tacclc::sizeUnitNames() {
+  std::string Names;
+  for (const ByteUnit &U : byteUnits())
+    if (!U.Letter)
+      Names += (Names.empty() ? "" : ", ") + std::string(U.Name);
+  return Names;
 }
 
 std::optional<double> tacclc::toUsPerByte(double Value, llvm::StringRef Unit) {

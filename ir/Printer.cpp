@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "ir/Printer.h"
 
+#include "support/Sizes.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,15 +21,7 @@ std::string tacclc::ir::formatUs(double Us) {
 }
 
 std::string tacclc::ir::formatBytes(uint64_t Bytes) {
-  static const struct {
-    uint64_t Scale;
-    const char *Name;
-  } Units[] = {{1ull << 30, "GiB"}, {1000000000ull, "GB"}, {1ull << 20, "MiB"},
-               {1000000ull, "MB"},  {1ull << 10, "KiB"},   {1000ull, "KB"}};
-  for (const auto &U : Units)
-    if (Bytes >= U.Scale && Bytes % U.Scale == 0)
-      return fmt::format("{} {}", Bytes / U.Scale, U.Name);
-  return fmt::format("{} B", Bytes);
+  return formatByteSize(Bytes);
 }
 
 static std::string linkName(const Topology &T, LinkId Id) {

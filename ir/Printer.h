@@ -21,7 +21,7 @@ namespace tacclc::ir {
 /// Formats a time in microseconds with 3 decimals ("12.345 us").
 std::string formatUs(double Us);
 /// Formats a byte count with a binary or decimal unit as it divides evenly
-/// ("1 MiB", "1 MB", "1536 B").
+/// ("1 MiB", "1 MB", "1536 B"): support/Sizes.h's formatByteSize().
 std::string formatBytes(uint64_t Bytes);
 
 /// Prints the resolved sketch: topology, collective and choices.

@@ -155,7 +155,7 @@ MemoryBudget tacclc::memoryBudget(std::optional<uint64_t> Requested) {
 std::string tacclc::formatBytes(uint64_t Bytes) {
   if (Bytes < 1024)
     return fmt::format("{} B", Bytes);
-  const char *Units[] = {"KB", "MB", "GB", "TB"};
+  const char *Units[] = {"KiB", "MiB", "GiB", "TiB"};
   double V = double(Bytes) / 1024;
   unsigned U = 0;
   for (; V >= 1024 && U + 1 < std::size(Units); ++U)

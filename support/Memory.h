@@ -58,8 +58,8 @@ struct MemoryBudget {
 /// \p Requested of 0 asks for no budget; the process limits still apply.
 MemoryBudget memoryBudget(std::optional<uint64_t> Requested);
 
-/// \p Bytes for people: "512 B", "1.5 KB", "37.2 MB", "2.0 GB" (powers of
-/// 1024, as --max-memory reads them).
+/// \p Bytes for people: "512 B", "1.5 KiB", "37.2 MiB", "2.0 GiB" (powers
+/// of 1024, named as support/Sizes.h names them).
 std::string formatBytes(uint64_t Bytes);
 
 /// Makes an allocation failure anywhere (operator new, LLVM's allocators)

@@ -3,13 +3,18 @@
 // parseByteSize() splits a spec into its number and unit, scales the number
 // exactly (integers and short decimal fractions, no floating point) and
 // refuses zero, fractions of a byte and sizes above 2^50 bytes.
-// parseSizeList() builds sweeps from it; formatByteSize() goes back.
+// parseSizeList() builds sweeps from it; formatByteSize() goes back. One
+// table of units, byteUnits(), serves all of them and the sketch language.
+// The llvm::cl parsers of ByteSize and ByteSizeList make a bad size on a
+// command line an option error that quotes the grammar.
 //
 //===----------------------------------------------------------------------===//
 #include "support/Sizes.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+
+#include <cassert>
 
 using namespace tacclc;
 
@@ -18,29 +23,29 @@ constexpr uint64_t MaxBytes = uint64_t(1) << 50;
 constexpr uint64_t Pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
 } // namespace
 
+llvm::ArrayRef<ByteUnit> tacclc::byteUnits() {
+  static constexpr ByteUnit Units[] = {
+      {"B", 1, false},
+      {"KB", 1000, false},
+      {"MB", 1000 * 1000, false},
+      {"GB", 1000 * 1000 * 1000, false},
+      {"TB", uint64_t(1000) * 1000 * 1000 * 1000, false},
+      {"KiB", uint64_t(1) << 10, false},
+      {"MiB", uint64_t(1) << 20, false},
+      {"GiB", uint64_t(1) << 30, false},
+      {"TiB", uint64_t(1) << 40, false},
+      {"K", uint64_t(1) << 10, true},
+      {"M", uint64_t(1) << 20, true},
+      {"G", uint64_t(1) << 30, true},
+      {"T", uint64_t(1) << 40, true},
+  };
+  return Units;
+}
+
 std::optional<uint64_t> tacclc::byteSizeUnit(llvm::StringRef Unit) {
-  struct Entry {
-    const char *Name;
-    uint64_t Bytes;
-  };
-  static constexpr Entry Units[] = {
-      {"B", 1},
-      {"KB", 1000},
-      {"MB", 1000 * 1000},
-      {"GB", 1000 * 1000 * 1000},
-      {"TB", uint64_t(1000) * 1000 * 1000 * 1000},
-      {"KiB", uint64_t(1) << 10},
-      {"MiB", uint64_t(1) << 20},
-      {"GiB", uint64_t(1) << 30},
-      {"TiB", uint64_t(1) << 40},
-      {"K", uint64_t(1) << 10},
-      {"M", uint64_t(1) << 20},
-      {"G", uint64_t(1) << 30},
-      {"T", uint64_t(1) << 40},
-  };
-  for (const Entry &E : Units)
-    if (Unit.equals_insensitive(E.Name))
-      return E.Bytes;
+  for (const ByteUnit &U : byteUnits())
+    if (Unit.equals_insensitive(U.Name))
+      return U.Bytes;
   return std::nullopt;
 }
 
@@ -96,19 +101,21 @@ tacclc::parseSizeList(llvm::StringRef Spec) {
 }
 
 std::string tacclc::formatByteSize(uint64_t Bytes) {
-  static constexpr std::pair<const char *, uint64_t> Units[] = {
-      {"TiB", uint64_t(1) << 40},
-      {"TB", uint64_t(1000) * 1000 * 1000 * 1000},
-      {"GiB", uint64_t(1) << 30},
-      {"GB", 1000 * 1000 * 1000},
-      {"MiB", uint64_t(1) << 20},
-      {"MB", 1000 * 1000},
-      {"KiB", uint64_t(1) << 10},
-      {"KB", 1000}};
-  for (auto [Name, Scale] : Units)
-    if (Bytes >= Scale && Bytes % Scale == 0)
-      return std::to_string(Bytes / Scale) + " " + Name;
-  return std::to_string(Bytes) + " B";
+  // The largest unit that divides: binary where both do (KiB > KB).
+  const ByteUnit *Best = nullptr;
+  for (const ByteUnit &U : byteUnits())
+    if (!U.Letter && U.Bytes > 1 && Bytes >= U.Bytes && Bytes % U.Bytes == 0 &&
+        (!Best || U.Bytes > Best->Bytes))
+      Best = &U;
+  if (!Best)
+    return std::to_string(Bytes) + " B";
+  return std::to_string(Bytes / Best->Bytes) + " " + Best->Name;
+}
+
+ByteSizeList ByteSizeList::of(llvm::StringRef Spec) {
+  std::optional<std::vector<uint64_t>> Sizes = parseSizeList(Spec);
+  assert(Sizes && "a default size list must parse");
+  return {std::move(*Sizes)};
 }
 
 bool llvm::cl::parser<ByteSize>::parse(Option &O, StringRef, StringRef Arg,
@@ -128,3 +135,25 @@ void llvm::cl::parser<ByteSize>::printOptionDiff(
 }
 
 void llvm::cl::parser<ByteSize>::anchor() {}
+
+bool llvm::cl::parser<ByteSizeList>::parse(Option &O, StringRef, StringRef Arg,
+                                           ByteSizeList &Value) {
+  if (auto V = parseSizeList(Arg)) {
+    Value.Bytes = std::move(*V);
+    return false;
+  }
+  return O.error("'" + Arg + "' is not a list of sizes: expected " +
+                 SizeListSyntax + "; a size is " + SizeSyntax);
+}
+
+void llvm::cl::parser<ByteSizeList>::printOptionDiff(
+    const Option &O, const ByteSizeList &V, const OptionValue<ByteSizeList> &,
+    size_t GlobalWidth) const {
+  printOptionName(O, GlobalWidth);
+  std::string Text;
+  for (uint64_t B : V.Bytes)
+    Text += (Text.empty() ? "" : ",") + formatByteSize(B);
+  outs() << "= " << Text << "\n";
+}
+
+void llvm::cl::parser<ByteSizeList>::anchor() {}

@@ -344,7 +344,7 @@ def sim(sketch):
         topo = f"{sketch}:ring4"
         # The SimGrid referee, where this build has it, must give the same
         # closed forms (within 1%).
-        probe = run("sim", xml, "--topology", topo, "--sizes", "4KB",
+        probe = run("sim", xml, "--topology", topo, "--sizes", "4KiB",
                     "--engine", "simgrid")
         engines = [("inhouse", 1e-6)]
         if probe.returncode == 0:
@@ -354,7 +354,7 @@ def sim(sketch):
         else:
             print("sim: SimGrid engine not built, its checks skipped")
         for engine, tol in engines:
-            out = run("sim", xml, "--topology", topo, "--sizes", "4KB,1MB",
+            out = run("sim", xml, "--topology", topo, "--sizes", "4KiB,1MiB",
                       "--json", "--no-protocol-costs", "--engine", engine,
                       expect=0).stdout
             files = json.loads(out)
@@ -374,7 +374,7 @@ def sim(sketch):
                     sys.exit(f"FAIL: sim efficiency {r['efficiency']}")
         # With the protocol's costs (Simple): 8.4 us launch, then three
         # NVLink-class hops of at least 3.4 us each.
-        out = run("sim", xml, "--topology", topo, "--sizes", "4KB", "--json",
+        out = run("sim", xml, "--topology", topo, "--sizes", "4KiB", "--json",
                   expect=0).stdout
         t = json.loads(out)[0]["results"][0]["time_us"]
         want = 8.4 + 3 * (3.4 + 46e-6 * 1024)
@@ -387,7 +387,7 @@ def sim(sketch):
             run("baseline", "direct", "--topology", "a100", "--collective",
                 "allgather", "-o", direct, expect=0)
             for service in ("fair", "serial"):
-                run("sim", direct, "--topology", "a100", "--sizes", "32MB",
+                run("sim", direct, "--topology", "a100", "--sizes", "32MiB",
                     "--engine", "simgrid", "--port-service", service,
                     expect=0)
         err = run("sim", xml, "--topology", topo, "--engine", "nosuch",
@@ -398,15 +398,27 @@ def sim(sketch):
                   expect=1).stderr
         if "is not available" not in err:
             sys.exit(f"FAIL: sim with the ns-3 engine:\n{err}")
-        table = run("sim", xml, "--topology", topo, "--sizes", "1KB:8KB",
+        table = run("sim", xml, "--topology", topo, "--sizes", "1KiB:8KiB",
                     expect=0).stdout
         if len(table.splitlines()) != 2 + 4 or "algbw" not in table:
             sys.exit(f"FAIL: sim table:\n{table}")
-        run("sim", xml, "--topology", topo, "--sizes", "1KB:x", expect=2)
+        err = run("sim", xml, "--topology", topo, "--sizes", "1KB:x",
+                  expect=2).stderr
+        if "'1KB:x' is not a list of sizes" not in err or \
+                "KiB, MiB, GiB, TiB" not in err:
+            sys.exit(f"FAIL: a bad --sizes does not quote the grammar:\n{err}")
+        # Decimal and binary units on the command line mean what they mean
+        # in a sketch: 64MB is 64,000,000 B, 64MiB and 64M 2^26 B.
+        got = json.loads(run("sim", xml, "--topology", topo, "--sizes",
+                             "64MB,64MiB,64M,64mib", "--json",
+                             expect=0).stdout)[0]["results"]
+        if [r["bytes"] for r in got] != [64000000] + [64 << 20] * 3:
+            sys.exit(f"FAIL: sim --sizes units: {[r['bytes'] for r in got]}")
+        size_range(sketch, tmp, topo)
         # Charts: well-formed SVG, one line per file, one box per message.
         import xml.etree.ElementTree as ET
         plot, line = os.path.join(tmp, "p.svg"), os.path.join(tmp, "t.svg")
-        run("sim", xml, xml, "--topology", topo, "--sizes", "1KB:1MB",
+        run("sim", xml, xml, "--topology", topo, "--sizes", "1KiB:1MiB",
             "--plot", plot, "--timeline", line, expect=0)
         ns = "{http://www.w3.org/2000/svg}"
         # Two files and the (dashed) lower bound.
@@ -424,7 +436,7 @@ def sim(sketch):
         run(os.path.join(os.path.dirname(sketch), "..", "sketches",
                          "ndv2-sk1-allgather.sketch"), "--sketch", "ndv2_sk1",
             "--time-limit", "10", "-o", nd, expect=0)
-        run("sim", nd, "--topology", "ndv2(nodes: 2)", "--sizes", "1MB",
+        run("sim", nd, "--topology", "ndv2(nodes: 2)", "--sizes", "1MiB",
             expect=0)
         # Closed forms of baselines on small machines (alpha 1 us, 1 us/KB):
         # a chain broadcast of K chunks pipelines: the first chunk reaches
@@ -461,6 +473,45 @@ def sim(sketch):
     print("sim: ok")
 
 
+def size_range(sketch, tmp, topo):
+    """`tacclc sim` on a file whose minBytes..maxBytes leaves sizes out:
+    their rows say that a runtime would not select it (a note in the table,
+    `selected` in JSON), by each dialect's rule; `run --bytes` reads the
+    same units."""
+    import json
+    for dialect, flags, want in (
+            ("executor", [], [False, True, True, False]),
+            ("legacy", ["--dialect", "msccl-legacy"],
+             [False, True, False, False])):
+        xml = os.path.join(tmp, f"range-{dialect}.xml")
+        run(sketch, *flags, "-o", xml, expect=0)
+        text = re.sub(r'minBytes="\d+"', 'minBytes="4096"', open(xml).read())
+        text = re.sub(r'maxBytes="\d+"', 'maxBytes="65536"', text)
+        open(xml, "w").write(text)
+        sizes = ("--sizes", "1KiB,4KiB,64KiB,128KiB")
+        proc = run("sim", xml, "--topology", topo, *sizes, "--json", *flags,
+                   expect=0)
+        got = [r["selected"] for r in json.loads(proc.stdout)[0]["results"]]
+        if got != want:
+            sys.exit(f"FAIL: sim selected ({dialect}): {got} != {want}")
+        if f"{want.count(False)} of 4 sizes are outside" not in proc.stderr:
+            sys.exit(f"FAIL: sim range note ({dialect}):\n{proc.stderr}")
+        table = run("sim", xml, "--topology", topo, *sizes, *flags,
+                    expect=0).stdout
+        rows = [l for l in table.splitlines() if not l.startswith("#")]
+        notes = ["not selected" in l for l in rows[1:]]
+        if notes != [not w for w in want] or \
+                "below minBytes=4096" not in rows[1]:
+            sys.exit(f"FAIL: sim table range notes ({dialect}):\n{table}")
+    out = run("run", xml, "--backend", "cpu", "--bytes", "16KiB",
+              "--dialect", "msccl-legacy", expect=0).stdout
+    if "16384" not in out:
+        sys.exit(f"FAIL: run --bytes 16KiB:\n{out}")
+    err = run("run", xml, "--bytes", "16 kB s", expect=2).stderr
+    if "is not a size" not in err or "powers of 10" not in err:
+        sys.exit(f"FAIL: run --bytes with a bad size:\n{err}")
+
+
 def baseline():
     """`tacclc baseline`: NCCL's ring for every collective and direct sends,
     each proven, run on the CPU and simulated; clean errors."""
@@ -482,7 +533,7 @@ def baseline():
                 "--chunks", "2", "-o", xml, expect=0)
             run("check", xml, expect=0)
             run("run", xml, "--backend", "cpu", expect=0)
-            run("sim", xml, "--topology", topo, "--sizes", "64KB,4MB",
+            run("sim", xml, "--topology", topo, "--sizes", "64KiB,4MiB",
                 expect=0)
         legacy = os.path.join(tmp, "legacy.xml")
         run("baseline", "ring", "--topology", "dgx1", "--collective",
@@ -507,6 +558,14 @@ def baseline():
                 os.path.exists(os.path.join(tmp, "no.xml")):
             sys.exit(f"FAIL: --rings over the limits:\n{err}")
         run("baseline", "spiral", "--topology", "dgx1", expect=2)
+        # --size reads sizes as every flag does.
+        for size in ("64MB", "64MiB", "64M"):
+            run("baseline", "ring", "--topology", "dgx1", "--size", size,
+                "-o", os.path.join(tmp, "sized.xml"), expect=0)
+        err = run("baseline", "ring", "--topology", "dgx1", "--size", "64XB",
+                  expect=2).stderr
+        if "'64XB' is not a size" not in err or "KiB" not in err:
+            sys.exit(f"FAIL: baseline --size with a bad size:\n{err}")
         run("baseline", "tree", "--topology", "dgx1", "--collective",
             "allgather", expect=2)
         run("baseline", "ring", "--topology", "dgx1", "--collective", "x",
@@ -520,7 +579,7 @@ def bounds():
     import json
     topo = "ndv2(nodes: 2)"
     out = run("bounds", "--topology", topo, "--collective", "allgather",
-              "--size", "1GB", "--json", expect=0).stdout
+              "--size", "1GiB", "--json", expect=0).stdout
     rows = json.loads(out)
     if len(rows) != 1 or rows[0]["bytes"] != 1 << 30 or rows[0]["ranks"] != 16:
         sys.exit(f"FAIL: bounds JSON: {out}")
@@ -536,7 +595,7 @@ def bounds():
     for coll in ("allgather", "reducescatter", "allreduce", "alltoall",
                  "broadcast", "reduce"):
         r = json.loads(run("bounds", "--topology", topo, "--collective", coll,
-                           "--size", "1MB,1GB", "--root", "3", "--json",
+                           "--size", "1MiB,1GiB", "--root", "3", "--json",
                            expect=0).stdout)[-1]
         parts = [r[k] for k in ("cut", "per_rank", "latency")]
         factor = {"allreduce": 2 * 15 / 16, "broadcast": 1,
@@ -564,20 +623,28 @@ def bounds():
                 r["bound"]["limited_by"] != "latency":
             sys.exit(f"FAIL: bounds latency {extra}: {r['latency']}")
     table = run("bounds", "--topology", topo, "--collective", "alltoall",
-                "--size", "1GB", expect=0).stdout
+                "--size", "1GiB", expect=0).stdout
     if "lower bound" not in table or "algbw" not in table or \
             "node" not in table:
         sys.exit(f"FAIL: bounds table:\n{table}")
     err = run("bounds", "--topology", topo, "--collective", "allgatherx",
-              "--size", "1GB", expect=2).stderr
+              "--size", "1GiB", expect=2).stderr
     if "unknown --collective 'allgatherx'" not in err:
         sys.exit(f"FAIL: bounds bad collective message:\n{err}")
-    run("bounds", "--topology", topo, "--collective", "allgather", "--size",
-        "1QB", expect=2)
+    err = run("bounds", "--topology", topo, "--collective", "allgather",
+              "--size", "1QB", expect=2).stderr
+    if "'1QB' is not a list of sizes" not in err or "KB, MB" not in err:
+        sys.exit(f"FAIL: a bad --size does not quote the grammar:\n{err}")
+    # 1GB is 10^9 B, as in a sketch.
+    r = json.loads(run("bounds", "--topology", topo, "--collective",
+                       "allgather", "--size", "1GB", "--json",
+                       expect=0).stdout)[0]
+    if r["bytes"] != 10 ** 9:
+        sys.exit(f"FAIL: bounds --size 1GB is {r['bytes']} B")
     run("bounds", "--topology", "nosuchmachine", "--collective", "allgather",
-        "--size", "1GB", expect=1)
+        "--size", "1GiB", expect=1)
     run("bounds", "--topology", topo, "--collective", "broadcast", "--size",
-        "1GB", "--root", "16", expect=1)
+        "1GiB", "--root", "16", expect=1)
     print("bounds: ok")
 
 
@@ -848,8 +915,8 @@ def algo_dir(script, sketch):
         if proc.returncode != 0:
             sys.exit(f"FAIL: algo-dir exited {proc.returncode}:\n"
                      f"{proc.stdout}{proc.stderr}")
-        want = {"ring_small.xml": ("1000", "64000"),
-                "ring_large.xml": ("64000", "1000000000")}
+        want = {"ring_small.xml": ("1024", "65536"),
+                "ring_large.xml": ("65536", "1073741824")}
         if sorted(os.listdir(tmp)) != sorted(want):
             sys.exit(f"FAIL: algo-dir wrote {os.listdir(tmp)}")
         for name, (lo, hi) in want.items():

@@ -12,7 +12,6 @@
 
 #include "frontend/MachineRef.h"
 #include "passes/Bounds.h"
-#include "support/Sizes.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -70,11 +69,6 @@ int tacclc::runBounds(const BoundsOptions &Opts) {
                              "reducescatter, allreduce, alltoall, broadcast, "
                              "reduce)",
                              Opts.Collective));
-  auto Sizes = parseSizeList(Opts.Size);
-  if (!Sizes || Sizes->empty())
-    return usage(fmt::format("bad --size '{}' (examples: 1GB, 4096,1MB, "
-                             "1KB:1GB)",
-                             Opts.Size));
   if (Opts.Root < 0)
     return usage("--root must be a rank");
   auto Topo = instantiateMachine(Opts.Topology, Opts.IncludeDirs);
@@ -82,7 +76,7 @@ int tacclc::runBounds(const BoundsOptions &Opts) {
     return ExitUserError;
 
   std::string Text, Json;
-  for (uint64_t Bytes : *Sizes) {
+  for (uint64_t Bytes : Opts.Sizes) {
     std::string Error;
     auto B = computeBounds(*Topo, *Coll, double(Bytes), Opts.Root, Error,
                            BoundsModel{Opts.ProtocolCosts});

@@ -84,7 +84,7 @@ struct SimOptions {
   std::string Plot;                ///< SVG chart of algbw, or empty.
   std::string Timeline;            ///< SVG Gantt chart, or empty.
   std::string Topology; ///< `machine(args)` or `FILE.sketch:machine(args)`.
-  std::string Sizes = "1KB:1GB";
+  std::vector<uint64_t> Sizes; ///< The sweep, in bytes (support/Sizes.h).
   bool Json = false;
   /// Links and ports serve one message at a time instead of sharing
   /// their bandwidth max-min fairly.
@@ -120,8 +120,8 @@ int runBaseline(const BaselineOptions &Opts);
 struct BoundsOptions {
   std::string Topology; ///< As for sim.
   std::string Collective;
-  std::string Size; ///< One size or several, as parseSizeList reads them.
-  int Root = 0;     ///< Root of broadcast and reduce.
+  std::vector<uint64_t> Sizes; ///< One size or several, in bytes.
+  int Root = 0;                ///< Root of broadcast and reduce.
   bool Json = false;
   /// Charge the protocols' launch and per-hop latencies as sim does.
   bool ProtocolCosts = true;

@@ -4,13 +4,16 @@
 // on a modelled machine (frontend/MachineRef.h) over a sweep of sizes and
 // prints a table per file in the style of nccl-tests (or JSON); --plot draws
 // every file's algbw on one SVG chart, --timeline the messages of the first
-// file's first size as a Gantt chart.
+// file's first size as a Gantt chart. A size outside the file's
+// minBytes..maxBytes is still simulated, and its row says that a runtime
+// would not select the file for it.
 //
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/Commands.h"
 
 #include "codegen/SimMachine.h"
 #include "format/Collective.h"
+#include "format/Dialect.h"
 #include "format/Loader.h"
 #include "frontend/MachineRef.h"
 #include "ir/Collective.h"
@@ -18,7 +21,6 @@
 #include "sim/SimGrid.h"
 #include "sim/Simulator.h"
 #include "support/InputFile.h"
-#include "support/Sizes.h"
 #include "tools/tacclc/Charts.h"
 #include "tools/tacclc/Output.h"
 
@@ -58,6 +60,7 @@ struct FileSim {
   ChartSeries Line{}, BoundLine{};
   std::string Rows{}; ///< The JSON rows so far.
   bool Recorded = false, Rounded = false;
+  unsigned Unselected = 0; ///< Sizes outside the file's minBytes..maxBytes.
 };
 
 /// Loads \p Input, printing its issues; none after an error.
@@ -101,6 +104,21 @@ uint64_t planBytes(FileSim &F, uint64_t Size) {
   return Bytes;
 }
 
+/// Why a runtime would not select the file for a call of \p Bytes (its
+/// minBytes..maxBytes, format/Dialect.h), or nothing where it would.
+std::optional<std::string> unselectedNote(const FileSim &F, uint64_t Bytes) {
+  tacclrt::Dialect D = F.Opts.LegacyDialect ? tacclrt::Dialect::Legacy
+                                            : tacclrt::Dialect::Executor;
+  if (tacclrt::selectsSize(F.A, Bytes, D))
+    return std::nullopt;
+  std::string Why =
+      Bytes < F.A.MinBytes ? fmt::format("below minBytes={}", F.A.MinBytes)
+      : D == tacclrt::Dialect::Legacy
+          ? fmt::format("not below maxBytes={} (exclusive)", F.A.MaxBytes)
+          : fmt::format("above maxBytes={}", F.A.MaxBytes);
+  return "not selected: " + Why;
+}
+
 /// The lower bound for \p Bytes, where one is known, added to the bound's
 /// chart line.
 std::optional<double> boundUs(FileSim &F, uint64_t Bytes,
@@ -119,9 +137,11 @@ std::optional<double> boundUs(FileSim &F, uint64_t Bytes,
 }
 
 /// Adds the result for \p Bytes to the file's chart line and to its table
-/// (\p Text) or JSON rows.
+/// (\p Text) or JSON rows; a size the runtime would not select the file for
+/// says so (\p Unselected).
 void addResult(FileSim &F, std::string &Text, uint64_t Bytes,
-               const tacclrt::SimResult &R, std::optional<double> BoundUs) {
+               const tacclrt::SimResult &R, std::optional<double> BoundUs,
+               const std::optional<std::string> &Unselected) {
   const unsigned N = static_cast<unsigned>(F.A.NGpus);
   // A plan that moves nothing takes no time: no bandwidth to report.
   const bool Timed = R.TimeUs > 0;
@@ -141,16 +161,18 @@ void addResult(FileSim &F, std::string &Text, uint64_t Bytes,
     F.Rows += fmt::format("{}\n    {{\"bytes\": {}, \"time_us\": {:.6g}, "
                           "\"algbw_GBps\": {}, \"busbw_GBps\": {}, "
                           "\"bound_us\": {}, \"efficiency\": {}, "
-                          "\"iterations\": {}}}",
+                          "\"iterations\": {}, \"selected\": {}}}",
                           F.Rows.empty() ? "" : ",", Bytes, R.TimeUs, BwJson,
-                          BusJson, BoundJson, EffJson, R.Iterations);
+                          BusJson, BoundJson, EffJson, R.Iterations,
+                          Unselected ? "false" : "true");
   else
     Text += fmt::format(
-        "{:>14} {:>12.2f} {:>12.2f} {:>12.2f} {:>12} {:>10}\n", Bytes, R.TimeUs,
-        AlgBw, BusBw,
+        "{:>14} {:>12.2f} {:>12.2f} {:>12.2f} {:>12} {:>10}{}\n", Bytes,
+        R.TimeUs, AlgBw, BusBw,
         BoundUs ? fmt::format("{:.2f}", *BoundUs) : std::string("-"),
         BoundUs && Timed ? fmt::format("{:.0f}%", 100 * *BoundUs / R.TimeUs)
-                         : std::string("-"));
+                         : std::string("-"),
+        Unselected ? "  " + *Unselected : std::string());
 }
 
 /// Simulates one size of the sweep (drawing the first one's timeline when
@@ -178,7 +200,10 @@ bool simulateSize(FileSim &F, uint64_t Size, std::string &Text,
                                           F.Line.Name, F.Opts.Topology,
                                           sizeLabel(double(Bytes)), R.TimeUs),
                               M, R.Transfers);
-  addResult(F, Text, Bytes, R, boundUs(F, Bytes, SO.ProtocolOverheads));
+  std::optional<std::string> Unselected = unselectedNote(F, Bytes);
+  F.Unselected += Unselected.has_value();
+  addResult(F, Text, Bytes, R, boundUs(F, Bytes, SO.ProtocolOverheads),
+            Unselected);
   return true;
 }
 
@@ -206,6 +231,14 @@ bool simulateFile(const std::string &Input, const ir::Topology &Topo,
   for (uint64_t Size : Sizes)
     if (!simulateSize(F, Size, Text, Timeline))
       return false;
+  if (F.Unselected)
+    llvm::errs() << fmt::format(
+        "{}: note: {} of {} sizes are outside the file's range minBytes={} "
+        "maxBytes={}{}: a runtime would not select this algorithm for them "
+        "(their rows say 'not selected'); the times are what it would take "
+        "if it did\n",
+        Input, F.Unselected, Sizes.size(), A->MinBytes, A->MaxBytes,
+        Opts.LegacyDialect ? " (exclusive)" : "");
   if (Opts.Json)
     Text += fmt::format("{}\n  {{\"file\": {}, \"collective\": \"{}\", "
                         "\"ranks\": {}, \"engine\": \"{}\", "
@@ -241,12 +274,6 @@ int tacclc::runSim(const SimOptions &Opts) {
                  << "' is not available: " << Why << "\n";
     return ExitUserError;
   }
-  auto Sizes = parseSizeList(Opts.Sizes);
-  if (!Sizes || Sizes->empty()) {
-    llvm::errs() << "tacclc: error: bad --sizes '" << Opts.Sizes
-                 << "' (examples: 1KB:1GB, 4096,1MB)\n";
-    return ExitInternal;
-  }
   // The charts and the table are written together after every file was
   // simulated, or none of them is; their paths are checked first.
   SourceMgrHolder Holder;
@@ -268,7 +295,7 @@ int tacclc::runSim(const SimOptions &Opts) {
   std::vector<ChartSeries> Series, Bounds;
   std::string Timeline;
   for (size_t I = 0; I < Opts.Inputs.size(); ++I)
-    if (!simulateFile(Opts.Inputs[I], *Topo, *Sizes, Opts, *Engine, Text,
+    if (!simulateFile(Opts.Inputs[I], *Topo, Opts.Sizes, Opts, *Engine, Text,
                       Series, Bounds,
                       I == 0 && !Opts.Timeline.empty() ? &Timeline : nullptr))
       return ExitUserError;

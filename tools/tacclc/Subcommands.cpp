@@ -11,6 +11,7 @@
 
 #include "lsp/LspServer.h"
 #include "sim/Simulator.h"
+#include "support/Sizes.h"
 
 #include "llvm/Support/CommandLine.h"
 
@@ -113,12 +114,14 @@ cl::opt<std::string>
                 cl::desc("The machine: a stdlib topology with arguments, e.g. "
                          "'ndv2(nodes: 2)', or FILE.sketch:NAME(args)"),
                 cl::sub(SimCmd), cl::cat(SimCat));
-cl::opt<std::string> SimSizes("sizes",
-                              cl::desc("Sizes: LO:HI (powers of two) or a "
-                                       "list, e.g. 1KB:1GB or 4096,1MB "
-                                       "(default 1KB:1GB)"),
-                              cl::init("1KB:1GB"), cl::sub(SimCmd),
-                              cl::cat(SimCat));
+cl::opt<ByteSizeList>
+    SimSizes("sizes",
+             cl::desc("Sizes: LO:HI (LO doubling up to HI) or a list, e.g. "
+                      "1KiB:1GiB or 4096,1MB; KB, MB, GB are powers of 10, "
+                      "KiB, MiB, GiB (or K, M, G) powers of 2 "
+                      "(default 1KiB:1GiB)"),
+             cl::init(ByteSizeList::of("1KiB:1GiB")), cl::sub(SimCmd),
+             cl::cat(SimCat));
 cl::opt<bool> SimJson("json", cl::desc("Print JSON instead of a table"),
                       cl::sub(SimCmd), cl::cat(SimCat));
 cl::opt<tacclrt::PortService> SimPortService(
@@ -171,10 +174,10 @@ cl::opt<unsigned> BaseRings("rings",
                             cl::cat(BaselineCat));
 cl::opt<int> BaseRoot("root", cl::desc("Root of a rooted collective"),
                       cl::init(0), cl::sub(BaselineCmd), cl::cat(BaselineCat));
-cl::opt<uint64_t> BaseSize("size",
-                           cl::desc("Bytes the schedule is timed for "
-                                    "(default 1 MiB)"),
-                           cl::init(1 << 20), cl::sub(BaselineCmd),
+cl::opt<ByteSize> BaseSize("size",
+                           cl::desc("Size the schedule is timed for, e.g. "
+                                    "1MiB or 1MB (default 1 MiB)"),
+                           cl::init(ByteSize{1 << 20}), cl::sub(BaselineCmd),
                            cl::cat(BaselineCat));
 cl::opt<std::string> BaseProtocol("protocol", cl::desc("Simple, LL or LL128"),
                                   cl::init("Simple"), cl::sub(BaselineCmd),
@@ -190,11 +193,12 @@ cl::opt<std::string>
                      cl::desc("allgather, reducescatter, allreduce, "
                               "alltoall, broadcast or reduce"),
                      cl::sub(BoundsCmd), cl::cat(BoundsCat));
-cl::opt<std::string> BoundsSize("size", cl::Required,
-                                cl::desc("Size M as nccl-tests counts it (the "
-                                         "larger buffer), e.g. 1GB, or a list "
-                                         "or LO:HI range as for sim --sizes"),
-                                cl::sub(BoundsCmd), cl::cat(BoundsCat));
+cl::opt<ByteSizeList> BoundsSize("size", cl::Required,
+                                 cl::desc("Size M as nccl-tests counts it (the "
+                                          "larger buffer), e.g. 1GiB or 1GB, "
+                                          "or a list or LO:HI range as for "
+                                          "sim --sizes"),
+                                 cl::sub(BoundsCmd), cl::cat(BoundsCat));
 cl::opt<int> BoundsRoot("root",
                         cl::desc("Root of broadcast and reduce (default 0)"),
                         cl::init(0), cl::sub(BoundsCmd), cl::cat(BoundsCat));
@@ -216,13 +220,14 @@ cl::opt<std::string> Backend("backend",
                                       "through NCCL)"),
                              cl::init("cpu"), cl::sub(RunCmd),
                              cl::cat(ExecCat));
-cl::opt<uint64_t> Bytes("bytes",
-                        cl::desc("Call size in bytes as the runtime selects "
+cl::opt<ByteSize> Bytes("bytes",
+                        cl::desc("Call size as the runtime selects "
                                  "algorithms by: count x sizeMultiplier x "
                                  "type size, i.e. the larger buffer, but one "
-                                 "rank's part for gather and scatter "
-                                 "(default: about 1 MiB)"),
-                        cl::init(0), cl::sub(RunCmd), cl::cat(ExecCat));
+                                 "rank's part for gather and scatter; e.g. "
+                                 "1048576, 1MiB or 1MB (default: about 1 MiB)"),
+                        cl::init(ByteSize{0}), cl::sub(RunCmd),
+                        cl::cat(ExecCat));
 cl::opt<bool> InPlace("inplace", cl::desc("Run an in-place call"),
                       cl::sub(RunCmd), cl::cat(ExecCat));
 cl::opt<std::string> RunType("dtype",
@@ -292,7 +297,7 @@ std::optional<int> tacclc::runSubcommand() {
     BoundsOptions O;
     O.Topology = BoundsTopology;
     O.Collective = BoundsCollective;
-    O.Size = BoundsSize;
+    O.Sizes = BoundsSize.Bytes;
     O.Root = BoundsRoot;
     O.Json = BoundsJson;
     O.ProtocolCosts = !SimNoProtocolCosts;
@@ -305,7 +310,7 @@ std::optional<int> tacclc::runSubcommand() {
     O.Plot = SimPlot;
     O.Timeline = SimTimeline;
     O.Topology = SimTopology;
-    O.Sizes = SimSizes;
+    O.Sizes = SimSizes.Bytes;
     O.Json = SimJson;
     O.SerialPorts = SimPortService == tacclrt::PortService::Serial;
     O.ProtocolCosts = !SimNoProtocolCosts;

@@ -83,7 +83,8 @@ cl::opt<std::string> TimeLimit(
     cl::cat(CompileCat));
 cl::opt<std::string> MaxMemory(
     "max-memory",
-    cl::desc("Memory the compile may use, solver included, e.g. 4G or 512M "
+    cl::desc("Memory the compile may use, solver included, e.g. 4G, 4GiB "
+             "or 512MiB (G, GiB: powers of 2; GB: of 10) "
              "(default: half the physical memory; never more than ulimit -v "
              "and -d allow; 'none' for no budget). A model that cannot fit "
              "is refused before it is built"),
@@ -172,18 +173,17 @@ bool parseStageValues(llvm::StringRef Option, llvm::StringRef Text, double Lo,
   }
   return true;
 }
-/// Parses --max-memory: a size as parseSizeList reads one, or "none" (0: no
+/// Parses --max-memory: a size as parseByteSize reads one, or "none" (0: no
 /// budget). Prints an error and returns nothing on bad input.
 std::optional<uint64_t> parseMemory(llvm::StringRef Text) {
   if (Text.trim().equals_insensitive("none"))
     return 0;
-  auto Sizes = parseSizeList(Text.trim());
-  if (!Sizes || Sizes->size() != 1) {
+  std::optional<uint64_t> Bytes = parseByteSize(Text);
+  if (!Bytes)
     llvm::errs() << "tacclc: error: --max-memory: '" << Text
-                 << "' is not a size (e.g. 4G, 512M) or 'none'\n";
-    return std::nullopt;
-  }
-  return Sizes->front();
+                 << "' is not a size or 'none': expected " << SizeSyntax
+                 << " (e.g. 4G, 512MiB)\n";
+  return Bytes;
 }
 
 /// The compile's options from the command line (\p Stats: --stats), or
@@ -266,12 +266,19 @@ int main(int argc, char **argv) {
           "  tacclc FILE.sketch -o OUT.xml   compile, verify, write\n"
           "  tacclc check FILE.xml           validate and prove correct\n"
           "  tacclc run FILE.xml --backend cpu [--bytes N]   execute\n"
-          "  tacclc sim FILE.xml --topology T [--sizes 1KB:1GB]   predict\n"
+          "  tacclc sim FILE.xml --topology T [--sizes 1KiB:1GiB]   predict\n"
           "  tacclc baseline ring|tree|direct|hierarchical --topology T "
           "--collective C -o F\n"
           "  tacclc bounds --topology T --collective C --size S   bounds\n"
           "  tacclc fmt [-i | --check] FILE.sketch...   canonical layout\n"
           "  tacclc lsp                      language server (stdio)\n\n"
+          "Sizes (sim --sizes, bounds --size, baseline --size, run --bytes, "
+          "--max-memory) are whole numbers of bytes with an optional unit, "
+          "as in sketches: KB, MB, GB, TB are powers of 10 and KiB, MiB, "
+          "GiB, TiB powers of 2; a lone K, M, G or T is binary, as in "
+          "nccl-tests. Case does not matter on the command line: 64MB is "
+          "64,000,000 B, 64MiB and 64M are 67,108,864 B. A list is LO:HI "
+          "(LO doubling up to HI) or sizes separated by commas.\n\n"
           "Exit status: 0 success, 1 error in the input (a compile past its "
           "time limit or memory budget included), 2 usage or internal error "
           "or out of memory.\n",

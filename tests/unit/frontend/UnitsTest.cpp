@@ -1,9 +1,11 @@
 //===- tests/unit/frontend/UnitsTest.cpp - Unit conversion tests ----------===//
 //
-// Table-driven: every accepted unit converts exactly; MB and MiB differ.
+// Table-driven: every accepted unit converts exactly; MB and MiB differ;
+// sizes are the command lines' units, spelled exactly.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Units.h"
+#include "support/Sizes.h"
 
 #include <doctest/doctest.h>
 
@@ -23,14 +25,30 @@ TEST_CASE("decimal and binary sizes are never confused") {
     const char *Unit;
     double Bytes;
   } Rows[] = {
-      {"B", 1},      {"KB", 1e3},      {"MB", 1e6},          {"GB", 1e9},
-      {"KiB", 1024}, {"MiB", 1048576}, {"GiB", 1073741824.0}};
+      {"B", 1},         {"KB", 1e3},           {"MB", 1e6},
+      {"GB", 1e9},      {"TB", 1e12},          {"KiB", 1024},
+      {"MiB", 1048576}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
   for (const Row &R : Rows) {
     CAPTURE(R.Unit);
     CHECK(*sizeUnitInBytes(R.Unit) == R.Bytes);
   }
   CHECK(!sizeUnitInBytes("Mb"));
   CHECK(!sizeUnitInBytes("mb"));
+  CHECK(!sizeUnitInBytes("M")); // nccl-tests' letters: command lines only
+  CHECK(!sizeUnitInBytes("K"));
+  CHECK(sizeUnitNames() == "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB");
+}
+
+TEST_CASE("a sketch's size units mean what the command lines' do") {
+  for (const ByteUnit &U : byteUnits()) {
+    CAPTURE(U.Name);
+    if (U.Letter)
+      continue;
+    REQUIRE(sizeUnitInBytes(U.Name));
+    CHECK(*sizeUnitInBytes(U.Name) == double(*byteSizeUnit(U.Name)));
+    CHECK(*sizeUnitInBytes(U.Name) ==
+          double(*parseByteSize(std::string("1 ") + U.Name)));
+  }
 }
 
 TEST_CASE("beta accepts inverse bandwidths and bandwidths") {

@@ -142,7 +142,7 @@ TEST_CASE("a routing model larger than the memory budget is refused") {
   CHECK(!routeChunks(S, Opts, Diags));
   std::string Text = printed(Diags);
   CHECK(Text.find("error: the routing model would need") != std::string::npos);
-  CHECK(Text.find("memory budget of 1.0 MB (--max-memory)") !=
+  CHECK(Text.find("memory budget of 1.0 MiB (--max-memory)") !=
         std::string::npos);
   CHECK(Text.find("add a symmetry") != std::string::npos);
   CHECK(Text.find("raise --max-memory") != std::string::npos);

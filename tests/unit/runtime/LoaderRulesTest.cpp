@@ -4,10 +4,12 @@
 // lexer, the attribute syntax or the runtime semantics in an otherwise valid
 // fixture and expects a specific message (and sometimes location). Rules
 // that need big or unusual plans are tested on in-memory plans through
-// validatePlan().
+// validatePlan(); the size range each runtime selects a plan by, through
+// selectsSize().
 //
 //===----------------------------------------------------------------------===//
 #include "RuntimeTestUtil.h"
+#include "format/Dialect.h"
 
 #include <doctest/doctest.h>
 
@@ -435,4 +437,22 @@ TEST_CASE("the executor only warns about declared buffers that differ from "
                   "i_chunks=1 times ngpus=4 does not match "
                   "nchunksperloop=8",
                   Issue::Warning));
+}
+
+TEST_CASE("selectsSize: each runtime's rule for minBytes and maxBytes") {
+  Algo A;
+  A.MinBytes = 4096;
+  A.MaxBytes = 65536;
+  for (Dialect D : {Dialect::Executor, Dialect::Legacy}) {
+    CHECK_FALSE(selectsSize(A, 4095, D));
+    CHECK(selectsSize(A, 4096, D));
+    CHECK(selectsSize(A, 65535, D));
+  }
+  // The executor's maxBytes is inclusive, the legacy runtime's exclusive.
+  CHECK(selectsSize(A, 65536, Dialect::Executor));
+  CHECK_FALSE(selectsSize(A, 65536, Dialect::Legacy));
+  // maxBytes 0: no upper end for the executor, nothing for the legacy one.
+  A.MaxBytes = 0;
+  CHECK(selectsSize(A, uint64_t(1) << 40, Dialect::Executor));
+  CHECK_FALSE(selectsSize(A, 4096, Dialect::Legacy));
 }

@@ -109,10 +109,10 @@ TEST_CASE("checkDeadline throws naming the phase, within its scope only") {
 TEST_CASE("formatBytes prints binary units") {
   CHECK(formatBytes(0) == "0 B");
   CHECK(formatBytes(1023) == "1023 B");
-  CHECK(formatBytes(1536) == "1.5 KB");
-  CHECK(formatBytes(64ull << 20) == "64.0 MB");
-  CHECK(formatBytes(3ull << 30) == "3.0 GB");
-  CHECK(formatBytes(5ull << 40) == "5.0 TB");
+  CHECK(formatBytes(1536) == "1.5 KiB");
+  CHECK(formatBytes(64ull << 20) == "64.0 MiB");
+  CHECK(formatBytes(3ull << 30) == "3.0 GiB");
+  CHECK(formatBytes(5ull << 40) == "5.0 TiB");
 }
 
 TEST_CASE("the memory budget follows --max-memory and the process limits") {

@@ -49,7 +49,10 @@ TEST_CASE("sizes: formatted exactly and read back") {
   CHECK(formatByteSize(64000000) == "64 MB");
   CHECK(formatByteSize(1000) == "1 KB");
   CHECK(formatByteSize(1023) == "1023 B");
+  CHECK(formatByteSize(0) == "0 B");
   CHECK(formatByteSize(3u << 30) == "3 GiB");
+  CHECK(formatByteSize(uint64_t(1) << 40) == "1 TiB");
+  CHECK(formatByteSize(uint64_t(2000000000000)) == "2 TB");
   for (uint64_t B : {uint64_t(1), uint64_t(1000), uint64_t(1) << 33,
                      uint64_t(1536), uint64_t(999999), uint64_t(1) << 40})
     CHECK(parseByteSize(formatByteSize(B)) == B);
@@ -65,4 +68,27 @@ TEST_CASE("sizes: the command-line parser") {
   CHECK(V == 64000000u);
   CHECK(Size.getParser().parse(Size, "sizes-test-size", "64 XB", V));
   CHECK(V == 64000000u);
+}
+
+TEST_CASE("sizes: one table of units") {
+  for (const ByteUnit &U : byteUnits()) {
+    CAPTURE(U.Name);
+    CHECK(byteSizeUnit(U.Name) == U.Bytes);
+    CHECK(parseByteSize(std::string("2") + U.Name) == 2 * U.Bytes);
+  }
+  CHECK(byteSizeUnit("kib") == 1024u);
+  CHECK(!byteSizeUnit("PB"));
+}
+
+TEST_CASE("sizes: the command-line parser of lists") {
+  static llvm::cl::OptionCategory Cat("sizes-list-test");
+  static llvm::cl::opt<ByteSizeList> Sizes(
+      "sizes-test-list", llvm::cl::cat(Cat),
+      llvm::cl::init(ByteSizeList::of("1KiB:4KiB")));
+  CHECK(Sizes.Bytes == std::vector<uint64_t>{1024, 2048, 4096});
+  ByteSizeList V;
+  CHECK_FALSE(Sizes.getParser().parse(Sizes, "sizes-test-list", "1KB,1MiB", V));
+  CHECK(V.Bytes == std::vector<uint64_t>{1000, 1048576});
+  CHECK(Sizes.getParser().parse(Sizes, "sizes-test-list", "1KB:x", V));
+  CHECK(V.Bytes == std::vector<uint64_t>{1000, 1048576});
 }
