@@ -33,6 +33,7 @@
 #include "CbcSolver.hpp"
 #include "CoinError.hpp"
 #include "CoinModel.hpp"
+#include "ClpSimplex.hpp"
 #include "OsiClpSolverInterface.hpp"
 
 #include <algorithm>
@@ -283,6 +284,15 @@ Solution runCbc(const Model &M, const SolveOptions &Options,
   Lp.messageHandler()->setLogLevel(Options.Log ? 1 : 0);
   if (Lp.loadFromCoinModel(CM) != 0)
     throw CoinError("loadFromCoinModel failed", "runCbc", "CbcSolver.cpp");
+  Deadline StopAt = stopAt(Options);
+  if (StopAt.isSet()) {
+    // CLP's own wall clock, for the LPs CBC solves without reading its
+    // clock (the first relaxation, for one): half the margin after CBC is
+    // asked to stop, so CBC has seen its own limit by then.
+    double Left = Options.Until.secondsLeft();
+    Lp.getModelPtr()->setMaximumWallSeconds(
+        std::max(0.0, StopAt.secondsLeft() + graceSeconds(Left) / 2));
+  }
 
   CbcModel Cbc(Lp);
   Cbc.setLogLevel(Options.Log ? 1 : 0);
@@ -293,7 +303,7 @@ Solution runCbc(const Model &M, const SolveOptions &Options,
   Data.noPrinting_ = !Options.Log;
   Data.useSignalHandler_ = false;
   bool StoppedAtDeadline = false;
-  int Rc = callCbcMain(Cbc, Data, M, Options, Live, stopAt(Options),
+  int Rc = callCbcMain(Cbc, Data, M, Options, Live, StopAt,
                        StoppedAtDeadline);
   double Elapsed = secondsSince(Start);
 

@@ -27,6 +27,8 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <fmt/format.h>
+
 using namespace llvm;
 using namespace tacclc;
 
@@ -78,8 +80,8 @@ cl::opt<std::string> TimeLimit(
     cl::desc("Seconds the whole compile may take, from reading the sketch "
              "to writing the program (model building, solves, lowering and "
              "verification included; it ends within a tenth or 1 s more): "
-             "N; or routing=N,schedule=M, each stage's own limit, the "
-             "compile then their sum (default 60 s each); or both, e.g. "
+             "N; or routing=N,schedule=M: each stage's own limit, the "
+             "compile then their sum (60 s each by default); or both, e.g. "
              "30,routing=10. At the limit the best solution found so far is "
              "kept (with a warning); without one the compile fails and "
              "writes nothing"),
@@ -150,7 +152,8 @@ bool parseStageValues(llvm::StringRef Option, llvm::StringRef Text, double Lo,
     double D;
     if (V.trim().getAsDouble(D) || !(D >= Lo && D <= Hi)) {
       llvm::errs() << "tacclc: error: " << Option << ": '" << V
-                   << "' is not a number from " << Lo << " to " << Hi << "\n";
+                   << fmt::format("' is not a number from {:g} to {:g}\n", Lo,
+                                  Hi);
       return false;
     }
     Out = D;
