@@ -210,7 +210,7 @@ def time_limits():
 
 def memory():
     rc, err, seconds, peak_kib = compile_sketch(
-        "big_ring", "--max-memory", "64M", "--time-limit", "2")
+        "big_ring", "--max-memory", "64M", "--time-limit", "5")
     for want in ("error: the routing model would need",
                  "more than the", "(--max-memory)", "add a symmetry"):
         if want not in err:
@@ -227,7 +227,7 @@ def ulimit():
     two_gb = 2000000  # KiB, as `ulimit -v 2000000`
     for name in ("huge_alltoall", "big_ring"):
         rc, err, seconds, _ = compile_sketch(
-            name, "--time-limit", "2", setup=with_address_limit(two_gb))
+            name, "--time-limit", "10", setup=with_address_limit(two_gb))
         judge(name, two_gb, rc, err, seconds)
         if "the routing model would need" not in err:
             fail(f"{name}: the model was not refused up front:\n{err}")
@@ -236,7 +236,7 @@ def ulimit():
     tried = 0
     for kib in range(100000, two_gb, 50000):
         rc, err, seconds, _ = compile_sketch(
-            "huge_alltoall", "--time-limit", "2",
+            "huge_alltoall", "--time-limit", "10",
             setup=with_address_limit(kib))
         if rc == 127:
             continue
