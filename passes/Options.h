@@ -28,9 +28,9 @@ struct StageOptions {
   /// solve included; <= 0 or +inf: no limit of its own (it still shares
   /// the compile's, SynthesisOptions::Until).
   double TimeLimitSeconds = 60;
-  double RelativeGap = 1e-4;    ///< Accepted relative optimality gap.
-  unsigned Threads = 1;         ///< Solver threads (1 = reproducible).
-  bool SolverLog = false;       ///< Let the solver print its log to stderr.
+  double RelativeGap = 1e-4; ///< Accepted relative optimality gap.
+  unsigned Threads = 1;      ///< Solver threads (1 = reproducible).
+  bool SolverLog = false;    ///< Let the solver print its log to stderr.
   /// Live progress on stderr while solving.
   solver::ProgressMode Progress = solver::ProgressMode::Off;
   /// The stage's progress display, when synthesize() runs one: the stage

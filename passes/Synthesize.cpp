@@ -240,9 +240,8 @@ private:
   }
   /// A stage's own limit in seconds (+inf: none).
   static double limitOf(const StageOptions &Stage) {
-    return Stage.TimeLimitSeconds > 0
-               ? Stage.TimeLimitSeconds
-               : std::numeric_limits<double>::infinity();
+    return Stage.TimeLimitSeconds > 0 ? Stage.TimeLimitSeconds
+                                      : std::numeric_limits<double>::infinity();
   }
 
   /// Starts the progress display of the stage \p Name in \p Slot, when
@@ -368,7 +367,8 @@ std::optional<Synthesis> tacclc::synthesize(const Sketch &S,
           Run.order(Down, *DownRoutes, true, "spread ", Spreading);
       Spread = Run.schedule(Down, DownOrdered, true, "spread ", Spreading);
     } else {
-      Spread = Run.schedule(Routed, Ordered, true, "spread ", Run.budget(false));
+      Spread =
+          Run.schedule(Routed, Ordered, true, "spread ", Run.budget(false));
     }
   }
   Out.Schedule =

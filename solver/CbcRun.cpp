@@ -31,9 +31,9 @@
 #include "CbcEventHandler.hpp"
 #include "CbcModel.hpp"
 #include "CbcSolver.hpp"
+#include "ClpSimplex.hpp"
 #include "CoinError.hpp"
 #include "CoinModel.hpp"
-#include "ClpSimplex.hpp"
 #include "OsiClpSolverInterface.hpp"
 
 #include <algorithm>
@@ -303,8 +303,7 @@ Solution runCbc(const Model &M, const SolveOptions &Options,
   Data.noPrinting_ = !Options.Log;
   Data.useSignalHandler_ = false;
   bool StoppedAtDeadline = false;
-  int Rc = callCbcMain(Cbc, Data, M, Options, Live, StopAt,
-                       StoppedAtDeadline);
+  int Rc = callCbcMain(Cbc, Data, M, Options, Live, StopAt, StoppedAtDeadline);
   double Elapsed = secondsSince(Start);
 
   Solution S;

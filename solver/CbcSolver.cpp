@@ -3,7 +3,10 @@
 // solveWithCbc: checks the options, decides models without variables itself
 // and runs one CBC search (CbcRun.cpp) in this process or, isolated, in a
 // child process (Subprocess.h); a feasible warm start stands in when CBC
-// fails, runs out of time before it finds better, or its child dies.
+// fails, runs out of time before it finds better, or its child dies (or is
+// stopped at SolveOptions::Until). The progress of a solve is printed by
+// this process (solver/Progress.h), from a LiveSolve that CBC's event
+// handler writes, in memory shared with the child.
 //
 // CBC quirks handled here:
 //  * CBC prints to stdout (printf, std::cout and its message handlers). Log

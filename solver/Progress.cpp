@@ -90,9 +90,9 @@ std::string tacclc::solver::formatProgress(llvm::StringRef Label,
     if (V.Incumbent == V.Bound)
       Line += "  gap 0.0%";
     else if (V.Incumbent != 0)
-      Line += fmt::format("  gap {:.1f}%", 100 * std::fabs(V.Incumbent -
-                                                           V.Bound) /
-                                               std::fabs(V.Incumbent));
+      Line +=
+          fmt::format("  gap {:.1f}%", 100 * std::fabs(V.Incumbent - V.Bound) /
+                                           std::fabs(V.Incumbent));
   }
   return Line;
 }

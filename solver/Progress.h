@@ -1,4 +1,4 @@
-//===- solver/Progress.h - Live progress of a stage and its solve -*- C++ -*-===//
+//===- solver/Progress.h - Live progress of a stage ------------*- C++ -*-===//
 //
 // ProgressReporter shows what a synthesis stage is doing while it runs: its
 // phase (computing a warm start, building a model of a given size, then the
@@ -91,8 +91,7 @@ public:
   /// Starts reporting for \p Label (a stage's name), whose seconds count
   /// from \p Start, on \p Fd.
   explicit ProgressReporter(ProgressMode Mode, std::string Label,
-                            Clock::time_point Start = Clock::now(),
-                            int Fd = 2);
+                            Clock::time_point Start = Clock::now(), int Fd = 2);
   /// Stops the ticker; a Line is cleared.
   ~ProgressReporter();
   ProgressReporter(const ProgressReporter &) = delete;

@@ -53,6 +53,11 @@ private:
   Clock::time_point When{};
 };
 
+/// When this process started (was forked), on the steady clock: a limit on
+/// a command's wall time counts its start-up too. Now, where the system
+/// does not say.
+Deadline::Clock::time_point processStart();
+
 /// Thrown by checkDeadline() when the compile's deadline has passed.
 class TimeLimitExceeded : public std::exception {
 public:

@@ -48,7 +48,7 @@ struct CompileOptions {
   /// --time-limit routing=N / schedule=N named a stage's own limit (in
   /// Synthesis.Routing or Synthesis.Scheduling).
   bool RoutingLimitGiven = false, ScheduleLimitGiven = false;
-  bool GapGiven = false;       ///< --gap overrides the sketch's.
+  bool GapGiven = false; ///< --gap overrides the sketch's.
   /// --max-memory in bytes: nothing for the default (half the physical
   /// memory), 0 for no budget of its own (support/Memory.h).
   std::optional<uint64_t> MaxMemoryBytes;

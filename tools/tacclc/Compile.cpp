@@ -149,8 +149,7 @@ int writeProgram(const CompileOptions &Opts, DiagnosticEngine &Diags,
     Times.RefereeNote = "the legacy dialect is not simulated";
   } else {
     Deadline TimesBy = Deadline::after(Began, LimitSeconds);
-    DeadlineScope Simulating(TimesBy.earliest(compileDeadline()),
-                             LimitSeconds);
+    DeadlineScope Simulating(TimesBy.earliest(compileDeadline()), LimitSeconds);
     Times = timeProgram(Emitted.Plan, Sketch, Predicted,
                         CG.FuseRelays ? CG.FifoMessages : 0);
   }
@@ -288,12 +287,12 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
     return Fail();
   if (!Opts.Summary && Opts.ReportFile.empty())
     return emitText(Opts, Diags, Emitted->Xml);
-  return writeProgram(Opts, Diags, *Sketch, *Result, *Emitted, Began,
-                      Seconds);
+  return writeProgram(Opts, Diags, *Sketch, *Result, *Emitted, Began, Seconds);
 }
 
 int tacclc::runCompile(const CompileOptions &Opts) {
-  auto Began = std::chrono::steady_clock::now();
+  // The limit counts the command's whole wall time, its start-up included.
+  auto Began = processStart();
   llvm::SourceMgr SM;
   DiagnosticEngine Diags(SM);
   Diags.setShowNames(Opts.DiagNames);

@@ -261,10 +261,10 @@ std::optional<CompileOptions> compileOptions(bool Stats) {
   }
   // Progress: one live line on a terminal; without one, sparse lines under
   // -v, else nothing.
-  solver::ProgressMode Progress =
-      llvm::sys::Process::StandardErrIsDisplayed() ? solver::ProgressMode::Line
-      : Verbose                                    ? solver::ProgressMode::Lines
-                                                   : solver::ProgressMode::Off;
+  solver::ProgressMode Progress = llvm::sys::Process::StandardErrIsDisplayed()
+                                      ? solver::ProgressMode::Line
+                                  : Verbose ? solver::ProgressMode::Lines
+                                            : solver::ProgressMode::Off;
   for (StageOptions *St : {&R, &Sc}) {
     St->SolverLog = SolverLog;
     St->Progress = Progress;

@@ -142,7 +142,8 @@ TEST_CASE("formatProgress writes one status line, unknown values left out") {
                                      "0  gap 0.0%");
   V.Incumbent = 0;
   V.Bound = -2;
-  CHECK(formatProgress("s", 1, V) == "[s] 1.0 s  search  incumbent 0  bound -2");
+  CHECK(formatProgress("s", 1, V) ==
+        "[s] 1.0 s  search  incumbent 0  bound -2");
   V.Incumbent = 5;
   V.Bound = std::numeric_limits<double>::infinity();
   CHECK(formatProgress("s", 1, V) == "[s] 1.0 s  search  incumbent 5");
@@ -164,8 +165,7 @@ TEST_CASE("ProgressReporter styles") {
     std::string First = File.waitForText();
     REQUIRE(First.rfind("[t] ", 0) == 0);
     CHECK(std::strtod(First.c_str() + 4, nullptr) >= 6.0); // 5 s + 1 s
-    CHECK(First.find("  building the model (3 variables") !=
-          std::string::npos);
+    CHECK(First.find("  building the model (3 variables") != std::string::npos);
     LiveSolve Live;
     R.watch(&Live, 12);
     R.finish("optimal", 10, 9);
