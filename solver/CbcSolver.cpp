@@ -234,6 +234,21 @@ private:
   bool Shared;
 };
 
+/// What CBC was doing in \p Phase, for the message when it is stopped.
+const char *stillDoing(SolvePhase Phase) {
+  switch (Phase) {
+  case SolvePhase::Starting:
+    return "loading the model";
+  case SolvePhase::Presolve:
+    return "in its presolve";
+  case SolvePhase::Root:
+    return "at the root node";
+  case SolvePhase::Search:
+    return "searching";
+  }
+  return "running";
+}
+
 /// Runs CBC in a child process (Subprocess.h), which reports into \p Live.
 /// A crash, overrun or memory exhaustion of the child falls back to a
 /// feasible warm start, else it is an Error.
@@ -271,9 +286,9 @@ Solution runIsolated(const Model &M, const SolveOptions &Options,
   S.Status = SolveStatus::Error;
   S.HitTimeLimit = Report.TimedOut;
   if (Report.TimedOut)
-    Error = fmt::format("CBC was still in its {} when its time ran out "
-                        "({:.3g} s; CBC reads no clock there) and was stopped",
-                        solvePhaseName(Live.phase()).str(), Hard);
+    Error = fmt::format("CBC was still {} when its time ran out ({:.3g} s; "
+                        "it reads no clock there) and was stopped",
+                        stillDoing(Live.phase()), Hard);
   S.PeakMemoryBytes = Report.PeakBytes;
   S = warmStartOr(std::move(S), M, Options, Error);
   if (!S.hasValues())
