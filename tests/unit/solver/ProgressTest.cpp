@@ -183,11 +183,11 @@ TEST_CASE("ProgressReporter styles") {
     LiveSolve Live;
     R.watch(&Live, 40);
     Live.setPhase(SolvePhase::Presolve);
-    std::this_thread::sleep_for(std::chrono::milliseconds(1600));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2200));
     Live.setPhase(SolvePhase::Search);
     Live.Incumbent.store(30);
     Live.Bound.store(27);
-    std::this_thread::sleep_for(std::chrono::milliseconds(1600));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2200));
     R.finish("stopped at the time limit", 30, 27);
     std::vector<std::string> Lines = splitLines(File.text());
     REQUIRE(Lines.size() == 3); // presolve, search, the end: not one a second
