@@ -1,10 +1,11 @@
 //===- tests/unit/support/LimitsTest.cpp - Deadlines and memory budget ----===//
 //
 // The compile's deadline throws naming the phase, scopes nest and restore;
-// processStart() is when the process was forked; the memory budget follows --max-memory and never exceeds the process's
-// own limits; an allocation failure prints one line naming the phase and
-// exits 2 (or, in a reporting child, exits quietly with its status). The
-// process-limit and out-of-memory cases run in forked children.
+// processStart() is when the process was forked; the memory budget follows
+// --max-memory and never exceeds the process's own limits; an allocation
+// failure prints one line naming the phase and exits 2 (or, in a reporting
+// child, exits quietly with its status). The process-limit and
+// out-of-memory cases run in forked children.
 //
 //===----------------------------------------------------------------------===//
 #include "support/Deadline.h"
