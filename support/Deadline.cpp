@@ -113,6 +113,11 @@ void tacclc::checkDeadline() {
     throw TimeLimitExceeded(currentPhase(), InstalledLimit);
 }
 
+void tacclc::checkDeadlineAhead(double Seconds) {
+  if (Installed.isSet() && Installed.secondsLeft() < Seconds)
+    throw TimeLimitExceeded(currentPhase(), InstalledLimit);
+}
+
 PhaseScope::PhaseScope(const char *Name) : Saved(Phase.exchange(Name)) {}
 
 PhaseScope::~PhaseScope() { Phase.store(Saved); }

@@ -98,6 +98,11 @@ Deadline compileDeadline();
 /// takes a microsecond or more.
 void checkDeadline();
 
+/// Throws TimeLimitExceeded, as checkDeadline(), when the compile's
+/// deadline passes within \p Seconds: before work of about that long that
+/// cannot check the deadline itself (parsing a large text in a library).
+void checkDeadlineAhead(double Seconds);
+
 /// While alive, the compile is in phase \p Name (a string literal, e.g.
 /// "ordering transfers"); the previous phase comes back at the end.
 class PhaseScope {

@@ -103,11 +103,14 @@ TEST_CASE("checkDeadline throws naming the phase, within its scope only") {
     {
       DeadlineScope Later(Deadline::after(30), 30);
       checkDeadline(); // the inner scope's deadline has not passed
+      checkDeadlineAhead(1); // nor will it within a second
+      CHECK_THROWS_AS(checkDeadlineAhead(60), TimeLimitExceeded);
     }
     CHECK_THROWS_AS(checkDeadline(), TimeLimitExceeded);
   }
   CHECK(!compileDeadline().isSet());
   checkDeadline();
+  checkDeadlineAhead(1e9);
 }
 
 TEST_CASE("processStart is when the process began") {
