@@ -41,7 +41,7 @@ namespace {
 /// How fast the runtime's loader parses XML, at the least, for deciding
 /// whether a parse can end before the compile's deadline (pugixml reads
 /// 60-70 MB/s on one core of a 2020s server; this leaves room for load).
-constexpr double XmlParseBytesPerSecond = 20e6;
+constexpr double XmlParseBytesPerSecond = 40e6;
 
 /// One lowering: its options, program, text and the text as loaded.
 struct Candidate {
