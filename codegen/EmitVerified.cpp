@@ -38,6 +38,11 @@
 using namespace tacclc;
 
 namespace {
+/// How fast the runtime's loader parses XML, at the least, for deciding
+/// whether a parse can end before the compile's deadline (pugixml reads
+/// 60-70 MB/s on one core of a 2020s server; this leaves room for load).
+constexpr double XmlParseBytesPerSecond = 40e6;
+
 /// One lowering: its options, program, text and the text as loaded.
 struct Candidate {
   CodegenOptions CG;
@@ -112,6 +117,10 @@ std::optional<Candidate> Emitter::lower(const CodegenOptions &CG,
   C.Program = std::move(*P);
   tacclrt::LoadOptions LO;
   LO.D = O.Dialect;
+  // The XML parser checks no deadline: do not start it when it could not
+  // end in time (at a rate most machines beat).
+  PhaseScope Loading("verifying the program");
+  checkDeadlineAhead(double(C.Xml.size()) / XmlParseBytesPerSecond);
   C.Plan = tacclrt::loadPlan(C.Xml, "<generated>", LO, C.Rep);
   return C;
 }

@@ -51,6 +51,7 @@
 #include "passes/ExactSchedule.h"
 #include "passes/Retime.h"
 #include "passes/TimeModel.h"
+#include "solver/Progress.h"
 
 #include <fmt/format.h>
 
@@ -419,12 +420,14 @@ ir::Schedule tacclc::scheduleExactly(
     return Sched;
   std::optional<ScheduleModel> Built;
   bool InTime = !Opts.Budget.hasPassed();
+  if (InTime && Opts.Reporter)
+    Opts.Reporter->phase(Size.buildingPhase());
   if (InTime)
     Built = buildScheduleModel(S, Sched, AllowMerge, Opts.Budget);
   if (!Built) {
     Diags.report(
         DiagId::StageOutOfTime, S.Loc, "scheduling",
-        fmt::format("{:g}", Opts.TimeLimitSeconds),
+        fmt::format("{:.3g}", Opts.BudgetSeconds),
         InTime ? "building the scheduling model" : "ordering transfers", Keep);
     if (Stats)
       Stats->HitTimeLimit = true;
@@ -471,6 +474,9 @@ ir::Schedule tacclc::scheduleExactly(
                      (Sol.Message.empty() ? "" : ": " + Sol.Message));
     return Sched;
   }
+  if (Sol.HitTimeLimit)
+    Diags.report(DiagId::SolverWarning, S.Loc, "scheduling",
+                 Sol.Message + " (" + solver::describeGap(Sol) + ")");
   std::vector<bool> Join(Sched.Transfers.size(), false);
   for (size_t I = 0; I < Join.size(); ++I)
     if (auto G = SM.JoinPrev[I])

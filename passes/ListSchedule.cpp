@@ -140,8 +140,10 @@ public:
       : S(S), Topo(S.Topo), TM(S), O(O), Fifo(TM.fifoMessages(1)),
         Ports(Topo.resources()), PortFree(Ports.size(), 0.0),
         PortsOf(Topo.links().size()), OwnPending(Topo.links().size(), 0) {
-    for (const ChunkRoute &CR : R.Chunks)
+    for (const ChunkRoute &CR : R.Chunks) {
+      checkDeadline();
       addChunkJobs(CR, From);
+    }
     if (O == Ordering::Batched)
       formBatches();
     else

@@ -28,6 +28,12 @@ constexpr uint64_t SolverBytesPerVariable = 1000, SolverBytesPerRow = 1000,
                    SolverBytesPerNonzero = 100;
 } // namespace
 
+std::string ModelSize::buildingPhase() const {
+  return fmt::format("building the model ({}{} variables, {} rows, {} "
+                     "nonzeros)",
+                     AtLeast ? "at least " : "", Variables, Rows, Nonzeros);
+}
+
 uint64_t ModelSize::modelBytes() const {
   return Variables * ModelBytesPerVariable + Rows * ModelBytesPerRow +
          Nonzeros * ModelBytesPerNonzero;

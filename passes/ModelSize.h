@@ -37,6 +37,9 @@ struct ModelSize {
   uint64_t modelBytes() const;
   /// Bytes the solver's child process allocates for the model.
   uint64_t solverBytes() const;
+  /// "building the model (120 variables, 80 rows, 300 nonzeros)": the
+  /// progress phase of building a model of this size.
+  std::string buildingPhase() const;
   /// Everything: builder, model and solver.
   uint64_t totalBytes() const {
     return BuilderBytes + modelBytes() + solverBytes();

@@ -18,21 +18,32 @@
 
 namespace tacclc {
 
+namespace solver {
+class ProgressReporter;
+} // namespace solver
+
 /// MILP settings of one stage.
 struct StageOptions {
-  double TimeLimitSeconds = 60; ///< Per stage, model building included.
-  double RelativeGap = 1e-4;    ///< Accepted relative optimality gap.
-  unsigned Threads = 1;         ///< Solver threads (1 = reproducible).
-  bool SolverLog = false;       ///< Let the solver print its log to stderr.
+  /// The most this stage may take, each time it runs, model building and
+  /// solve included; <= 0 or +inf: no limit of its own (it still shares
+  /// the compile's, SynthesisOptions::Until).
+  double TimeLimitSeconds = 60;
+  double RelativeGap = 1e-4; ///< Accepted relative optimality gap.
+  unsigned Threads = 1;      ///< Solver threads (1 = reproducible).
+  bool SolverLog = false;    ///< Let the solver print its log to stderr.
   /// Live progress on stderr while solving.
   solver::ProgressMode Progress = solver::ProgressMode::Off;
-  /// When the stage's work must be over: set by synthesize() on one
-  /// timeline for all stages (this stage's limit plus those of the stages
-  /// before it, from the start of synthesis), or the compile's deadline if
-  /// that is earlier; model building counts. Past it the stage takes its
-  /// fallback (docs/synthesis.md, "Time and memory limits"). Unset: the
-  /// solve alone is limited, by TimeLimitSeconds.
+  /// The stage's progress display, when synthesize() runs one: the stage
+  /// names its phases on it and the solver reports into it.
+  solver::ProgressReporter *Reporter = nullptr;
+  /// When the stage's work must be over: set by synthesize() from the
+  /// stage's share of the time left (and its own limit); model building
+  /// counts. Past it the stage takes its fallback (docs/synthesis.md, "Time
+  /// and memory limits"). Unset: the solve alone is limited, by
+  /// TimeLimitSeconds.
   Deadline Budget;
+  /// The seconds Budget gave the stage when it started, for messages.
+  double BudgetSeconds = 0;
   /// The compile's memory budget: a model that cannot fit is refused, and
   /// the solver may allocate what is left.
   MemoryBudget Memory;
@@ -49,6 +60,7 @@ struct StageOptions {
     SO.Threads = Threads;
     SO.Log = SolverLog;
     SO.Progress = Progress;
+    SO.Reporter = Reporter;
     SO.ProgressLabel = std::move(Label);
     return SO;
   }
@@ -63,6 +75,12 @@ inline StageOptions routingDefaults() {
 
 /// Options of the synthesis stages.
 struct SynthesisOptions {
+  /// When synthesis should be over: the driver keeps the rest of the
+  /// compile's time limit for lowering and verification. The stages share
+  /// the time until then (each within its own limit): routing twice the
+  /// share of scheduling, and a stage that ends early leaves its time to
+  /// the next. Unset: each stage has its own limit only.
+  Deadline Until;
   /// Stage 1. Its gap is 0.1%: the warm start is often within a hair of
   /// the optimum, and CBC can spend minutes closing the last 0.01%.
   StageOptions Routing = routingDefaults();

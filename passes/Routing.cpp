@@ -21,20 +21,26 @@
 #include "passes/RoutingModel.h"
 #include "passes/RoutingStart.h"
 #include "passes/Symmetry.h"
+#include "solver/Progress.h"
 #include "solver/Solver.h"
 #include "support/Deadline.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 
 using namespace tacclc;
 using namespace tacclc::ir;
 
 double SolveStats::gap() const {
-  if (!std::isfinite(Objective) || !std::isfinite(BestBound) || Objective == 0)
+  if (!std::isfinite(Objective) || !std::isfinite(BestBound))
+    return std::numeric_limits<double>::quiet_NaN();
+  if (Objective <= BestBound)
     return 0;
-  return std::max(0.0, (Objective - BestBound) / std::fabs(Objective));
+  if (Objective == 0)
+    return std::numeric_limits<double>::quiet_NaN();
+  return (Objective - BestBound) / std::fabs(Objective);
 }
 
 namespace {
@@ -129,7 +135,7 @@ Routes fallBackToStart(const Sketch &S, const SynthesisOptions &Opts,
                        const char *While, DiagnosticEngine &Diags,
                        SolveStats *Stats) {
   Diags.report(DiagId::StageOutOfTime, S.Loc, "routing",
-               fmt::format("{:g}", Opts.Routing.TimeLimitSeconds), While,
+               fmt::format("{:.3g}", Opts.Routing.BudgetSeconds), While,
                "routing along the warm start's shortest-path trees");
   if (Stats) {
     Stats->Variables = Stats->VariablesBefore = Size.Variables;
@@ -167,6 +173,9 @@ tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
   if (!Fits(routingSizeAtLeast(S, Group)) || !checkRoutable(S, Diags))
     return std::nullopt;
   const Deadline &Budget = Opts.Routing.Budget;
+  solver::ProgressReporter *Progress = Opts.Routing.Reporter;
+  if (Progress)
+    Progress->phase("computing the warm start");
   RoutingStart Start = routingStart(S, Group, Budget);
   ModelSize Size = routingModelSize(S, Group, Start);
   if (!Fits(Size))
@@ -175,6 +184,8 @@ tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
   if (Budget.hasPassed())
     return fallBackToStart(S, Opts, Start, Size, "computing the warm start",
                            Diags, Stats);
+  if (Progress)
+    Progress->phase(Size.buildingPhase());
   std::optional<RoutingModel> Built =
       buildRoutingModel(S, Group, Start, Budget);
   if (!Built)
@@ -220,7 +231,7 @@ tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
     break;
   case solver::SolveStatus::NoSolution:
     Diags.report(DiagId::SolverTimeout, S.Loc,
-                 fmt::format("{:g}", Opts.Routing.TimeLimitSeconds));
+                 fmt::format("{:.3g}", Opts.Routing.BudgetSeconds));
     return std::nullopt;
   case solver::SolveStatus::Infeasible:
   case solver::SolveStatus::Unbounded:
@@ -232,7 +243,8 @@ tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
   }
 
   if (Sol.Status == solver::SolveStatus::Feasible && !Sol.Message.empty())
-    Diags.report(DiagId::SolverWarning, S.Loc, Sol.Message);
+    Diags.report(DiagId::SolverWarning, S.Loc, "routing",
+                 Sol.Message + " (" + solver::describeGap(Sol) + ")");
   Routes R = extractRoutes(S, RM, Sol.Values);
   R.RelaxedMakespanUs = Sol.Values[RM.Makespan.Index];
   R.SolverStatus = solver::statusName(Sol.Status).str();

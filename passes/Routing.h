@@ -44,7 +44,8 @@ struct SolveStats {
   /// Peak resident memory of the solver's process, in bytes (0: unknown).
   uint64_t SolverPeakBytes = 0;
 
-  /// Relative gap between objective and bound (0 when optimal).
+  /// Relative gap between objective and bound (0 when optimal); NaN when
+  /// either is unknown.
   double gap() const;
 };
 

@@ -22,11 +22,14 @@
 #include "passes/ReduceSchedule.h"
 #include "passes/SpreadOverlap.h"
 
+#include "solver/Progress.h"
 #include "support/Deadline.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -41,6 +44,10 @@ double since(Clock::time_point T) {
   return std::chrono::duration<double>(Clock::now() - T).count();
 }
 
+/// The weight of a routing stage in the split of synthesis time: routing
+/// gets twice the share of scheduling (ordering and stage 3 together).
+constexpr double RoutingWeight = 2;
+
 /// Runs stages 1-3 on one sketch, appending reports with \p Prefix.
 class StageRunner {
 public:
@@ -48,25 +55,52 @@ public:
               const SynthesisHooks &Hooks, std::vector<StageReport> &Out)
       : Opts(Opts), Diags(Diags), Hooks(Hooks), Out(Out) {}
 
-  /// The budget of the next stage: the stages run on one timeline from
-  /// the start of synthesis, each ending by the sum of its own limit and
-  /// those before it (a stage that starts late because another overran
-  /// gets less), and never after the compile's deadline. So synthesis ends
-  /// by the sum of the stages' limits, whatever each stage takes, and the
-  /// work after it keeps the rest of the compile's time.
-  Deadline budget(const StageOptions &Stage) {
-    if (!(Stage.TimeLimitSeconds > 0))
-      Unlimited = true;
-    Seconds += Stage.TimeLimitSeconds;
-    return current();
+  /// The stages that will run, in order (true: routing, false:
+  /// scheduling), so that each can be given its share of the time left. A
+  /// stage weighs its default share of synthesis, or its own limit when
+  /// that is smaller.
+  void plan(const std::vector<bool> &Routings) {
+    double Total = 0;
+    for (bool R : Routings)
+      Total += R ? RoutingWeight : 1;
+    double Span = Opts.Until.secondsLeft();
+    Weights.clear();
+    for (bool R : Routings) {
+      double Default = (R ? RoutingWeight : 1) / Total * Span;
+      Weights.push_back(std::min(Default, limitOf(stage(R))));
+    }
+    Next = 0;
   }
 
-  /// The end of the budgets given so far (and never after the compile's
-  /// deadline): the budget of work that has no time of its own.
-  Deadline current() const {
-    Deadline Own = Unlimited ? Deadline() : Deadline::after(Start, Seconds);
-    return Own.earliest(compileDeadline());
+  /// The options of the next planned stage (routing when \p Routing),
+  /// with its budget: its share of the time left until
+  /// SynthesisOptions::Until, by weight among the stages still to run (so
+  /// one that ends early leaves its time to the next), at most its own
+  /// limit, and never after the compile's deadline.
+  StageOptions budget(bool Routing) {
+    const StageOptions &Stage = stage(Routing);
+    double Mine = Next < Weights.size() ? Weights[Next] : limitOf(Stage);
+    double Rest = 0;
+    for (size_t I = Next + 1; I < Weights.size(); ++I)
+      Rest += Weights[I];
+    ++Next;
+    double Left = std::max(0.0, Opts.Until.secondsLeft());
+    double Share = std::isfinite(Left) && Mine + Rest > 0
+                       ? Left * Mine / (Mine + Rest)
+                       : Left;
+    double Seconds = std::min(Share, limitOf(Stage));
+    StageOptions Within = Stage;
+    Deadline Own =
+        std::isfinite(Seconds) ? Deadline::after(Seconds) : Deadline();
+    Within.Budget = Own.earliest(compileDeadline());
+    Within.BudgetSeconds = std::max(0.0, Within.Budget.secondsLeft());
+    Last = Within.Budget;
+    return Within;
   }
+
+  /// The end of the last budget given (and never after the compile's
+  /// deadline): the budget of work that has no time of its own.
+  Deadline current() const { return Last.earliest(compileDeadline()); }
 
   std::optional<Routes> route(const Sketch &S, const std::string &Prefix) {
     StageReport R;
@@ -74,9 +108,12 @@ public:
     auto T0 = Clock::now();
     PhaseScope Phase("routing chunks");
     SynthesisOptions Within = Opts;
-    Within.Routing.Budget = budget(Opts.Routing);
+    Within.Routing = budget(true);
+    std::optional<solver::ProgressReporter> Progress;
+    Within.Routing.Reporter = progress(Progress, Opts.Routing, R.Name);
     ModelHook Show = shown(R.Name);
     auto Routes = routeChunks(S, Within, Diags, &R.Solve, ref(Show));
+    Progress.reset();
     if (!Routes)
       return std::nullopt;
     R.Seconds = since(T0);
@@ -94,24 +131,34 @@ public:
     return Routes;
   }
 
-  /// Stage 2. Where stage 3 may merge chunks, orderings are compared by
-  /// what merging every allowed pair would give, since batching chunks
-  /// pays off only once they share messages.
+  /// Stage 2, within the scheduling stage's budget \p Within. Where stage
+  /// 3 may merge chunks, orderings are compared by what merging every
+  /// allowed pair would give, since batching chunks pays off only once
+  /// they share messages.
   Schedule order(const Sketch &S, const Routes &Rt, bool AllowMerge,
-                 const std::string &Prefix, const Deadline &Budget) {
+                 const std::string &Prefix, const StageOptions &Within) {
     StageReport R;
     R.Name = Prefix + "ordering";
     auto T0 = Clock::now();
     bool Estimate = AllowMerge && Opts.ExactScheduling;
+    std::optional<solver::ProgressReporter> Progress;
+    if (solver::ProgressReporter *P = progress(Progress, Within, R.Name)) {
+      size_t Transfers = 0;
+      for (const ChunkRoute &CR : Rt.Chunks)
+        Transfers += CR.Links.size();
+      P->phase(fmt::format("ordering {} transfers with {} heuristics",
+                           Transfers, std::size(AllOrderings)));
+    }
     OrderingResult O = orderTransfers(
         S, Rt,
         [&](const Schedule &Sch) {
           return Estimate ? mergeGreedily(S, Sch).MakespanUs : Sch.MakespanUs;
         },
-        Budget);
+        Within.Budget);
+    Progress.reset();
     if (O.Tried.size() < std::size(AllOrderings))
       Diags.report(DiagId::StageOutOfTime, S.Loc, "scheduling",
-                   fmt::format("{:g}", Opts.Scheduling.TimeLimitSeconds),
+                   fmt::format("{:.3g}", Within.BudgetSeconds),
                    "ordering transfers",
                    fmt::format("keeping the best of the {} orderings tried",
                                O.Tried.size()));
@@ -129,21 +176,23 @@ public:
     return O.Best;
   }
 
+  /// Stage 3, within the scheduling stage's budget \p Within.
   Schedule schedule(const Sketch &S, const Schedule &Sched, bool AllowMerge,
-                    const std::string &Prefix, const Deadline &Budget) {
+                    const std::string &Prefix, StageOptions Within) {
     StageReport R;
     R.Name = Prefix + "scheduling";
     auto T0 = Clock::now();
     Schedule Out = Sched;
     PhaseScope Phase("scheduling transfers");
-    StageOptions Within = Opts.Scheduling;
-    Within.Budget = Budget;
+    std::optional<solver::ProgressReporter> Progress;
+    Within.Reporter = progress(Progress, Within, R.Name);
     ModelHook Show = shown(R.Name);
     if (Opts.ExactScheduling)
       Out = scheduleExactly(S, Sched, AllowMerge, Within, Diags, &R.Solve,
                             ref(Show));
     else
       R.Solve.Status = "skipped";
+    Progress.reset();
     R.Seconds = since(T0);
     R.MakespanUs = Out.MakespanUs;
     unsigned Merged = countMerged(Out);
@@ -186,6 +235,26 @@ public:
 private:
   using ModelHook = std::function<void(const solver::Model &)>;
 
+  const StageOptions &stage(bool Routing) const {
+    return Routing ? Opts.Routing : Opts.Scheduling;
+  }
+  /// A stage's own limit in seconds (+inf: none).
+  static double limitOf(const StageOptions &Stage) {
+    return Stage.TimeLimitSeconds > 0 ? Stage.TimeLimitSeconds
+                                      : std::numeric_limits<double>::infinity();
+  }
+
+  /// Starts the progress display of the stage \p Name in \p Slot, when
+  /// \p Stage shows progress; returns it (or nullptr).
+  static solver::ProgressReporter *
+  progress(std::optional<solver::ProgressReporter> &Slot,
+           const StageOptions &Stage, const std::string &Name) {
+    if (Stage.Progress == solver::ProgressMode::Off)
+      return nullptr;
+    Slot.emplace(Stage.Progress, Name);
+    return &*Slot;
+  }
+
   /// The stage's OnModel callback: the hook's, labelled \p Stage, or none
   /// (then a model with nothing to decide need not be built at all).
   ModelHook shown(const std::string &Stage) const {
@@ -224,11 +293,11 @@ private:
   DiagnosticEngine &Diags;
   const SynthesisHooks &Hooks;
   std::vector<StageReport> &Out;
-  /// The timeline of the stages' budgets: when synthesis started, the
-  /// limits of the stages so far, and whether one of them had none.
-  const Clock::time_point Start = Clock::now();
-  double Seconds = 0;
-  bool Unlimited = false;
+  /// The weights of the planned stages, the next one's index, and the end
+  /// of the last budget given.
+  std::vector<double> Weights;
+  size_t Next = 0;
+  Deadline Last;
 };
 } // namespace
 
@@ -238,17 +307,27 @@ static bool routesTransposed(const Sketch &S) {
   return !S.Topo.isSymmetric() || !S.Carries.empty();
 }
 
+namespace {
+/// The stages \p S runs, in order: true for routing, false for scheduling
+/// (ordering and stage 3).
+std::vector<bool> plannedStages(const Sketch &S) {
+  if (S.Coll.getKind() != CollectiveKind::AllReduce)
+    return {true, false};
+  if (routesTransposed(S))
+    return {true, false, true, false};
+  return {true, false, false};
+}
+} // namespace
+
 double tacclc::synthesisTimeLimit(const Sketch &S,
                                   const SynthesisOptions &Opts) {
-  auto Limit = [](const StageOptions &Stage) {
-    return Stage.TimeLimitSeconds > 0 ? Stage.TimeLimitSeconds
-                                      : std::numeric_limits<double>::infinity();
-  };
-  CollectiveKind Kind = S.Coll.getKind();
-  bool Spreads = Kind == CollectiveKind::AllReduce;
-  unsigned Routings = Spreads && routesTransposed(S) ? 2 : 1;
-  unsigned Schedulings = Spreads ? 2 : 1;
-  return Routings * Limit(Opts.Routing) + Schedulings * Limit(Opts.Scheduling);
+  double Sum = 0;
+  for (bool Routing : plannedStages(S)) {
+    const StageOptions &St = Routing ? Opts.Routing : Opts.Scheduling;
+    Sum += St.TimeLimitSeconds > 0 ? St.TimeLimitSeconds
+                                   : std::numeric_limits<double>::infinity();
+  }
+  return Sum;
 }
 
 std::optional<Synthesis> tacclc::synthesize(const Sketch &S,
@@ -257,6 +336,7 @@ std::optional<Synthesis> tacclc::synthesize(const Sketch &S,
                                             const SynthesisHooks &Hooks) {
   Synthesis Out;
   StageRunner Run(Opts, Diags, Hooks, Out.Stages);
+  Run.plan(plannedStages(S));
   CollectiveKind Kind = S.Coll.getKind();
   bool Combining = isCombining(Kind);
   if (Combining) {
@@ -268,7 +348,7 @@ std::optional<Synthesis> tacclc::synthesize(const Sketch &S,
   if (!Routes)
     return std::nullopt;
   Out.Routes = std::move(*Routes);
-  Deadline Scheduling = Run.budget(Opts.Scheduling);
+  StageOptions Scheduling = Run.budget(false);
   Schedule Ordered = Run.order(Routed, Out.Routes, !Combining, "", Scheduling);
   Schedule Up = Run.schedule(Routed, Ordered, !Combining, "", Scheduling);
   if (!Combining) {
@@ -282,13 +362,13 @@ std::optional<Synthesis> tacclc::synthesize(const Sketch &S,
       auto DownRoutes = Run.route(Down, "spread ");
       if (!DownRoutes)
         return std::nullopt;
-      Deadline Spreading = Run.budget(Opts.Scheduling);
+      StageOptions Spreading = Run.budget(false);
       Schedule DownOrdered =
           Run.order(Down, *DownRoutes, true, "spread ", Spreading);
       Spread = Run.schedule(Down, DownOrdered, true, "spread ", Spreading);
     } else {
-      Spread = Run.schedule(Routed, Ordered, true, "spread ",
-                            Run.budget(Opts.Scheduling));
+      Spread =
+          Run.schedule(Routed, Ordered, true, "spread ", Run.budget(false));
     }
   }
   Out.Schedule =

@@ -68,20 +68,23 @@ struct Synthesis {
   }
 };
 
-/// The time the stages of \p S may take together: the routing limit per
-/// routing (two for an ALLREDUCE routed again to spread its sums) plus the
-/// scheduling limit per ordering and scheduling pass; +inf when a stage
-/// has no limit. The driver's compile deadline is built from it.
+/// The sum of the stages' own limits over the stages \p S runs: the
+/// routing limit per routing (two for an ALLREDUCE routed again to spread
+/// its sums) plus the scheduling limit per ordering and scheduling pass;
+/// +inf when a stage has no limit. Without a time limit for the whole
+/// compile, the driver's limit is this sum.
 double synthesisTimeLimit(const ir::Sketch &S, const SynthesisOptions &Opts);
 
-/// Runs the stages on \p S. Each stage runs under its own budget (on one
-/// timeline from the start of synthesis: its time limit plus those of the
-/// stages before it, or the compile's deadline if that is earlier; model
-/// building counts) and takes its fallback when that passes
-/// (docs/synthesis.md). Returns nothing after a diagnostic (an unroutable
-/// sketch, a routing solver without a solution, a model that cannot fit
-/// the memory budget); throws TimeLimitExceeded when the compile's
-/// deadline passes.
+/// Runs the stages on \p S. Each stage runs under its own budget: its
+/// share of the time left until Opts.Until (routing twice the share of
+/// scheduling; a stage that ends early leaves its time to the next), at
+/// most its own limit, never after the compile's deadline; model building
+/// counts. A stage whose budget passes takes its fallback
+/// (docs/synthesis.md). While a stage runs, its progress is shown as
+/// Opts' stages ask (solver/Progress.h). Returns nothing after a
+/// diagnostic (an unroutable sketch, a routing solver without a solution,
+/// a model that cannot fit the memory budget); throws TimeLimitExceeded
+/// when the compile's deadline passes.
 std::optional<Synthesis> synthesize(const ir::Sketch &S,
                                     const SynthesisOptions &Opts,
                                     DiagnosticEngine &Diags,

@@ -5,6 +5,14 @@
 // and runs CBC's own command-line driver (CbcMain0/CbcMain1), which adds
 // presolve, cut generators and heuristics that a bare CbcModel lacks.
 //
+// Time: CBC's own limit (`-sec`, elapsed time) is the earlier of the
+// solve's limit and its deadline less a margin; CBC reads it in presolve,
+// between cut passes, in its heuristics and at every node. A
+// CbcEventHandler also stops the search at the first node, heuristic or
+// solution event past the deadline, and the callback CbcMain1 calls
+// between its steps stops it between presolve and search. Neither changes
+// a search that ends in time: CBC uses its time limit only to stop.
+//
 // CBC quirks handled here:
 //  * A time limit that expires during CBC's preprocessing makes it claim
 //    "infeasible"; when the limit has been used up that claim is reported as
@@ -12,6 +20,8 @@
 //  * Progress comes from a CbcEventHandler passed in between CbcMain0 and
 //    CbcMain1 (as in CBC's examples/driver4.cpp); CbcMain1 clones it into the
 //    model it searches, whose objective it may have negated.
+//  * CbcMain1's callback gets no user data: the solve it belongs to is a
+//    file-level pointer (solves are serialised, solver/CbcSolver.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "solver/CbcRun.h"
@@ -21,12 +31,15 @@
 #include "CbcEventHandler.hpp"
 #include "CbcModel.hpp"
 #include "CbcSolver.hpp"
+#include "ClpSimplex.hpp"
 #include "CoinError.hpp"
 #include "CoinModel.hpp"
 #include "OsiClpSolverInterface.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -39,8 +52,28 @@ namespace {
 /// Integer values this close to an integer are rounded to it.
 constexpr double IntegerRounding = 1e-6;
 
-/// CbcMain1 wants a callback; we need none.
-int noCallback(CbcModel *, int) { return 0; }
+/// What CbcMain1's callback needs of the solve in progress.
+struct RunState {
+  LiveSolve *Live;
+  Deadline StopAt;
+  bool *Stopped;
+};
+RunState *ActiveRun = nullptr;
+
+/// CbcMain1 calls this between its steps: 2 after preprocessing, 3 just
+/// before branch and bound. Past the deadline, a non-zero answer ends the
+/// solve there (CBC then returns it).
+int betweenSteps(CbcModel *, int WhereFrom) {
+  if (!ActiveRun || (WhereFrom != 2 && WhereFrom != 3))
+    return 0;
+  if (ActiveRun->StopAt.hasPassed()) {
+    *ActiveRun->Stopped = true;
+    return 1;
+  }
+  if (WhereFrom == 3)
+    ActiveRun->Live->setPhase(SolvePhase::Root);
+  return 0;
+}
 
 double toCoinBound(double V) {
   if (V >= Model::Infinity)
@@ -70,13 +103,27 @@ void loadCoinModel(const Model &M, CoinModel &CM) {
   }
 }
 
-/// The argument vector of CbcMain1 (argv[0] is a dummy program name).
-std::vector<std::string> cbcArguments(const SolveOptions &Options) {
+/// When CBC is asked to stop: a margin before SolveOptions::Until, by when
+/// an isolated CBC that has not stopped is killed.
+Deadline stopAt(const SolveOptions &Options) {
+  if (!Options.Until.isSet())
+    return Deadline();
+  double Left = Options.Until.secondsLeft();
+  return Deadline::after(Left - graceSeconds(Left));
+}
+
+/// The argument vector of CbcMain1 (argv[0] is a dummy program name); CBC's
+/// time limit is the earlier of the solve's own and \p StopAt.
+std::vector<std::string> cbcArguments(const SolveOptions &Options,
+                                      const Deadline &StopAt) {
   std::vector<std::string> Args = {"tacclc", "-log", Options.Log ? "1" : "0"};
-  if (hasTimeLimit(Options)) {
+  double Seconds = hasTimeLimit(Options)
+                       ? Options.TimeLimitSeconds
+                       : std::numeric_limits<double>::infinity();
+  Seconds = std::min(Seconds, StopAt.secondsLeft());
+  if (std::isfinite(Seconds))
     Args.insert(Args.end(),
-                {"-sec", fmt::format("{}", Options.TimeLimitSeconds)});
-  }
+                {"-sec", fmt::format("{}", std::max(Seconds, 1e-3))});
   unsigned Threads = Options.Threads <= 1 ? 0 : Options.Threads;
   Args.insert(Args.end(),
               {"-threads", std::to_string(Threads), "-ratioGap",
@@ -96,18 +143,17 @@ double boundOrNaN(double Bound, double Offset) {
   return Bound + Offset;
 }
 
-/// Feeds CBC's incumbent and bound to a ProgressReporter (when there is
-/// one), and stops the search at the next node once SolveOptions::Until
-/// has passed, as CBC stops at its own time limit: with its incumbent.
-/// Clones made for the sub-searches of heuristics (models with a parent)
-/// stay quiet. Every other answer is the base class's (no action), so the
-/// search is unchanged until then.
+/// Writes CBC's phase, incumbent and bound into a LiveSolve, and stops the
+/// search at the first node, heuristic or solution event once the stop
+/// time has passed, as CBC stops at its own time limit: with its
+/// incumbent. Clones made for the sub-searches of heuristics (models with
+/// a parent) stay quiet. Every other answer is the base class's (no
+/// action), so the search is unchanged until then.
 class SolveEvents : public CbcEventHandler {
 public:
-  SolveEvents(ProgressReporter *Reporter, const Model &M, Deadline Until,
-              bool &Stopped)
-      : Reporter(Reporter), Maximize(M.getSense() == Sense::Maximize),
-        Offset(M.getObjectiveOffset()), Until(Until), Stopped(&Stopped) {}
+  SolveEvents(LiveSolve &Live, const Model &M, Deadline StopAt, bool &Stopped)
+      : Live(&Live), Maximize(M.getSense() == Sense::Maximize),
+        Offset(M.getObjectiveOffset()), StopAt(StopAt), Stopped(&Stopped) {}
   CbcAction event(CbcEvent Event) override {
     observe(Event);
     return stopsNow(Event) ? stop : CbcEventHandler::event(Event);
@@ -120,7 +166,10 @@ public:
 
 private:
   bool stopsNow(CbcEvent Event) const {
-    if ((Event != node && Event != treeStatus) || !Until.hasPassed())
+    bool Stoppable = Event == node || Event == treeStatus ||
+                     Event == solution || Event == heuristicSolution ||
+                     Event == afterHeuristic;
+    if (!Stoppable || !StopAt.hasPassed())
       return false;
     *Stopped = true;
     return true;
@@ -128,21 +177,24 @@ private:
 
   void observe(CbcEvent Event) const {
     // beforeSolution events show a candidate in the incumbent's place.
-    if (!Reporter || !model_ || model_->parentModel() || !model_->solver() ||
+    if (!model_ || model_->parentModel() || !model_->solver() ||
         Event == beforeSolution1 || Event == beforeSolution2)
       return;
+    if (Event == node || Event == treeStatus)
+      Live->setPhase(SolvePhase::Search);
     // CbcMain1 may minimise -objective instead of maximising the objective.
     double Sign = Maximize && model_->solver()->getObjSense() > 0 ? -1 : 1;
     double Incumbent =
         model_->bestSolution() ? boundOrNaN(model_->getObjValue(), 0) : NaN;
     double Bound = boundOrNaN(model_->getBestPossibleObjValue(), 0);
-    Reporter->update(Sign * Incumbent + Offset, Sign * Bound + Offset);
+    Live->Incumbent.store(Sign * Incumbent + Offset);
+    Live->Bound.store(Sign * Bound + Offset);
   }
 
-  ProgressReporter *Reporter;
+  LiveSolve *Live;
   bool Maximize;
   double Offset;
-  Deadline Until;
+  Deadline StopAt;
   bool *Stopped;
 };
 
@@ -158,33 +210,25 @@ void setWarmStart(CbcModel &Cbc, const Model &M, const SolveOptions &Options) {
                   Options.WarmStart.data());
 }
 
-/// Passes a SolveEvents handler to \p Cbc when there is progress to report
-/// or a deadline to keep; \p StoppedAtDeadline is set if it stops CBC.
-void passInEvents(CbcModel &Cbc, const Model &M, const SolveOptions &Options,
-                  ProgressReporter &Progress, bool &StoppedAtDeadline) {
-  if (!Progress.enabled() && !Options.Until.isSet())
-    return;
-  // Asked to stop a grace before Until, by when an isolated CBC that
-  // could not stop is killed.
-  double Left = Options.Until.secondsLeft();
-  Deadline StopAt = Options.Until.isSet()
-                        ? Deadline::after(Left - graceSeconds(Left))
-                        : Deadline();
-  SolveEvents Events(Progress.enabled() ? &Progress : nullptr, M, StopAt,
-                     StoppedAtDeadline);
+/// Runs CBC's command-line driver on \p Cbc with cbcArguments() and a
+/// SolveEvents handler; returns CbcMain1's result. \p Stopped is set if
+/// CBC was stopped at \p StopAt by the handler or the callback.
+int callCbcMain(CbcModel &Cbc, CbcSolverUsefulData &Data, const Model &M,
+                const SolveOptions &Options, LiveSolve &Live,
+                const Deadline &StopAt, bool &Stopped) {
+  SolveEvents Events(Live, M, StopAt, Stopped);
   Cbc.passInEventHandler(&Events); // stores a clone
-}
-
-/// Runs CBC's command-line driver on \p Cbc with cbcArguments(); returns
-/// CbcMain1's result.
-int callCbcMain(CbcModel &Cbc, CbcSolverUsefulData &Data,
-                const SolveOptions &Options) {
-  std::vector<std::string> Args = cbcArguments(Options);
+  std::vector<std::string> Args = cbcArguments(Options, StopAt);
   std::vector<const char *> Argv;
   for (const std::string &A : Args)
     Argv.push_back(A.c_str());
-  return CbcMain1(static_cast<int>(Argv.size()), Argv.data(), Cbc, noCallback,
-                  Data);
+  RunState State{&Live, StopAt, &Stopped};
+  ActiveRun = &State;
+  Live.setPhase(SolvePhase::Presolve);
+  int Rc = CbcMain1(static_cast<int>(Argv.size()), Argv.data(), Cbc,
+                    betweenSteps, Data);
+  ActiveRun = nullptr;
+  return Rc;
 }
 
 /// The verdict on a search CBC has finished without error; \p TimedOut
@@ -204,7 +248,7 @@ Solution classifyOutcome(CbcModel &Cbc, const Model &M, bool TimedOut) {
     S.Status = SolveStatus::Feasible;
     takeValues(S, M, X);
     S.BestBound = boundOrNaN(Cbc.getBestPossibleObjValue(), Offset);
-    S.Message = TimedOut ? "time limit reached"
+    S.Message = TimedOut ? "stopped at its time limit with its best solution"
                          : fmt::format("CBC stopped early (status {}/{})",
                                        Cbc.status(), Cbc.secondaryStatus());
   } else if (Cbc.isProvenInfeasible() && TimedOut) {
@@ -232,7 +276,7 @@ Solution classifyOutcome(CbcModel &Cbc, const Model &M, bool TimedOut) {
 
 /// Runs CBC on \p M and classifies the outcome. May throw CoinError.
 Solution runCbc(const Model &M, const SolveOptions &Options,
-                Clock::time_point Start, ProgressReporter &Progress) {
+                Clock::time_point Start, LiveSolve &Live) {
   CoinModel CM;
   loadCoinModel(M, CM);
 
@@ -240,6 +284,15 @@ Solution runCbc(const Model &M, const SolveOptions &Options,
   Lp.messageHandler()->setLogLevel(Options.Log ? 1 : 0);
   if (Lp.loadFromCoinModel(CM) != 0)
     throw CoinError("loadFromCoinModel failed", "runCbc", "CbcSolver.cpp");
+  Deadline StopAt = stopAt(Options);
+  if (StopAt.isSet()) {
+    // CLP's own wall clock, for the LPs CBC solves without reading its
+    // clock (the first relaxation, for one): half the margin after CBC is
+    // asked to stop, so CBC has seen its own limit by then.
+    double Left = Options.Until.secondsLeft();
+    Lp.getModelPtr()->setMaximumWallSeconds(
+        std::max(0.0, StopAt.secondsLeft() + graceSeconds(Left) / 2));
+  }
 
   CbcModel Cbc(Lp);
   Cbc.setLogLevel(Options.Log ? 1 : 0);
@@ -250,11 +303,17 @@ Solution runCbc(const Model &M, const SolveOptions &Options,
   Data.noPrinting_ = !Options.Log;
   Data.useSignalHandler_ = false;
   bool StoppedAtDeadline = false;
-  passInEvents(Cbc, M, Options, Progress, StoppedAtDeadline);
-  int Rc = callCbcMain(Cbc, Data, Options);
+  int Rc = callCbcMain(Cbc, Data, M, Options, Live, StopAt, StoppedAtDeadline);
   double Elapsed = secondsSince(Start);
 
   Solution S;
+  if (Rc != 0 && StoppedAtDeadline) {
+    // Stopped between presolve and search: CBC kept nothing.
+    S.Status = SolveStatus::NoSolution;
+    S.HitTimeLimit = true;
+    S.Message = "time limit reached before the search began";
+    return S;
+  }
   if (Rc != 0) {
     S.Status = SolveStatus::Error;
     S.Message = fmt::format("CbcMain1 returned {}", Rc);
@@ -293,10 +352,10 @@ void cbc::takeValues(Solution &S, const Model &M, const double *X) {
 }
 
 Solution cbc::runCbcOnce(const Model &M, const SolveOptions &Options,
-                         Clock::time_point Start, ProgressReporter &Progress) {
+                         Clock::time_point Start, LiveSolve &Live) {
   Solution S;
   try {
-    S = runCbc(M, Options, Start, Progress);
+    S = runCbc(M, Options, Start, Live);
   } catch (const CoinError &E) {
     S.Status = SolveStatus::Error;
     S.Message = "CBC error in " + E.className() + "::" + E.methodName() + ": " +

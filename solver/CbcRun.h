@@ -37,10 +37,10 @@ inline bool hasTimeLimit(const SolveOptions &Options) {
 
 /// Seconds an isolated CBC may run past its time limit before it is
 /// stopped, and how long before SolveOptions::Until it is asked to stop.
-/// Searching, CBC stops at its next node, well within this; in
-/// preprocessing or the root LP it checks no clock at all (for minutes on a
-/// large model), and waiting longer would only eat the time of what comes
-/// after the solve.
+/// Searching, CBC stops at its next node, well within this; in parts of
+/// presolve and in an LP it reads no clock (for minutes on a large model),
+/// and waiting longer would only eat the time of what comes after the
+/// solve.
 inline double graceSeconds(double Limit) { return 0.25 + 0.025 * Limit; }
 
 /// Copies CBC's incumbent into \p S, rounding near-integral integer values,
@@ -48,9 +48,10 @@ inline double graceSeconds(double Limit) { return 0.25 + 0.025 * Limit; }
 void takeValues(Solution &S, const Model &M, const double *X);
 
 /// Runs CBC on \p M in this process and classifies the outcome; CBC's
-/// exceptions become SolveStatus::Error. \p Start is when the solve began.
+/// exceptions become SolveStatus::Error. \p Start is when the solve began;
+/// CBC's phase, incumbent and bound go to \p Live as it runs.
 Solution runCbcOnce(const Model &M, const SolveOptions &Options,
-                    Clock::time_point Start, ProgressReporter &Progress);
+                    Clock::time_point Start, LiveSolve &Live);
 
 } // namespace tacclc::solver::cbc
 

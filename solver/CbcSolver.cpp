@@ -3,7 +3,10 @@
 // solveWithCbc: checks the options, decides models without variables itself
 // and runs one CBC search (CbcRun.cpp) in this process or, isolated, in a
 // child process (Subprocess.h); a feasible warm start stands in when CBC
-// fails, runs out of time before it finds better, or its child dies.
+// fails, runs out of time before it finds better, or its child dies (or is
+// stopped at SolveOptions::Until). The progress of a solve is printed by
+// this process (solver/Progress.h), from a LiveSolve that CBC's event
+// handler writes, in memory shared with the child.
 //
 // CBC quirks handled here:
 //  * CBC prints to stdout (printf, std::cout and its message handlers). Log
@@ -33,10 +36,13 @@
 #include <iostream>
 #include <limits>
 #include <mutex>
+#include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 using namespace tacclc::solver;
@@ -142,30 +148,33 @@ void fallBackToWarmStart(Solution &S, const Model &M,
   }
   S.Message = S.Status == SolveStatus::Infeasible
                   ? "CBC reported infeasible, but the warm start is feasible"
-                  : "time limit reached; returning the warm start";
+                  : "stopped at its time limit with nothing better than the "
+                    "warm start; returning the warm start";
   S.Status = SolveStatus::Feasible;
   S.Values = std::move(Start.Values);
   S.Objective = Start.Objective;
 }
 
-/// Runs CBC with the warm-start fallback and the progress report;
+/// Runs CBC with the warm-start fallback, reporting into \p Live;
 /// exceptions become Error.
 Solution runCbcCaught(const Model &M, const SolveOptions &Options,
-                      Clock::time_point Start) {
-  ProgressReporter Progress(Options.Progress, Options.ProgressLabel, Start);
-  Solution S = runCbcOnce(M, Options, Start, Progress);
+                      Clock::time_point Start, LiveSolve &Live) {
+  Solution S = runCbcOnce(M, Options, Start, Live);
   // CBC 2.10's MIP-start code can fail on a model its preprocessing has
   // changed (it asks for the name of a column that is gone). Solve again
   // without the start, in the time left; the start still competes below.
   double Left = hasTimeLimit(Options)
                     ? Options.TimeLimitSeconds - secondsSince(Start)
                     : Options.TimeLimitSeconds;
+  bool TimeLeft = (!hasTimeLimit(Options) || Left > 0) &&
+                  Options.Until.secondsLeft() > MinSolveSeconds;
   if (S.Status == SolveStatus::Error && !Options.WarmStart.empty() &&
-      (!hasTimeLimit(Options) || Left > 0)) {
+      TimeLeft) {
     SolveOptions Retry = Options;
     Retry.WarmStart.clear();
     Retry.TimeLimitSeconds = Left;
-    Solution Again = runCbcOnce(M, Retry, Start, Progress);
+    Live.setPhase(SolvePhase::Starting);
+    Solution Again = runCbcOnce(M, Retry, Start, Live);
     if (Again.Status != SolveStatus::Error)
       S = std::move(Again);
   } else if (S.Status == SolveStatus::Error && !Options.WarmStart.empty()) {
@@ -181,9 +190,6 @@ Solution runCbcCaught(const Model &M, const SolveOptions &Options,
     S.Status = SolveStatus::Feasible;
     S.Message = Why + "; returning the warm start";
   }
-  bool Failed = S.Status == SolveStatus::Error;
-  Progress.finish(S.hasValues() ? S.Objective : NaN,
-                  Failed ? NaN : S.BestBound);
   return S;
 }
 
@@ -201,16 +207,58 @@ Solution warmStartOr(Solution S, const Model &M, const SolveOptions &Options,
   return S;
 }
 
-/// Runs CBC in a child process (Subprocess.h). A crash, overrun or memory
-/// exhaustion of the child falls back to a feasible warm start, else it is
-/// an Error.
+/// A LiveSolve in memory shared with the child processes forked while it
+/// lives (or, should mapping fail, in this process alone).
+class SharedLiveSolve {
+public:
+  SharedLiveSolve() {
+    void *Mem = ::mmap(nullptr, sizeof(LiveSolve), PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    Shared = Mem != MAP_FAILED;
+    Live = Shared ? new (Mem) LiveSolve() : new LiveSolve();
+  }
+  ~SharedLiveSolve() {
+    Live->~LiveSolve();
+    if (Shared)
+      ::munmap(Live, sizeof(LiveSolve));
+    else
+      ::operator delete(Live);
+  }
+  SharedLiveSolve(const SharedLiveSolve &) = delete;
+  SharedLiveSolve &operator=(const SharedLiveSolve &) = delete;
+
+  LiveSolve &get() { return *Live; }
+
+private:
+  LiveSolve *Live;
+  bool Shared;
+};
+
+/// What CBC was doing in \p Phase, for the message when it is stopped.
+const char *stillDoing(SolvePhase Phase) {
+  switch (Phase) {
+  case SolvePhase::Starting:
+    return "loading the model";
+  case SolvePhase::Presolve:
+    return "in its presolve";
+  case SolvePhase::Root:
+    return "at the root node";
+  case SolvePhase::Search:
+    return "searching";
+  }
+  return "running";
+}
+
+/// Runs CBC in a child process (Subprocess.h), which reports into \p Live.
+/// A crash, overrun or memory exhaustion of the child falls back to a
+/// feasible warm start, else it is an Error.
 Solution runIsolated(const Model &M, const SolveOptions &Options,
-                     Clock::time_point Start) {
+                     Clock::time_point Start, LiveSolve &Live) {
   std::string Error;
   ChildLimits Limits;
   Limits.MemoryBytes = Options.MemoryLimitBytes;
-  // CBC stops itself at its limit (or a grace before Until) at its next
-  // search node; the child is stopped a grace after its limit, or at Until.
+  // CBC stops itself at its limit (or a margin before Until); the child is
+  // stopped that margin after its limit, or at Until.
   double Hard =
       hasTimeLimit(Options)
           ? Options.TimeLimitSeconds + graceSeconds(Options.TimeLimitSeconds)
@@ -221,7 +269,7 @@ Solution runIsolated(const Model &M, const SolveOptions &Options,
   ChildReport Report;
   auto Bytes = runInChild(
       [&] {
-        Solution S = runCbcCaught(M, Options, Start);
+        Solution S = runCbcCaught(M, Options, Start, Live);
         std::cout.flush(); // the child ends with _exit: flush CBC's log
         std::fflush(nullptr);
         return encodeSolution(S);
@@ -233,16 +281,67 @@ Solution runIsolated(const Model &M, const SolveOptions &Options,
       return *S;
     }
     Error = "the solver process returned a malformed result";
-  } else if (Options.Progress == ProgressMode::Line) {
-    clearProgressLine(STDERR_FILENO); // the child died mid-line
   }
   Solution S;
   S.Status = SolveStatus::Error;
-  S.HitTimeLimit = Error.find("time limit") != std::string::npos;
+  S.HitTimeLimit = Report.TimedOut;
+  if (Report.TimedOut)
+    Error = fmt::format("CBC was still {} when its time ran out ({:.3g} s; "
+                        "it reads no clock there) and was stopped",
+                        stillDoing(Live.phase()), Hard);
   S.PeakMemoryBytes = Report.PeakBytes;
   S = warmStartOr(std::move(S), M, Options, Error);
   if (!S.hasValues())
     S.HitTimeLimit = false;
+  return S;
+}
+
+/// What a solve came to, for the last progress line.
+std::string outcomeText(const Solution &S) {
+  switch (S.Status) {
+  case SolveStatus::Optimal:
+    return "optimal";
+  case SolveStatus::Feasible:
+    return S.HitTimeLimit ? "stopped at the time limit" : "feasible";
+  case SolveStatus::NoSolution:
+    return "no solution by the time limit";
+  case SolveStatus::Infeasible:
+    return "infeasible";
+  case SolveStatus::Unbounded:
+    return "unbounded";
+  case SolveStatus::Error:
+    return "solver failed";
+  }
+  return "";
+}
+
+/// The objective of \p Options' warm start in \p M, if it is feasible.
+double warmStartObjective(const Model &M, const SolveOptions &Options) {
+  if (Options.WarmStart.empty() ||
+      M.maxViolation(Options.WarmStart) > WarmStartTolerance)
+    return NaN;
+  Solution Start;
+  takeValues(Start, M, Options.WarmStart.data());
+  return Start.Objective;
+}
+
+/// Runs CBC, in a child process or not, shown on the stage's reporter or on
+/// one of the solve's own.
+Solution runReported(const Model &M, const SolveOptions &Options,
+                     Clock::time_point Start) {
+  std::optional<ProgressReporter> Own;
+  ProgressReporter *Progress = Options.Reporter;
+  if (!Progress && Options.Progress != ProgressMode::Off)
+    Progress = &Own.emplace(Options.Progress, Options.ProgressLabel, Start);
+  SharedLiveSolve Shared;
+  LiveSolve &Live = Shared.get();
+  if (Progress)
+    Progress->watch(&Live, warmStartObjective(M, Options));
+  Solution S = Options.Isolate ? runIsolated(M, Options, Start, Live)
+                               : runCbcCaught(M, Options, Start, Live);
+  if (Progress)
+    Progress->finish(outcomeText(S), S.hasValues() ? S.Objective : NaN,
+                     S.Status == SolveStatus::Error ? NaN : S.BestBound);
   return S;
 }
 
@@ -268,8 +367,7 @@ Solution tacclc::solver::solveWithCbc(const Model &M,
   } else {
     std::lock_guard<std::mutex> Lock(SolveMutex);
     StdoutRedirect Redirect(/*ToStderr=*/Options.Log);
-    S = Options.Isolate ? runIsolated(M, Options, Start)
-                        : runCbcCaught(M, Options, Start);
+    S = runReported(M, Options, Start);
   }
   if (!S.hasValues())
     S.Values.clear();

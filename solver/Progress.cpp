@@ -1,9 +1,13 @@
-//===- solver/Progress.cpp - Live progress of a solve ---------------------===//
+//===- solver/Progress.cpp - Live progress of a stage and its solve -------===//
 //
-// The ticker thread wakes when a line is due: every 0.5 s for a Line, every
-// second for Lines, or 0.5 s after the last line when the incumbent changed.
-// Lines are formatted under the mutex and written outside it with one
-// write(2) each, so they do not interleave with other writers mid-line.
+// The ticker thread wakes every quarter second, or at once when the stage
+// enters a phase, and prints when a line is due: every half second for a
+// Line, once the stage has run half a second; for Lines when a phase (a
+// solver's is read from its LiveSolve) has lasted a second, and 10 s after
+// the last line while it lasts. Lines are formatted and
+// written under PrintMutex with one write(2) each, so they never come out
+// of order nor interleave with other writers mid-line; the state the stage
+// and the solver update is under Mutex, which printing holds only to copy.
 //
 //===----------------------------------------------------------------------===//
 #include "solver/Progress.h"
@@ -24,20 +28,17 @@ namespace {
 
 using Clock = ProgressReporter::Clock;
 
-/// The shortest time between two lines, and the time between two lines of
-/// Lines when nothing improved.
-constexpr std::chrono::milliseconds ShortInterval{500}, LongInterval{1000};
+/// How often the ticker looks at the state. A Line appears once the stage
+/// has run LineDelay and is rewritten every LineInterval. Lines prints a
+/// phase once it has lasted LinesDelay (quick phases stay silent), then
+/// every LinesInterval while it lasts.
+constexpr std::chrono::milliseconds Poll{250}, LineDelay{500},
+    LineInterval{450}, LinesDelay{1000}, LinesInterval{10000};
 
 std::string formatValue(double V) {
-  if (!std::isfinite(V))
-    return "-";
   if (std::fabs(V) >= 1e6 && std::fabs(V) < 1e15)
     return fmt::format("{:.0f}", V);                // 1234567, not 1.23457e+06
   return fmt::format("{:.6g}", V == 0.0 ? 0.0 : V); // no "-0"
-}
-
-bool sameValue(double A, double B) {
-  return A == B || (std::isnan(A) && std::isnan(B));
 }
 
 void writeAll(int Fd, const std::string &Text) {
@@ -54,88 +55,162 @@ void writeAll(int Fd, const std::string &Text) {
 
 } // namespace
 
-std::string tacclc::solver::formatProgress(llvm::StringRef Label,
-                                           double Seconds, double Incumbent,
-                                           double Bound) {
-  std::string Gap = "-";
-  if (std::isfinite(Incumbent) && std::isfinite(Bound)) {
-    if (Incumbent == Bound)
-      Gap = "0.0%";
-    else if (Incumbent != 0)
-      Gap = fmt::format("{:.1f}%", 100 * std::fabs(Incumbent - Bound) /
-                                       std::fabs(Incumbent));
+llvm::StringRef tacclc::solver::solvePhaseName(SolvePhase Phase) {
+  switch (Phase) {
+  case SolvePhase::Starting:
+    return "starting the solver";
+  case SolvePhase::Presolve:
+    return "presolve";
+  case SolvePhase::Root:
+    return "root node (cuts, heuristics)";
+  case SolvePhase::Search:
+    return "search";
   }
+  return "solving";
+}
+
+std::string tacclc::solver::formatProgress(llvm::StringRef Label,
+                                           double Seconds,
+                                           const ProgressValues &V) {
   std::string_view Name = Label.empty()
                               ? std::string_view("cbc")
                               : std::string_view(Label.data(), Label.size());
-  return fmt::format("[{}] {:.1f} s  incumbent {}  bound {}  gap {}", Name,
-                     Seconds, formatValue(Incumbent), formatValue(Bound), Gap);
+  std::string Line = fmt::format("[{}] {:.1f} s", Name, Seconds);
+  if (!V.Phase.empty())
+    Line += "  " + V.Phase;
+  bool HasIncumbent = std::isfinite(V.Incumbent);
+  bool HasBound = std::isfinite(V.Bound);
+  if (HasIncumbent)
+    Line += "  incumbent " + formatValue(V.Incumbent);
+  else if (std::isfinite(V.WarmStart))
+    Line += "  warm start " + formatValue(V.WarmStart);
+  if (HasBound)
+    Line += "  bound " + formatValue(V.Bound);
+  if (HasIncumbent && HasBound) {
+    if (V.Incumbent == V.Bound)
+      Line += "  gap 0.0%";
+    else if (V.Incumbent != 0)
+      Line +=
+          fmt::format("  gap {:.1f}%", 100 * std::fabs(V.Incumbent - V.Bound) /
+                                           std::fabs(V.Incumbent));
+  }
+  return Line;
 }
-
-void tacclc::solver::clearProgressLine(int Fd) { writeAll(Fd, "\r\033[K"); }
 
 ProgressReporter::ProgressReporter(ProgressMode Mode, std::string Label,
                                    Clock::time_point Start, int Fd)
-    : Mode(Mode), Label(std::move(Label)), Start(Start), Fd(Fd) {
+    : Mode(Mode), Label(std::move(Label)), Start(Start), Fd(Fd),
+      LastLine(Start) {
   if (!enabled())
     return;
   try {
     Ticker = std::thread([this] { run(); });
   } catch (const std::system_error &) {
-    // No thread, no ticking; Lines still print their last line.
+    // No thread, no ticking; Lines still print when a solve finishes.
   }
 }
 
-ProgressReporter::~ProgressReporter() { stop(/*PrintLast=*/false); }
-
-void ProgressReporter::update(double NewIncumbent, double NewBound) {
-  if (!enabled())
-    return;
-  std::lock_guard<std::mutex> Lock(Mutex);
-  bool Changed = !sameValue(NewIncumbent, Incumbent);
-  Incumbent = NewIncumbent;
-  Bound = NewBound;
-  if (Changed && Mode == ProgressMode::Lines && !Improved) {
-    Improved = true;
-    Wake.notify_one();
-  }
-}
-
-void ProgressReporter::finish(double FinalIncumbent, double FinalBound) {
+ProgressReporter::~ProgressReporter() {
   if (!enabled())
     return;
   {
     std::lock_guard<std::mutex> Lock(Mutex);
-    if (Finished)
-      return;
-    Incumbent = FinalIncumbent;
-    Bound = FinalBound;
-  }
-  stop(/*PrintLast=*/true);
-}
-
-void ProgressReporter::stop(bool PrintLast) {
-  if (!enabled())
-    return;
-  {
-    std::lock_guard<std::mutex> Lock(Mutex);
-    if (Finished)
-      return;
-    Finished = Stopping = true;
+    Stopping = true;
   }
   Wake.notify_all();
   if (Ticker.joinable())
     Ticker.join();
-  // The ticker is gone: the state is ours alone now.
+  // The ticker is gone: what it printed is ours alone now.
   if (Mode == ProgressMode::Line && Printed)
-    clearProgressLine(Fd);
-  if (Mode == ProgressMode::Lines && PrintLast) {
-    std::chrono::duration<double> Elapsed = Clock::now() - Start;
-    emit(formatProgress(Label, Elapsed.count(), Incumbent, Bound));
-  }
+    writeAll(Fd, "\r\033[K");
 }
 
-void ProgressReporter::emit(const std::string &Text) const {
+void ProgressReporter::phase(std::string Text) {
+  if (!enabled())
+    return;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Values = ProgressValues();
+    Values.Phase = std::move(Text);
+    Live = nullptr;
+    Changed = true;
+  }
+  Wake.notify_one();
+}
+
+void ProgressReporter::watch(const LiveSolve *NewLive, double WarmStart) {
+  if (!enabled())
+    return;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Values = ProgressValues();
+    Values.WarmStart = WarmStart;
+    Live = NewLive;
+    Changed = true;
+  }
+  Wake.notify_one();
+}
+
+void ProgressReporter::finish(std::string Outcome, double Incumbent,
+                              double Bound) {
+  if (!enabled())
+    return;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Live = nullptr;
+    Values.Phase = std::move(Outcome);
+    Values.Incumbent = Incumbent;
+    Values.Bound = Bound;
+  }
+  if (Mode == ProgressMode::Lines)
+    printIfDue(/*Final=*/true);
+  else
+    Wake.notify_one();
+}
+
+std::string ProgressReporter::lineLocked(std::string &Phase) const {
+  ProgressValues V = Values;
+  if (Live) {
+    V.Phase = solvePhaseName(Live->phase()).str();
+    V.Incumbent = Live->Incumbent.load();
+    V.Bound = Live->Bound.load();
+  }
+  Phase = V.Phase;
+  std::chrono::duration<double> Elapsed = Clock::now() - Start;
+  return formatProgress(Label, Elapsed.count(), V);
+}
+
+void ProgressReporter::printIfDue(bool Final) {
+  std::lock_guard<std::mutex> Printing(PrintMutex);
+  std::string Phase, Text;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Text = lineLocked(Phase);
+  }
+  Clock::time_point Now = Clock::now();
+  if (Phase != SeenPhase) {
+    SeenPhase = Phase;
+    SeenSince = Now;
+  }
+  bool Due;
+  if (Final)
+    Due = Printed; // the end of a solve that was shown
+  else if (Phase.empty())
+    Due = false;
+  else if (Mode == ProgressMode::Line)
+    Due = Now - Start >= LineDelay && Now - LastLine >= LineInterval;
+  else
+    Due = (Phase != LastPhase && Now - SeenSince >= LinesDelay) ||
+          (Printed && Now - LastLine >= LinesInterval);
+  if (!Due)
+    return;
+  LastPhase = Phase;
+  LastLine = Now;
+  Printed = true;
+  emit(Text);
+}
+
+void ProgressReporter::emit(const std::string &Text) {
   if (Mode == ProgressMode::Line)
     writeAll(Fd, "\r" + Text + "\033[K");
   else
@@ -143,28 +218,14 @@ void ProgressReporter::emit(const std::string &Text) const {
 }
 
 void ProgressReporter::run() {
-  std::unique_lock<std::mutex> Lock(Mutex);
-  Clock::time_point Last = Start;
   for (;;) {
-    if (Stopping)
-      return;
-    auto Due = [&] {
-      bool Soon = Mode == ProgressMode::Line || Improved;
-      return Last + (Soon ? ShortInterval : LongInterval);
-    };
-    Wake.wait_until(Lock, Due());
-    if (Stopping)
-      return;
-    Clock::time_point Now = Clock::now();
-    if (Now < Due())
-      continue; // woken early: by an improvement, or spuriously
-    Last = Now;
-    Improved = false;
-    Printed = true;
-    std::chrono::duration<double> Elapsed = Now - Start;
-    std::string Text = formatProgress(Label, Elapsed.count(), Incumbent, Bound);
-    Lock.unlock();
-    emit(Text);
-    Lock.lock();
+    {
+      std::unique_lock<std::mutex> Lock(Mutex);
+      Wake.wait_for(Lock, Poll, [this] { return Stopping || Changed; });
+      if (Stopping)
+        return;
+      Changed = false;
+    }
+    printIfDue(/*Final=*/false);
   }
 }

@@ -8,10 +8,32 @@
 
 #include "llvm/Support/ErrorHandling.h"
 
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
 using namespace tacclc::solver;
 
 bool Solution::hasValues() const {
   return Status == SolveStatus::Optimal || Status == SolveStatus::Feasible;
+}
+
+double Solution::gap() const {
+  if (!std::isfinite(Objective) || !std::isfinite(BestBound))
+    return std::numeric_limits<double>::quiet_NaN();
+  if (Objective == BestBound)
+    return 0;
+  if (Objective == 0)
+    return std::numeric_limits<double>::quiet_NaN();
+  return std::fabs(Objective - BestBound) / std::fabs(Objective);
+}
+
+std::string tacclc::solver::describeGap(const Solution &S) {
+  double Gap = S.gap();
+  if (std::isnan(Gap))
+    return "no bound known";
+  return fmt::format("gap {:.2f}%", 100 * Gap);
 }
 
 llvm::StringRef tacclc::solver::statusName(SolveStatus Status) {

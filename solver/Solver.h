@@ -21,17 +21,18 @@
 namespace tacclc::solver {
 
 class Model;
+class ProgressReporter;
 
 /// Whether and how solveWithCbc shows live progress on stderr.
 enum class ProgressMode {
   /// Print nothing (the default).
   Off,
   /// One status line, rewritten in place with '\r' about twice a second and
-  /// cleared ("\r\033[K") when the solve ends; for a terminal.
+  /// cleared ("\r\033[K") when the stage ends; for a terminal.
   Line,
-  /// One full line when the incumbent improves (at most about twice a
-  /// second), else about once a second, plus a last line with the final
-  /// incumbent and bound; for logs (e.g. under -v).
+  /// Full lines, for a log (-v without a terminal): one when a phase has
+  /// lasted a second, at most one more every 10 s, and a last line with
+  /// the final incumbent and bound of a solve that was shown.
   Lines,
 };
 
@@ -40,13 +41,14 @@ struct SolveOptions {
   /// Wall-clock limit in seconds; <= 0 or +inf means no limit.
   double TimeLimitSeconds = 60;
   /// When the solve must be over (the stage's share of the compile's time),
-  /// if before TimeLimitSeconds runs out: CBC is asked to stop a little
-  /// before it, at its next search node (with its incumbent, as at its own
-  /// limit), an isolated solver still running at Until is stopped (the warm
-  /// start is then returned), and a solve with almost no time left returns
-  /// the warm start without starting CBC. The limit CBC is given stays
-  /// TimeLimitSeconds, so a solve that ends in time searches as it would
-  /// without a deadline. Unset: only TimeLimitSeconds.
+  /// if before TimeLimitSeconds runs out. CBC is given the earlier of the
+  /// two as its own limit, less a margin (0.25 s + 2.5% of the time left),
+  /// and is also asked to stop by its event handler after each node and
+  /// heuristic and between presolve and search (with its incumbent, as at
+  /// its own limit); an isolated solver still running at Until (in parts of
+  /// presolve or an LP, where CBC reads no clock) is stopped and the warm
+  /// start returned; a solve with almost no time left returns the warm
+  /// start without starting CBC. Unset: only TimeLimitSeconds.
   Deadline Until;
   /// Bytes the isolated solver may allocate (its process's data limit);
   /// 0 means no limit of its own. Running out is an Error (or the warm
@@ -63,15 +65,17 @@ struct SolveOptions {
   int Seed = 1;
   /// Let CBC print its log. The log goes to stderr, never stdout.
   bool Log = false;
-  /// Live progress on stderr while CBC runs, as lines like
-  /// `[routing] 3.2 s  incumbent 38.457  bound 26.366  gap 31.4%`: seconds
-  /// since the call, incumbent and bound including the model's objective
-  /// offset, gap = |incumbent - bound| / |incumbent|; '-' marks an unknown
-  /// value. Models decided without CBC (no variables) print nothing.
-  /// Progress never changes the solution.
+  /// Live progress on stderr while CBC runs (solver/Progress.h): its phase
+  /// (presolve, root node, search), seconds, and once known the incumbent,
+  /// bound and gap, in the model's terms (sense and objective offset).
+  /// Models decided without CBC (no variables) print nothing. Progress
+  /// never changes the solution.
   ProgressMode Progress = ProgressMode::Off;
+  /// The stage's reporter to show the solve on; nullptr: a reporter of the
+  /// solve's own, in the style of Progress.
+  ProgressReporter *Reporter = nullptr;
   /// What the progress lines start with, in brackets (e.g. "routing");
-  /// empty shows as "cbc".
+  /// empty shows as "cbc". Used without a Reporter.
   std::string ProgressLabel;
   /// A starting solution, one value per variable index; empty means none.
   /// CBC fixes the integer variables to these values and derives the
@@ -119,7 +123,13 @@ struct Solution {
 
   /// True for Optimal and Feasible, the statuses that carry Values.
   bool hasValues() const;
+  /// The relative gap |Objective - BestBound| / |Objective|; NaN when
+  /// either is unknown (or the objective is 0 and the bound is not).
+  double gap() const;
 };
+
+/// "gap 3.10%", or "no bound known" when the gap is unknown.
+std::string describeGap(const Solution &S);
 
 /// A short lower-case name: "optimal", "feasible", "infeasible", "unbounded",
 /// "no-solution" or "error".

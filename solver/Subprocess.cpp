@@ -202,10 +202,11 @@ tacclc::solver::runInChild(const std::function<std::string()> &Work,
   if (Report) {
     Report->PeakBytes = uint64_t(Usage.ru_maxrss) * 1024;
     Report->OutOfMemory = OutOfMemory;
+    Report->TimedOut = TimedOut;
   }
   if (TimedOut) {
-    Error = fmt::format("the solver ran past its hard time limit of {:.3g} s "
-                        "and was stopped",
+    Error = fmt::format("the solver was still running when its time limit "
+                        "({:.3g} s) ran out and was stopped",
                         Hard);
     return std::nullopt;
   }

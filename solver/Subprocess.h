@@ -42,13 +42,16 @@ struct ChildReport {
   uint64_t PeakBytes = 0;
   /// It failed an allocation under ChildLimits::MemoryBytes.
   bool OutOfMemory = false;
+  /// It was still running at ChildLimits::HardTimeoutSeconds and was
+  /// killed.
+  bool TimedOut = false;
 };
 
 /// Runs \p Work in a child process and returns the bytes it produced, or
 /// nothing with \p Error set when the child crashed, failed, ran out of
 /// memory, or ran longer than the hard timeout (then it is killed).
 /// \p Report, when given, receives the child's peak memory and whether it
-/// ran out.
+/// ran out of memory or time.
 std::optional<std::string> runInChild(const std::function<std::string()> &Work,
                                       const ChildLimits &Limits,
                                       std::string &Error,

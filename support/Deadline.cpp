@@ -3,7 +3,8 @@
 // The installed deadline is process-wide state: the compile runs its stages
 // on one thread, and the phase is an atomic pointer to a string literal so
 // that the out-of-memory handler can read it on any thread without
-// allocating.
+// allocating. The process's start time comes from /proc/self/stat (Linux),
+// in clock ticks.
 //
 //===----------------------------------------------------------------------===//
 #include "support/Deadline.h"
@@ -12,7 +13,15 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <limits>
+#include <sstream>
+#include <string>
+
+#include <time.h>
+#include <unistd.h>
 
 using namespace tacclc;
 
@@ -54,6 +63,33 @@ Deadline Deadline::earliest(const Deadline &Other) const {
   return When <= Other.When ? *this : Other;
 }
 
+Deadline::Clock::time_point tacclc::processStart() {
+  auto Now = Deadline::Clock::now();
+  // Field 22 of /proc/self/stat: the start time in clock ticks after boot,
+  // on the clock of /proc/uptime (CLOCK_BOOTTIME).
+  std::ifstream Stat("/proc/self/stat");
+  std::string Text((std::istreambuf_iterator<char>(Stat)),
+                   std::istreambuf_iterator<char>());
+  size_t Close = Text.rfind(')'); // the command name may hold anything
+  timespec Boot{};
+  long Ticks = ::sysconf(_SC_CLK_TCK);
+  if (Close == std::string::npos || Ticks <= 0 ||
+      ::clock_gettime(CLOCK_BOOTTIME, &Boot) != 0)
+    return Now;
+  std::istringstream Fields(Text.substr(Close + 2));
+  std::string Field;
+  for (int I = 3; I <= 22 && Fields >> Field; ++I)
+    if (I == 22) {
+      double Started = std::strtod(Field.c_str(), nullptr) / double(Ticks);
+      double Since = double(Boot.tv_sec) + Boot.tv_nsec * 1e-9 - Started;
+      if (!(Since >= 0 && Since < 3600))
+        return Now;
+      return Now - std::chrono::duration_cast<Deadline::Clock::duration>(
+                       std::chrono::duration<double>(Since));
+    }
+  return Now;
+}
+
 TimeLimitExceeded::TimeLimitExceeded(const char *Phase, double LimitSeconds)
     : Phase(Phase ? Phase : "compiling"), LimitSeconds(LimitSeconds),
       Message(fmt::format("the time limit of {:g} s passed while {}",
@@ -74,6 +110,11 @@ Deadline tacclc::compileDeadline() { return Installed; }
 
 void tacclc::checkDeadline() {
   if (Installed.hasPassed())
+    throw TimeLimitExceeded(currentPhase(), InstalledLimit);
+}
+
+void tacclc::checkDeadlineAhead(double Seconds) {
+  if (Installed.isSet() && Installed.secondsLeft() < Seconds)
     throw TimeLimitExceeded(currentPhase(), InstalledLimit);
 }
 

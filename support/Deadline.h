@@ -53,6 +53,11 @@ private:
   Clock::time_point When{};
 };
 
+/// When this process started (was forked), on the steady clock: a limit on
+/// a command's wall time counts its start-up too. Now, where the system
+/// does not say.
+Deadline::Clock::time_point processStart();
+
 /// Thrown by checkDeadline() when the compile's deadline has passed.
 class TimeLimitExceeded : public std::exception {
 public:
@@ -92,6 +97,11 @@ Deadline compileDeadline();
 /// deadline has passed. One clock read: cheap enough for loops whose body
 /// takes a microsecond or more.
 void checkDeadline();
+
+/// Throws TimeLimitExceeded, as checkDeadline(), when the compile's
+/// deadline passes within \p Seconds: before work of about that long that
+/// cannot check the deadline itself (parsing a large text in a library).
+void checkDeadlineAhead(double Seconds);
 
 /// While alive, the compile is in phase \p Name (a string literal, e.g.
 /// "ordering transfers"); the previous phase comes back at the end.

@@ -85,12 +85,12 @@ def stdlib(path):
         ranks = int(re.search(r"^  ranks (\d+)", ir, re.M).group(1))
         coll = re.search(r"^  collective (\w+)", ir, re.M).group(1)
         if ranks <= MAX_SOLVED_RANKS:
-            roundtrip(path, name, time_limit=10)
+            roundtrip(path, name, time_limit=20)
         else:
             run(path, "--sketch", name, "--emit=dot", expect=0)
             # Every stage's model (the routing one is solved, briefly, to
             # reach the scheduling model).
-            run(path, "--sketch", name, "--emit=milp", "--time-limit", "2",
+            run(path, "--sketch", name, "--emit=milp", "--time-limit", "5",
                 expect=0)
             print(f"checked {os.path.basename(path)} {name}: {ranks} ranks")
     print(f"stdlib {os.path.basename(path)}: {len(listing)} declarations ok")

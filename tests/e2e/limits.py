@@ -10,15 +10,28 @@ tests/e2e/inputs/limits.sketch and COMMAND one of:
   time     --time-limit on sketches too large for it: tacclc ends well
            within the limit plus a generous slack, with a result that
            checks or the diagnostic naming the phase that ran out
+  deadline --time-limit is the whole compile's wall clock: a standard-
+           library sketch that needs far longer ends within the limit plus
+           a tenth (at least 1 s), with a program that checks and a warning
+           saying the time limit stopped a solver, or with the diagnostic
+           and no file
+  nan      a compile stopped by its limit before any bound is known prints
+           no "nan" (or a '-' value) in --stats, --summary, -v or its JSON
+           report, whose unknown values are null
+  progress -v without a terminal prints sparse progress lines: a phase
+           once it has lasted a second, then at most every 10 s, so no two
+           lines of one stage name the same phase less than ~10 s apart
   memory   --max-memory too small for the routing model: refused with the
            diagnostic before the model is built (the process stays far
            below the model's size)
   ulimit   under an address-space limit (ulimit -v) an over-large sketch
            ends with a diagnostic and status 1 or 2, never an abort; so
            do tighter limits, where allocations fail mid-compile
-Exact overruns are measured by bench/limits, not here: these bounds are
-loose enough for a loaded machine.
+Exact overruns are measured by bench/limits; `time` and `ulimit` use bounds
+loose enough for a loaded machine, `deadline` the documented one.
 """
+import json
+import re
 import os
 import resource
 import signal
@@ -30,6 +43,12 @@ import uuid
 
 TACCLC = SKETCH = None
 MARK = "TACCLC_LIMITS_TEST"
+HERE = os.path.dirname(os.path.abspath(__file__))
+# DGX-2 x2 allgather without its symmetry: a routing model of 25 089
+# variables that CBC needs minutes on (docs/synthesis.md, Symmetry).
+DGX2 = os.path.join(HERE, "..", "..", "stdlib-sketches", "sketches",
+                    "dgx2-sk1-allgather.sketch")
+SLOW = (DGX2, "dgx2_sk1", "--no-symmetry")
 # Generous bound on any compile here (the limits asked for are seconds).
 SLACK_SECONDS = 30
 
@@ -52,12 +71,14 @@ def with_address_limit(kib):
     return setup
 
 
-def compile_sketch(name, *args, setup=default_signals, env=None):
-    """Runs tacclc on one sketch; returns (status, stderr, seconds, peak
-    resident KiB)."""
+def compile_sketch(name, *args, setup=default_signals, env=None,
+                   sketch=None):
+    """Runs tacclc on one sketch of SKETCH (or of the file sketch); returns
+    (status, stderr, seconds, peak resident KiB)."""
     with tempfile.TemporaryFile() as err:
         start = time.monotonic()
-        proc = subprocess.Popen([TACCLC, SKETCH, "--sketch", name, *args],
+        proc = subprocess.Popen([TACCLC, sketch or SKETCH, "--sketch", name,
+                                 *args],
                                 stdout=subprocess.DEVNULL, stderr=err,
                                 preexec_fn=setup, env=env)
         deadline = start + SLACK_SECONDS + 60
@@ -189,7 +210,7 @@ def time_limits():
 
 def memory():
     rc, err, seconds, peak_kib = compile_sketch(
-        "big_ring", "--max-memory", "64M", "--time-limit", "2")
+        "big_ring", "--max-memory", "64M", "--time-limit", "5")
     for want in ("error: the routing model would need",
                  "more than the", "(--max-memory)", "add a symmetry"):
         if want not in err:
@@ -206,7 +227,7 @@ def ulimit():
     two_gb = 2000000  # KiB, as `ulimit -v 2000000`
     for name in ("huge_alltoall", "big_ring"):
         rc, err, seconds, _ = compile_sketch(
-            name, "--time-limit", "2", setup=with_address_limit(two_gb))
+            name, "--time-limit", "10", setup=with_address_limit(two_gb))
         judge(name, two_gb, rc, err, seconds)
         if "the routing model would need" not in err:
             fail(f"{name}: the model was not refused up front:\n{err}")
@@ -215,7 +236,7 @@ def ulimit():
     tried = 0
     for kib in range(100000, two_gb, 50000):
         rc, err, seconds, _ = compile_sketch(
-            "huge_alltoall", "--time-limit", "2",
+            "huge_alltoall", "--time-limit", "10",
             setup=with_address_limit(kib))
         if rc == 127:
             continue
@@ -239,11 +260,127 @@ def judge(name, kib, rc, err, seconds):
           f"{err.splitlines()[0][:120]}")
 
 
+def tolerance(limit):
+    """How far past --time-limit a compile may end (docs/synthesis.md)."""
+    return max(1.0, 0.1 * limit)
+
+
+def slow_compile(limit, *args):
+    """Compiles the slow sketch under --time-limit LIMIT (a spec) into a
+    temporary folder; returns (status, stderr, seconds, files left, report
+    JSON text or None)."""
+    path, name, *flags = SLOW
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.xml")
+        report = os.path.join(tmp, "report.json")
+        rc, err, seconds, _ = compile_sketch(
+            name, *flags, "--time-limit", str(limit), "-o", out,
+            "--report", report, *args, sketch=path)
+        left = sorted(os.listdir(tmp))
+        text = None
+        if rc == 0:
+            check = subprocess.run([TACCLC, "check", out],
+                                   capture_output=True, text=True)
+            if check.returncode != 0:
+                fail(f"--time-limit {limit}: the result does not check:\n"
+                     f"{check.stderr}")
+            with open(report) as f:
+                text = f.read()
+    return rc, err, seconds, left, text
+
+
+def deadline():
+    # The compile's limit N, or the sum of the stages' own.
+    for spec, limit in (("2", 2), ("4", 4), ("routing=1,schedule=1", 2)):
+        rc, err, seconds, left, _ = slow_compile(spec)
+        if seconds > limit + tolerance(limit):
+            fail(f"--time-limit {spec} took {seconds:.2f} s, more than "
+                 f"{limit + tolerance(limit):g} s:\n{err}")
+        if rc == 0:
+            # The program of a stopped solve comes with a note saying so.
+            if not re.search(r"warning: .*(time limit|time \(|time ran "
+                             r"out)", err):
+                fail(f"--time-limit {spec}: compiled without a note that "
+                     f"the limit stopped a stage:\n{err}")
+        elif rc != 1 or "ran out of time while" not in err:
+            fail(f"--time-limit {spec}: exit {rc}:\n{err}")
+        elif left:
+            fail(f"--time-limit {spec}: files left: {left}")
+        print(f"deadline: --time-limit {spec}: exit {rc} after "
+              f"{seconds:.2f} s")
+    rc, err, _, _ = compile_sketch("mid_ring", "--time-limit", "5,6")
+    if rc != 2 or "gives the compile's limit twice" not in err:
+        fail(f"--time-limit 5,6: exit {rc}:\n{err}")
+
+
+def nan():
+    rc, err, seconds, _, report = slow_compile(3, "--stats", "--summary",
+                                               "-v")
+    if rc != 0:
+        fail(f"--time-limit 3 did not compile (exit {rc}):\n{err}")
+    if "stats: routing model" not in err or "routing     " not in err:
+        fail(f"no --stats or --summary lines:\n{err}")
+    unknown = re.compile(r"\bnan\b|\binf\b|(incumbent|bound|gap|objective)"
+                         r" -(?![\d.])", re.I)
+    for line in err.splitlines():
+        if unknown.search(line):
+            fail(f"an unknown value printed as nan or '-': {line}")
+    if re.search(r"\b(nan|inf|infinity)\b", report, re.I):
+        fail(f"the report holds nan or infinity:\n{report}")
+
+    def walk(value):
+        if isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+        elif isinstance(value, float) and value != value:
+            fail(f"the report holds NaN:\n{report}")
+    walk(json.loads(report))
+    print(f"nan: none in --stats, --summary, -v and the report "
+          f"({seconds:.1f} s)")
+
+
+def progress():
+    limit = 8
+    rc, err, seconds, _, _ = slow_compile(limit, "-v")
+    if rc not in (0, 1):
+        fail(f"-v: exit {rc}:\n{err}")
+    line = re.compile(r"^\[([a-z ]+)\] (\d+\.\d) s(?:  (.*))?$")
+    value = re.compile(r"  (incumbent|warm start|bound|gap) .*$")
+    seen = {}  # (stage, phase) -> seconds of its last line
+    count = 0
+    for text in err.splitlines():
+        m = line.match(text)
+        if not m:
+            continue
+        count += 1
+        stage, at = m.group(1), float(m.group(2))
+        phase = value.sub("", m.group(3) or "")
+        if re.search(r"\bnan\b| - |-$", text):
+            fail(f"an unknown value in a progress line: {text}")
+        if not phase:
+            fail(f"a progress line without its phase: {text}")
+        last = seen.get((stage, phase))
+        if last is not None and at - last < 9.5:
+            fail(f"two '{phase}' lines of {stage} {at - last:.1f} s apart:"
+                 f"\n{err}")
+        seen[(stage, phase)] = at
+    stages = sum(1 for t in err.splitlines()
+                 if re.match(r"^\[[a-z ]+\] \d+\.\d\d s, ", t))
+    if count > 5 * stages + seconds / 10 + 1:
+        fail(f"{count} progress lines for {stages} stages in {seconds:.1f} s"
+             f":\n{err}")
+    print(f"progress: {count} lines for {stages} stages in {seconds:.1f} s")
+
+
 def main():
     global TACCLC, SKETCH
     TACCLC, SKETCH, command = sys.argv[1:4]
     {"signals": signals, "time": time_limits, "memory": memory,
-     "ulimit": ulimit}[command]()
+     "ulimit": ulimit, "deadline": deadline, "nan": nan,
+     "progress": progress}[command]()
 
 
 if __name__ == "__main__":

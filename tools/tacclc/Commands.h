@@ -42,8 +42,13 @@ struct CompileOptions {
   std::string ReportFile; ///< --report: JSON account of the compile.
   SynthesisOptions Synthesis;
   SliceOverlap Overlap = SliceOverlap::Auto; ///< --slice-overlap.
-  bool TimeLimitGiven = false; ///< --time-limit overrides the sketch's.
-  bool GapGiven = false;       ///< --gap overrides the sketch's.
+  /// --time-limit N: the whole compile's limit in seconds (overrides the
+  /// sketch's `time limit`).
+  std::optional<double> TimeLimitSeconds;
+  /// --time-limit routing=N / schedule=N named a stage's own limit (in
+  /// Synthesis.Routing or Synthesis.Scheduling).
+  bool RoutingLimitGiven = false, ScheduleLimitGiven = false;
+  bool GapGiven = false; ///< --gap overrides the sketch's.
   /// --max-memory in bytes: nothing for the default (half the physical
   /// memory), 0 for no budget of its own (support/Memory.h).
   std::optional<uint64_t> MaxMemoryBytes;

@@ -25,13 +25,21 @@ using namespace tacclc;
 namespace {
 bool isSolverStage(const StageReport &R) { return !R.Solve.Status.empty(); }
 
-/// "optimal", "feasible (time limit, gap 3.1%)", or "feasible (why)".
+/// "optimal", "feasible (time limit, gap 3.1%)", "feasible (time limit, no
+/// bound known)", or "feasible (why)".
 std::string outcome(const SolveStats &S) {
+  if (S.HitTimeLimit && std::isnan(S.gap()))
+    return fmt::format("{} (time limit, no bound known)", S.Status);
   if (S.HitTimeLimit)
     return fmt::format("{} (time limit, gap {:.2f}%)", S.Status, 100 * S.gap());
   if (S.Status == "feasible" && !S.Note.empty())
     return fmt::format("{} ({})", S.Status, S.Note);
   return S.Status;
+}
+
+/// A value for text: "none" when unknown (NaN or infinite).
+std::string value(double V) {
+  return std::isfinite(V) ? fmt::format("{:.6g}", V) : std::string("none");
 }
 
 /// A JSON number; NaN and infinities (which JSON lacks) become null.
@@ -121,10 +129,9 @@ std::string tacclc::formatStageStats(const StageReport &R) {
                         "group of {}, {} chunk orbits)",
                         S.VariablesBefore, S.ConstraintsBefore, S.GroupSize,
                         S.ChunkOrbits);
-  Text += fmt::format("; warm start {:.6g}; {} in {:.3f} s, objective {:.6g}, "
-                      "bound {:.6g}",
-                      S.WarmStartObjective, outcome(S), S.Seconds, S.Objective,
-                      S.BestBound);
+  Text += fmt::format("; warm start {}; {} in {:.3f} s, objective {}, bound {}",
+                      value(S.WarmStartObjective), outcome(S), S.Seconds,
+                      value(S.Objective), value(S.BestBound));
   if (S.SolverPeakBytes)
     Text += "; solver peak memory " + formatBytes(S.SolverPeakBytes);
   return Text;

@@ -27,6 +27,8 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <fmt/format.h>
+
 using namespace llvm;
 using namespace tacclc;
 
@@ -75,10 +77,14 @@ cl::opt<bool>
 // Solver settings: one value for every stage, or STAGE=VALUE pairs.
 cl::opt<std::string> TimeLimit(
     "time-limit",
-    cl::desc("Seconds per stage, model building and solve included (default "
-             "60): N, or routing=N,schedule=M. The compile as a whole ends "
-             "within the stages' sum plus a tenth (at least 1 s), else it "
-             "stops naming the phase that ran out"),
+    cl::desc("Seconds the whole compile may take, from reading the sketch "
+             "to writing the program (model building, solves, lowering and "
+             "verification included; it ends within a tenth or 1 s more): "
+             "N; or routing=N,schedule=M: each stage's own limit, the "
+             "compile then their sum (60 s each by default); or both, e.g. "
+             "30,routing=10. At the limit the best solution found so far is "
+             "kept (with a warning); without one the compile fails and "
+             "writes nothing"),
     cl::value_desc("spec"), cl::sub(*cl::TopLevelSubCommand),
     cl::cat(CompileCat));
 cl::opt<std::string> MaxMemory(
@@ -103,8 +109,9 @@ cl::opt<std::string>
             cl::value_desc("spec"), cl::sub(*cl::TopLevelSubCommand),
             cl::cat(CompileCat));
 cl::opt<bool> Verbose("v",
-                      cl::desc("Print each stage as it ends, and solver "
-                               "progress as lines"),
+                      cl::desc("Print each stage as it ends; without a "
+                               "terminal, also a progress line when a phase "
+                               "has lasted a second and every 10 s"),
                       cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
 cl::opt<std::string>
     ReportFile("report",
@@ -146,7 +153,8 @@ bool parseStageValues(llvm::StringRef Option, llvm::StringRef Text, double Lo,
     double D;
     if (V.trim().getAsDouble(D) || !(D >= Lo && D <= Hi)) {
       llvm::errs() << "tacclc: error: " << Option << ": '" << V
-                   << "' is not a number from " << Lo << " to " << Hi << "\n";
+                   << fmt::format("' is not a number from {:g} to {:g}\n", Lo,
+                                  Hi);
       return false;
     }
     Out = D;
@@ -173,6 +181,37 @@ bool parseStageValues(llvm::StringRef Option, llvm::StringRef Text, double Lo,
   }
   return true;
 }
+
+/// Parses --time-limit into \p O: a comma-separated list of "N" (the whole
+/// compile) and "routing=N", "schedule=N" (a stage's own limit). Prints an
+/// error and returns false on bad input.
+bool parseTimeLimit(llvm::StringRef Text, CompileOptions &O) {
+  llvm::SmallVector<llvm::StringRef, 4> Parts;
+  Text.split(Parts, ',');
+  StageOptions &R = O.Synthesis.Routing, &Sc = O.Synthesis.Scheduling;
+  for (llvm::StringRef Part : Parts) {
+    double Whole = 0;
+    if (!Part.contains('=')) {
+      if (O.TimeLimitSeconds) {
+        llvm::errs() << "tacclc: error: --time-limit: '" << Text
+                     << "' gives the compile's limit twice\n";
+        return false;
+      }
+      if (!parseStageValues("--time-limit", Part, 1e-3, 1e9, Whole, Whole))
+        return false;
+      O.TimeLimitSeconds = Whole;
+      continue;
+    }
+    if (!parseStageValues("--time-limit", Part, 1e-3, 1e9, R.TimeLimitSeconds,
+                          Sc.TimeLimitSeconds))
+      return false;
+    llvm::StringRef Stage = Part.split('=').first.trim();
+    O.RoutingLimitGiven |= Stage == "routing";
+    O.ScheduleLimitGiven |= Stage == "schedule";
+  }
+  return true;
+}
+
 /// Parses --max-memory: a size as parseByteSize reads one, or "none" (0: no
 /// budget). Prints an error and returns nothing on bad input.
 std::optional<uint64_t> parseMemory(llvm::StringRef Text) {
@@ -201,16 +240,13 @@ std::optional<CompileOptions> compileOptions(bool Stats) {
   O.DiagNames = diagNames();
   O.Summary = Summary;
   O.Stats = Stats;
-  O.TimeLimitGiven = TimeLimit.getNumOccurrences() > 0;
   O.GapGiven = Gap.getNumOccurrences() > 0;
   StageOptions &R = O.Synthesis.Routing, &Sc = O.Synthesis.Scheduling;
   double RThreads = 1, ScThreads = 1;
   // Options not given keep each stage's defaults (passes/Options.h).
   RThreads = R.Threads;
   ScThreads = Sc.Threads;
-  if ((TimeLimit.getNumOccurrences() &&
-       !parseStageValues("--time-limit", TimeLimit, 1e-3, 1e9,
-                         R.TimeLimitSeconds, Sc.TimeLimitSeconds)) ||
+  if ((TimeLimit.getNumOccurrences() && !parseTimeLimit(TimeLimit, O)) ||
       (Gap.getNumOccurrences() &&
        !parseStageValues("--gap", Gap, 0, 0.999, R.RelativeGap,
                          Sc.RelativeGap)) ||
@@ -224,11 +260,12 @@ std::optional<CompileOptions> compileOptions(bool Stats) {
     if (!O.MaxMemoryBytes)
       return std::nullopt;
   }
-  // Progress: lines under -v, one live line on a terminal, else nothing.
-  solver::ProgressMode Progress = Verbose ? solver::ProgressMode::Lines
-                                  : llvm::sys::Process::StandardErrIsDisplayed()
+  // Progress: one live line on a terminal; without one, sparse lines under
+  // -v, else nothing.
+  solver::ProgressMode Progress = llvm::sys::Process::StandardErrIsDisplayed()
                                       ? solver::ProgressMode::Line
-                                      : solver::ProgressMode::Off;
+                                  : Verbose ? solver::ProgressMode::Lines
+                                            : solver::ProgressMode::Off;
   for (StageOptions *St : {&R, &Sc}) {
     St->SolverLog = SolverLog;
     St->Progress = Progress;

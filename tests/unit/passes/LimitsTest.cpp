@@ -22,6 +22,7 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 
@@ -163,8 +164,9 @@ TEST_CASE("stages out of time take their fallbacks, with a warning") {
   CHECK(R->SolverStatus == "warm start");
   CHECK(Stats.HitTimeLimit);
   CHECK(Stats.Variables > 0);
-  CHECK(printed(Diags).find("warning: the routing stage's time limit of 60 s "
-                            "passed while") != std::string::npos);
+  CHECK(printed(Diags).find("warning: the routing stage's time (0 s) ran "
+                            "out while computing the warm start") !=
+        std::string::npos);
   CHECK(R->Chunks.size() == S.Coll.getNumChunks());
 
   // Ordering: the first heuristic always finishes, the others are left out.
@@ -208,4 +210,29 @@ TEST_CASE("synthesis stops at the compile's deadline") {
   DiagnosticEngine Diags(SM);
   DeadlineScope Passed(Deadline::after(-1), 7);
   CHECK_THROWS_AS(synthesize(S, Opts, Diags), TimeLimitExceeded);
+}
+
+TEST_CASE("the stages share the time until SynthesisOptions::Until") {
+  Sketch S = ring(8);
+  llvm::SourceMgr SM;
+  DiagnosticEngine Diags(SM);
+  SynthesisOptions Opts;
+  // No time left: every stage takes its fallback, whatever its own limit.
+  Opts.Until = Deadline::after(-1);
+  auto Late = synthesize(S, Opts, Diags);
+  REQUIRE(Late);
+  REQUIRE(Late->Stages.size() == 3);
+  CHECK(Late->Stages[0].Solve.HitTimeLimit);
+  CHECK(Late->Stages[0].Solve.Note ==
+        "the model was not built: the warm start's routes");
+  CHECK(Late->Stages[1].Detail.find("earliest-start") != std::string::npos);
+  CHECK(printed(Diags).find("the routing stage's time (0 s) ran out") !=
+        std::string::npos);
+  // Time enough: the same sketch solves, and no stage runs past Until.
+  Opts.Until = Deadline::after(30);
+  auto T0 = std::chrono::steady_clock::now();
+  auto InTime = synthesize(S, Opts, Diags);
+  REQUIRE(InTime);
+  CHECK(InTime->Stages[0].Solve.Status == "optimal");
+  CHECK(std::chrono::steady_clock::now() - T0 < std::chrono::seconds(31));
 }

@@ -116,63 +116,110 @@ SolveOptions baseOptions() {
 
 } // namespace
 
-TEST_CASE("formatProgress writes one status line") {
-  CHECK(formatProgress("routing", 3.21, 38.457, 26.366) ==
-        "[routing] 3.2 s  incumbent 38.457  bound 26.366  gap 31.4%");
-  CHECK(formatProgress("", 0, NaN, NaN) ==
-        "[cbc] 0.0 s  incumbent -  bound -  gap -");
-  CHECK(formatProgress("s", 12.04, NaN, 10) ==
-        "[s] 12.0 s  incumbent -  bound 10  gap -");
-  CHECK(formatProgress("s", 1, 1456, 1488.38) ==
-        "[s] 1.0 s  incumbent 1456  bound 1488.38  gap 2.2%");
-  CHECK(formatProgress("s", 1, -0.0, 0) ==
-        "[s] 1.0 s  incumbent 0  bound 0  gap 0.0%");
-  CHECK(formatProgress("s", 1, 0, -2) ==
-        "[s] 1.0 s  incumbent 0  bound -2  gap -");
-  CHECK(formatProgress("s", 1, 5, std::numeric_limits<double>::infinity()) ==
-        "[s] 1.0 s  incumbent 5  bound -  gap -");
+TEST_CASE("formatProgress writes one status line, unknown values left out") {
+  ProgressValues V;
+  V.Phase = "search";
+  V.Incumbent = 38.457;
+  V.Bound = 26.366;
+  CHECK(formatProgress("routing", 3.21, V) ==
+        "[routing] 3.2 s  search  incumbent 38.457  bound 26.366  gap 31.4%");
+  CHECK(formatProgress("", 0, ProgressValues()) == "[cbc] 0.0 s");
+  ProgressValues Presolve;
+  Presolve.Phase = "presolve";
+  Presolve.WarmStart = 40.5;
+  CHECK(formatProgress("s", 12.04, Presolve) ==
+        "[s] 12.0 s  presolve  warm start 40.5");
+  Presolve.Bound = 10;
+  CHECK(formatProgress("s", 12.04, Presolve) ==
+        "[s] 12.0 s  presolve  warm start 40.5  bound 10");
+  V.Incumbent = 1456;
+  V.Bound = 1488.38;
+  CHECK(formatProgress("s", 1, V) ==
+        "[s] 1.0 s  search  incumbent 1456  bound 1488.38  gap 2.2%");
+  V.Incumbent = -0.0;
+  V.Bound = 0;
+  CHECK(formatProgress("s", 1, V) == "[s] 1.0 s  search  incumbent 0  bound "
+                                     "0  gap 0.0%");
+  V.Incumbent = 0;
+  V.Bound = -2;
+  CHECK(formatProgress("s", 1, V) ==
+        "[s] 1.0 s  search  incumbent 0  bound -2");
+  V.Incumbent = 5;
+  V.Bound = std::numeric_limits<double>::infinity();
+  CHECK(formatProgress("s", 1, V) == "[s] 1.0 s  search  incumbent 5");
+  V.Incumbent = V.Bound = NaN;
+  CHECK(formatProgress("s", 1, V) == "[s] 1.0 s  search");
 }
 
 TEST_CASE("ProgressReporter styles") {
-  // A start 5 s ago makes the first line due at once.
+  // A start 5 s ago makes a Line due at once.
   Clock::time_point LongAgo = Clock::now() - std::chrono::seconds(5);
 
-  SUBCASE("Lines: a line per update, and a last line") {
+  SUBCASE("Lines: a phase once it has lasted a second, then a last line") {
     TempFile File;
     ProgressReporter R(ProgressMode::Lines, "t", LongAgo, File.fd());
     CHECK(R.enabled());
-    R.update(12, 8);
+    R.phase("building the model (3 variables, 2 rows, 4 nonzeros)");
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CHECK(File.text().empty()); // not a second yet
     std::string First = File.waitForText();
-    CHECK(First.rfind("[t] 5.", 0) == 0);
-    R.finish(10, 9);
-    R.finish(1, 1); // ignored
+    REQUIRE(First.rfind("[t] ", 0) == 0);
+    CHECK(std::strtod(First.c_str() + 4, nullptr) >= 6.0); // 5 s + 1 s
+    CHECK(First.find("  building the model (3 variables") != std::string::npos);
+    LiveSolve Live;
+    R.watch(&Live, 12);
+    R.finish("optimal", 10, 9);
     std::vector<std::string> Lines = splitLines(File.text());
-    REQUIRE(Lines.size() >= 2);
+    REQUIRE(Lines.size() == 2);
     for (const std::string &Line : Lines)
       CHECK(Line.find('\r') == std::string::npos);
-    CHECK(Lines.back().find("  incumbent 10  bound 9  gap 10.0%") !=
+    CHECK(Lines.back().find("  optimal  incumbent 10  bound 9  gap 10.0%") !=
           std::string::npos);
     CHECK(File.text().back() == '\n');
+  }
+  SUBCASE("Lines: a solver's phases from its LiveSolve, one line each") {
+    TempFile File;
+    ProgressReporter R(ProgressMode::Lines, "t", Clock::now(), File.fd());
+    LiveSolve Live;
+    R.watch(&Live, 40);
+    Live.setPhase(SolvePhase::Presolve);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2200));
+    Live.setPhase(SolvePhase::Search);
+    Live.Incumbent.store(30);
+    Live.Bound.store(27);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2200));
+    R.finish("stopped at the time limit", 30, 27);
+    std::vector<std::string> Lines = splitLines(File.text());
+    REQUIRE(Lines.size() == 3); // presolve, search, the end: not one a second
+    CHECK(Lines[0].find("  presolve  warm start 40") != std::string::npos);
+    CHECK(Lines[1].find("  search  incumbent 30  bound 27  gap 10.0%") !=
+          std::string::npos);
+    CHECK(Lines[2].find("  stopped at the time limit  incumbent 30") !=
+          std::string::npos);
   }
   SUBCASE("Line: rewritten in place, cleared at the end") {
     TempFile File;
     {
       ProgressReporter R(ProgressMode::Line, "t", LongAgo, File.fd());
-      R.update(NaN, 3);
+      R.phase("computing the warm start");
       File.waitForText();
-      R.finish(4, 3);
+      R.finish("optimal", 4, 3);
     }
     std::string Text = File.text();
     CHECK(Text.rfind("\r[t] 5.", 0) == 0);
+    CHECK(Text.find("computing the warm start") != std::string::npos);
     CHECK(Text.find('\n') == std::string::npos);
     REQUIRE(Text.size() > 4);
     CHECK(Text.substr(Text.size() - 4) == "\r\033[K");
   }
-  SUBCASE("Lines: no last line when not finished") {
+  SUBCASE("Lines: a quick stage prints nothing") {
     TempFile File;
     {
       ProgressReporter R(ProgressMode::Lines, "t", Clock::now(), File.fd());
-      R.update(1, 2);
+      R.phase("computing the warm start");
+      LiveSolve Live;
+      R.watch(&Live, NaN);
+      R.finish("optimal", 1, 1);
     }
     CHECK(File.text().empty());
   }
@@ -181,9 +228,9 @@ TEST_CASE("ProgressReporter styles") {
     {
       ProgressReporter R(ProgressMode::Off, "t", LongAgo, File.fd());
       CHECK_FALSE(R.enabled());
-      R.update(1, 2);
+      R.phase("presolve");
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      R.finish(1, 1);
+      R.finish("optimal", 1, 1);
     }
     CHECK(File.text().empty());
   }
@@ -218,14 +265,12 @@ TEST_CASE("solveWithCbc with progress returns the same solution") {
         CHECK(On.BestBound == Off.BestBound);
         CHECK(On.Values == Off.Values);
         if (Mode == ProgressMode::Lines) {
-          std::vector<std::string> Lines = splitLines(Err);
-          REQUIRE_FALSE(Lines.empty());
-          for (const std::string &Line : Lines)
+          // A quick solve prints nothing; a longer one only its phases.
+          for (const std::string &Line : splitLines(Err)) {
             CHECK(Line.rfind("[test] ", 0) == 0);
-          std::string Final =
-              formatProgress("test", 0, On.Objective, On.BestBound);
-          CHECK(Lines.back().substr(Lines.back().find("  incumbent")) ==
-                Final.substr(Final.find("  incumbent")));
+            CHECK(Line.find("nan") == std::string::npos);
+            CHECK(Line.find(" - ") == std::string::npos);
+          }
         } else if (!Err.empty()) {
           CHECK(Err.substr(Err.size() - 4) == "\r\033[K");
         }
@@ -235,33 +280,33 @@ TEST_CASE("solveWithCbc with progress returns the same solution") {
 }
 
 TEST_CASE("progress lines during the search are in the model's terms") {
-  // Long enough for lines before the end; with a maximisation that CBC
-  // turns into a minimisation and an offset, every line must keep
-  // incumbent <= final optimum <= bound (within the gap).
+  // With a maximisation that CBC turns into a minimisation and an offset,
+  // every line must keep incumbent <= final optimum <= bound (within the
+  // gap). The solve is shown on a reporter whose phases are due at once.
   Model M = knapsack(60, 30);
   M.setObjectiveOffset(100000);
   SolveOptions O = baseOptions();
   O.RelativeGap = 0;
-  O.Progress = ProgressMode::Lines;
-  O.ProgressLabel = "knap";
   Solution S;
-  std::string Err = captureStderr([&] { S = solveWithCbc(M, O); });
+  std::string Err = captureStderr([&] {
+    ProgressReporter R(ProgressMode::Line, "knap",
+                       Clock::now() - std::chrono::seconds(5));
+    O.Reporter = &R;
+    S = solveWithCbc(M, O);
+  });
   REQUIRE(S.Status == SolveStatus::Optimal);
-  for (const std::string &Line : splitLines(Err)) {
+  for (size_t At = Err.find('\r'); At != std::string::npos;
+       At = Err.find('\r', At + 1)) {
+    std::string Line = Err.substr(At + 1, Err.find('\r', At + 1) - At - 1);
     CAPTURE(Line);
-    double Incumbent = NaN, Bound = NaN;
+    CHECK(Line.find("nan") == std::string::npos);
     size_t I = Line.find("incumbent "), B = Line.find("bound ");
-    REQUIRE(I != std::string::npos);
-    REQUIRE(B != std::string::npos);
-    if (Line[I + 10] != '-')
-      Incumbent = std::strtod(Line.c_str() + I + 10, nullptr);
-    if (Line[B + 6] != '-')
-      Bound = std::strtod(Line.c_str() + B + 6, nullptr);
-    if (!std::isnan(Incumbent)) {
+    if (I != std::string::npos) {
+      double Incumbent = std::strtod(Line.c_str() + I + 10, nullptr);
       CHECK(Incumbent > 100000);
       CHECK(Incumbent <= S.Objective + 1e-6);
     }
-    if (!std::isnan(Bound))
-      CHECK(Bound >= S.Objective - 1e-6);
+    if (B != std::string::npos)
+      CHECK(std::strtod(Line.c_str() + B + 6, nullptr) >= S.Objective - 1e-6);
   }
 }

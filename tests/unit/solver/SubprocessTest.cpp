@@ -74,13 +74,15 @@ TEST_CASE("a failing child and an overrunning child are errors") {
   CHECK(!runInChild([]() -> std::string { _exit(7); }, timeout(30), Error));
   CHECK(Error.find("exit status 7") != std::string::npos);
   Error.clear();
+  ChildReport Report;
   CHECK(!runInChild(
       []() -> std::string {
         sleep(30);
         return "late";
       },
-      timeout(0.3), Error));
-  CHECK(Error.find("hard time limit") != std::string::npos);
+      timeout(0.3), Error, &Report));
+  CHECK(Error.find("still running when its time limit") != std::string::npos);
+  CHECK(Report.TimedOut);
 }
 
 TEST_CASE("a child that exceeds its memory limit is reported as such") {

@@ -1,10 +1,11 @@
 //===- tests/unit/support/LimitsTest.cpp - Deadlines and memory budget ----===//
 //
 // The compile's deadline throws naming the phase, scopes nest and restore;
-// the memory budget follows --max-memory and never exceeds the process's
-// own limits; an allocation failure prints one line naming the phase and
-// exits 2 (or, in a reporting child, exits quietly with its status). The
-// process-limit and out-of-memory cases run in forked children.
+// processStart() is when the process was forked; the memory budget follows
+// --max-memory and never exceeds the process's own limits; an allocation
+// failure prints one line naming the phase and exits 2 (or, in a reporting
+// child, exits quietly with its status). The process-limit and
+// out-of-memory cases run in forked children.
 //
 //===----------------------------------------------------------------------===//
 #include "support/Deadline.h"
@@ -14,11 +15,14 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace tacclc;
@@ -99,11 +103,33 @@ TEST_CASE("checkDeadline throws naming the phase, within its scope only") {
     {
       DeadlineScope Later(Deadline::after(30), 30);
       checkDeadline(); // the inner scope's deadline has not passed
+      checkDeadlineAhead(1); // nor will it within a second
+      CHECK_THROWS_AS(checkDeadlineAhead(60), TimeLimitExceeded);
     }
     CHECK_THROWS_AS(checkDeadline(), TimeLimitExceeded);
   }
   CHECK(!compileDeadline().isSet());
   checkDeadline();
+  checkDeadlineAhead(1e9);
+}
+
+TEST_CASE("processStart is when the process began") {
+  using Clock = Deadline::Clock;
+  Clock::time_point Started = processStart();
+  CHECK(Started <= Clock::now());
+  // This test runs after the process started, and well within an hour.
+  CHECK(Clock::now() - Started < std::chrono::hours(1));
+  // A child asked 200 ms after it was forked says when it was forked (to
+  // the 10 ms tick of /proc), not when it was asked.
+  Clock::time_point Forked = Clock::now();
+  auto Result = inChild([Forked] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    Clock::time_point Child = processStart();
+    bool Right = Child >= Forked - std::chrono::milliseconds(30) &&
+                 Child <= Forked + std::chrono::milliseconds(100);
+    std::_Exit(Right ? 0 : 1);
+  });
+  CHECK(Result.first == 0);
 }
 
 TEST_CASE("formatBytes prints binary units") {
