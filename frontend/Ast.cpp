@@ -25,6 +25,21 @@ std::string ast::printExpr(const Expr &E) {
   return "(" + printExpr(*B.Lhs) + " " + B.Op + " " + printExpr(*B.Rhs) + ")";
 }
 
+bool ast::mentionsName(const Expr &E, llvm::StringRef Name) {
+  if (const auto *N = llvm::dyn_cast<NameExpr>(&E))
+    return N->Name == Name;
+  if (const auto *Ng = llvm::dyn_cast<NegExpr>(&E))
+    return mentionsName(*Ng->Operand, Name);
+  if (const auto *B = llvm::dyn_cast<BinaryExpr>(&E))
+    return mentionsName(*B->Lhs, Name) || mentionsName(*B->Rhs, Name);
+  return false;
+}
+
+bool ast::mentionsName(const Address &A, llvm::StringRef Name) {
+  return (A.NodeIndex && mentionsName(*A.NodeIndex, Name)) ||
+         mentionsName(*A.Gpu, Name);
+}
+
 namespace {
 std::string printAddress(const Address &A) {
   if (!A.NodeIndex)

@@ -11,6 +11,7 @@
 #ifndef TACCLC_FRONTEND_ASTEXPR_H
 #define TACCLC_FRONTEND_ASTEXPR_H
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SMLoc.h"
 
 #include <cstdint>
@@ -183,6 +184,10 @@ using GpuList = std::vector<GpuListElem>;
 
 /// Prints \p E fully parenthesised, e.g. `((n + 1) % nodes)`.
 std::string printExpr(const Expr &E);
+/// True if \p E uses the name \p Name.
+bool mentionsName(const Expr &E, llvm::StringRef Name);
+/// True if either part of \p A uses the name \p Name.
+bool mentionsName(const Address &A, llvm::StringRef Name);
 
 } // namespace tacclc::ast
 

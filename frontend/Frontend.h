@@ -89,15 +89,19 @@ private:
   std::unique_ptr<Impl> P;
 };
 
-/// The sketches declared in the main file, in order.
-std::vector<SketchSummary> listSketches(const ModuleSet &Modules);
+/// The sketches declared in the main file (or in module \p Module of the
+/// set), in order.
+std::vector<SketchSummary> listSketches(const ModuleSet &Modules,
+                                        unsigned Module = 0);
 
-/// Checks every machine and topology of the main file that needs no
-/// arguments (all parameters have defaults) by instantiating it, and returns
-/// one line per declaration, e.g. `machine ndv2(nodes = 1): 1 node x 8 GPUs,
-/// 32 links`. Errors are reported through \p Diags.
+/// Checks every machine and topology of the main file (or of module
+/// \p Module) that needs no arguments (all parameters have defaults) by
+/// instantiating it, and returns one line per declaration, e.g. `machine
+/// ndv2(nodes = 1): 1 node x 8 GPUs, 32 links`. Errors are reported through
+/// \p Diags.
 std::vector<std::string> describeMachines(const ModuleSet &Modules,
-                                          DiagnosticEngine &Diags);
+                                          DiagnosticEngine &Diags,
+                                          unsigned Module = 0);
 
 } // namespace tacclc
 

@@ -27,6 +27,7 @@
 #include <climits>
 #include <functional>
 #include <map>
+#include <set>
 
 using namespace tacclc;
 using namespace tacclc::ast;
@@ -44,6 +45,10 @@ struct PendingLink {
   int Class;
   llvm::SMRange Range;
   unsigned Multiplicity = 1;
+  const EndpointPair *Pair = nullptr;
+  /// The innermost enclosing loop whose variable neither endpoint uses
+  /// (each of its iterations declares the same link), or null.
+  const ForStmt *IgnoredLoop = nullptr;
 };
 
 /// `x2` -> 2; 0 when malformed.
@@ -85,6 +90,9 @@ private:
   bool rankCountFits(int64_t Nodes);
   std::optional<Endpoint> endpoint(const Address &A);
   std::optional<unsigned> rankOf(const Endpoint &E, const ir::Topology &T);
+  /// Reports \p L, a link that duplicates the one that \p Prev declared.
+  void reportDuplicate(const PendingLink &L, llvm::SMRange Prev, unsigned Src,
+                       unsigned Dst);
 
   const MachineDecl &M;
   DiagnosticEngine &Diags;
@@ -97,6 +105,10 @@ private:
   std::vector<ir::LinkClass> Classes;
   std::vector<llvm::SMRange> ClassLocs;
   std::vector<PendingLink> Links;
+  std::vector<const ForStmt *> Loops; ///< The loops being run, outermost first.
+  /// Links reported as repeated by a loop that they do not depend on: a
+  /// loop of many iterations repeats them many times, reported once.
+  std::set<const EndpointPair *> RepeatedByLoop;
   std::vector<PendingNic> Nics;
   uint64_t NicGpus = 0; ///< GPUs listed by the `nic` statements so far.
   std::vector<PendingSwitch> Switches;
@@ -227,11 +239,14 @@ void MachineEvaluator::exec(const Node &N) {
     execSwitch(*Sw);
   else if (const auto *CL = llvm::dyn_cast<ClassLinkStmt>(&N))
     execClassLink(*CL);
-  else if (const auto *F = llvm::dyn_cast<ForStmt>(&N))
+  else if (const auto *F = llvm::dyn_cast<ForStmt>(&N)) {
+    Loops.push_back(F);
     Ok = runLoop(*F, S, Iterations, Diags, [&](const Node &B) {
       exec(B);
       return Ok;
     });
+    Loops.pop_back();
+  }
   // ClassStmt was handled by collectClasses.
 }
 
@@ -239,7 +254,7 @@ std::optional<int> MachineEvaluator::classId(const std::string &Class,
                                              llvm::SMRange Range) {
   auto It = ClassIds.find(Class);
   if (It == ClassIds.end()) {
-    Diags.report(DiagId::UnknownClass, Range, M.Name, Class);
+    reportUnknownClass(M.Name, Class, Range, Classes, Diags);
     Ok = false;
     return std::nullopt;
   }
@@ -355,9 +370,10 @@ void MachineEvaluator::execClassLink(const ClassLinkStmt &CL) {
       Ok = false;
       continue;
     }
-    Links.push_back({*Src, *Dst, *Class, P.Range, *Mult});
+    const ForStmt *Ignored = loopNotUsedBy(Loops, P);
+    Links.push_back({*Src, *Dst, *Class, P.Range, *Mult, &P, Ignored});
     if (P.Bidirectional)
-      Links.push_back({*Dst, *Src, *Class, P.Range, *Mult});
+      Links.push_back({*Dst, *Src, *Class, P.Range, *Mult, &P, Ignored});
   }
 }
 
@@ -386,6 +402,20 @@ std::optional<unsigned> MachineEvaluator::rankOf(const Endpoint &E,
   if (!Good)
     return std::nullopt;
   return static_cast<unsigned>(E.Node * T.getGpusPerNode() + E.Gpu);
+}
+
+void MachineEvaluator::reportDuplicate(const PendingLink &L, llvm::SMRange Prev,
+                                       unsigned Src, unsigned Dst) {
+  // A link that repeats itself in a loop whose variable it does not use:
+  // one error for the statement, with the fix, however long the loop.
+  if (L.IgnoredLoop && Prev.Start == L.Range.Start) {
+    if (RepeatedByLoop.insert(L.Pair).second)
+      reportLinkRepeatedByLoop(*L.IgnoredLoop, *L.Pair, Src, Dst, Diags);
+    return;
+  }
+  Diagnostic &D = Diags.report(DiagId::DuplicateLink, L.Range, Src, Dst);
+  if (Prev.Start != L.Range.Start)
+    Diags.note(D, DiagId::PreviousDecl, Prev);
 }
 
 bool MachineEvaluator::rankCountFits(int64_t Nodes) {
@@ -457,9 +487,7 @@ std::optional<Machine> MachineEvaluator::run(llvm::ArrayRef<Arg> Args,
     }
     auto [It, Inserted] = Seen.emplace(std::make_pair(*Src, *Dst), L.Range);
     if (!Inserted) {
-      Diagnostic &D = Diags.report(DiagId::DuplicateLink, L.Range, *Src, *Dst);
-      if (It->second.Start != L.Range.Start)
-        Diags.note(D, DiagId::PreviousDecl, It->second);
+      reportDuplicate(L, It->second, *Src, *Dst);
       Good = false;
       continue;
     }

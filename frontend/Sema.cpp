@@ -357,9 +357,10 @@ std::optional<ir::Sketch> SketchAnalyzer::analyze(const SketchDecl &S,
   return P->Clean ? P->S.analyse(S, Diags) : std::nullopt;
 }
 
-std::vector<SketchSummary> tacclc::listSketches(const ModuleSet &Modules) {
+std::vector<SketchSummary> tacclc::listSketches(const ModuleSet &Modules,
+                                                unsigned Module) {
   std::vector<SketchSummary> Out;
-  for (const auto &D : Modules.Modules[0].Ast->Decls)
+  for (const auto &D : Modules.Modules[Module].Ast->Decls)
     if (const auto *S = llvm::dyn_cast<SketchDecl>(D.get())) {
       std::string On;
       if (S->Target) {
@@ -381,9 +382,10 @@ std::vector<SketchSummary> tacclc::listSketches(const ModuleSet &Modules) {
 }
 
 std::vector<std::string> tacclc::describeMachines(const ModuleSet &Modules,
-                                                  DiagnosticEngine &Diags) {
+                                                  DiagnosticEngine &Diags,
+                                                  unsigned Module) {
   std::vector<std::string> Out;
-  for (const auto &D : Modules.Modules[0].Ast->Decls) {
+  for (const auto &D : Modules.Modules[Module].Ast->Decls) {
     std::optional<Machine> M;
     std::string Head;
     if (const auto *T = llvm::dyn_cast<TopologyDecl>(D.get())) {

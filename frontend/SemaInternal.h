@@ -180,6 +180,26 @@ bool runLoop(const ast::ForStmt &F, Scope &S, uint64_t &Iterations,
 bool checkSketchOptions(const std::vector<const ast::Node *> &Items,
                         ir::Sketch &Out, DiagnosticEngine &Diags);
 
+/// Reports that machine \p MachineName has no link class \p Name, with the
+/// closest of \p Classes as a suggestion when one is close.
+void reportUnknownClass(llvm::StringRef MachineName, llvm::StringRef Name,
+                        llvm::SMRange Range,
+                        llvm::ArrayRef<ir::LinkClass> Classes,
+                        DiagnosticEngine &Diags);
+
+/// The innermost of \p Loops (outermost first) whose variable neither end
+/// of \p P uses, or null: each iteration of that loop declares the same
+/// link again.
+const ast::ForStmt *loopNotUsedBy(llvm::ArrayRef<const ast::ForStmt *> Loops,
+                                  const ast::EndpointPair &P);
+
+/// Reports the link \p P (\p Src -> \p Dst), repeated by each iteration of
+/// loop \p F because it does not use F's variable, with the fix: in a loop
+/// over the nodes, \p P on node VAR (`n:0 <-> n:1`).
+void reportLinkRepeatedByLoop(const ast::ForStmt &F, const ast::EndpointPair &P,
+                              unsigned Src, unsigned Dst,
+                              DiagnosticEngine &Diags);
+
 /// Evaluates an address to a rank of \p T, reporting out-of-range parts.
 std::optional<unsigned> evalAddress(const ast::Address &A, const Scope &S,
                                     const ir::Topology &T,

@@ -80,16 +80,7 @@ bool LogicalBuilder::selectClasses(const LinksItem *Item) {
       while (C < P.classes().size() && P.classes()[C].Name != Name.Text)
         ++C;
       if (C == P.classes().size()) {
-        std::string Close;
-        for (const ir::LinkClass &LC : P.classes())
-          if (Close.empty() &&
-              llvm::StringRef(Name.Text).edit_distance(LC.Name) <= 2)
-            Close = LC.Name;
-        if (Close.empty())
-          Diags.report(DiagId::UnknownClass, Name.Range, M.Name, Name.Text);
-        else
-          Diags.report(DiagId::UnknownClassSuggest, Name.Range, M.Name,
-                       Name.Text, Close);
+        reportUnknownClass(M.Name, Name.Text, Name.Range, P.classes(), Diags);
         Ok = false;
         continue;
       }

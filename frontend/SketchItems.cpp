@@ -10,9 +10,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/SemaInternal.h"
+#include "support/Suggest.h"
 
 #include "support/Sizes.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Casting.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -127,7 +129,14 @@ bool checkCollective(const CollectiveItem &Coll, unsigned PerRank,
                      DiagnosticEngine &Diags) {
   auto Kind = ir::parseCollectiveName(Coll.Name);
   if (!Kind) {
-    Diags.report(DiagId::UnknownCollective, Coll.NameRange, Coll.Name);
+    std::vector<llvm::StringRef> Names = ir::collectiveNames();
+    std::string Close = closestName(Coll.Name, Names);
+    if (Close.empty())
+      Diags.report(DiagId::UnknownCollective, Coll.NameRange, Coll.Name,
+                   llvm::join(Names, ", "));
+    else
+      Diags.report(DiagId::UnknownCollectiveSuggest, Coll.NameRange, Coll.Name,
+                   Close);
     return false;
   }
   ir::RankId Root(0);
@@ -269,11 +278,10 @@ bool tacclc::applyPolicies(const std::vector<const PolicyItem *> &Items,
     while (Sw < T.switches().size() && T.switches()[Sw].Name != P->Switch)
       ++Sw;
     if (Sw == T.switches().size()) {
-      std::string Close;
+      std::vector<llvm::StringRef> Names;
       for (const ir::Switch &S : T.switches())
-        if (Close.empty() &&
-            llvm::StringRef(P->Switch).edit_distance(S.Name) <= 2)
-          Close = S.Name;
+        Names.push_back(S.Name);
+      std::string Close = closestName(P->Switch, Names);
       if (Close.empty())
         Diags.report(DiagId::UnknownSwitch, P->SwitchRange, MachineName.str(),
                      P->Switch);

@@ -4,11 +4,14 @@
 // units, exactly-once cost attributes, GPU addresses (`node:gpu` or a flat
 // rank) against a machine's shape, bounded `for` loops, sizes, per-size
 // cost profiles, GPU lists (`[0, 2 .. 4]`), and the flat `topology` form
-// with numbered ranks and explicit links.
+// with numbered ranks and explicit links; and two reports with their fix:
+// an unknown link class (the closest name suggested) and a link repeated by
+// a loop whose variable it does not use.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/SemaInternal.h"
 #include "frontend/Units.h"
+#include "support/Suggest.h"
 
 #include "llvm/Support/Casting.h"
 
@@ -110,6 +113,47 @@ bool tacclc::checkCosts(const std::vector<LinkAttr> &Attrs, llvm::SMRange Owner,
   AlphaUs = *Alpha;
   BetaUsPerB = *Beta;
   return true;
+}
+
+void tacclc::reportUnknownClass(llvm::StringRef MachineName,
+                                llvm::StringRef Name, llvm::SMRange Range,
+                                llvm::ArrayRef<ir::LinkClass> Classes,
+                                DiagnosticEngine &Diags) {
+  std::vector<llvm::StringRef> Names;
+  for (const ir::LinkClass &LC : Classes)
+    Names.push_back(LC.Name);
+  std::string Close = closestName(Name, Names);
+  if (Close.empty())
+    Diags.report(DiagId::UnknownClass, Range, MachineName.str(), Name.str());
+  else
+    Diags.report(DiagId::UnknownClassSuggest, Range, MachineName.str(),
+                 Name.str(), Close);
+}
+
+const ForStmt *tacclc::loopNotUsedBy(llvm::ArrayRef<const ForStmt *> Loops,
+                                     const EndpointPair &P) {
+  for (auto It = Loops.rbegin(); It != Loops.rend(); ++It)
+    if (!mentionsName(P.Src, (*It)->Var) && !mentionsName(P.Dst, (*It)->Var))
+      return *It;
+  return nullptr;
+}
+
+void tacclc::reportLinkRepeatedByLoop(const ForStmt &F, const EndpointPair &P,
+                                      unsigned Src, unsigned Dst,
+                                      DiagnosticEngine &Diags) {
+  Diagnostic &D =
+      Diags.report(DiagId::LinkIgnoresLoop, P.Range, F.Var, Src, Dst);
+  // A loop over the nodes is meant to give each node the link: the same
+  // GPUs, on node VAR.
+  auto OnNode = [&](const Address &A) {
+    return F.Var + ":" + printExpr(*A.Gpu);
+  };
+  if (mentionsName(*F.Hi, "nodes"))
+    Diags.note(D, DiagId::DidYouMean, P.Range,
+               OnNode(P.Src) + (P.Bidirectional ? " <-> " : " -> ") +
+                   OnNode(P.Dst));
+  else
+    Diags.note(D, DiagId::UseLoopVariable, F.VarRange, F.Var);
 }
 
 std::optional<unsigned> tacclc::evalAddress(const Address &A, const Scope &S,
@@ -272,8 +316,12 @@ std::optional<uint64_t> tacclc::checkSizeBytes(const Quantity &Q,
   }
   auto Scale = sizeUnitInBytes(Q.Unit);
   if (!Scale) {
-    Diags.report(DiagId::WrongUnit, Q.UnitRange, Q.Unit, What.str(),
-                 sizeUnitNames());
+    if (bitUnitInBytes(Q.Unit))
+      Diags.report(DiagId::SizeInBits, Q.UnitRange, Q.Unit, What.str(),
+                   byteUnitFor(Q.Unit));
+    else
+      Diags.report(DiagId::WrongUnit, Q.UnitRange, Q.Unit, What.str(),
+                   sizeUnitNames());
     return std::nullopt;
   }
   double B = Q.Value * *Scale;

@@ -1,10 +1,10 @@
 //===- frontend/Units.cpp - Unit conversion tables ------------------------===//
 //
-// Lookup tables for time and size units; an inverse bandwidth is a time unit
-// over a size unit, a bandwidth a size unit over a time unit. Size units
-// come from the command lines' table (support/Sizes.h), spelled out and
-// case-sensitive: the sketch language does not take nccl-tests' lone K, M,
-// G.
+// Lookup tables for time, size and bit units; an inverse bandwidth is a time
+// unit over a size unit, a bandwidth a size or bit unit over a time unit.
+// Size units come from the command lines' table (support/Sizes.h), spelled
+// out and case-sensitive: the sketch language does not take nccl-tests' lone
+// K, M, G.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Units.h"
@@ -41,6 +41,31 @@ std::string tacclc::sizeUnitNames() {
   return Names;
 }
 
+std::optional<double> tacclc::bitUnitInBytes(llvm::StringRef Unit) {
+  if (!Unit.consume_back("bit") && !Unit.consume_back("b"))
+    return std::nullopt;
+  double Bits;
+  if (Unit.empty())
+    Bits = 1;
+  else if (Unit == "K" || Unit == "k")
+    Bits = 1e3;
+  else if (Unit == "M")
+    Bits = 1e6;
+  else if (Unit == "G")
+    Bits = 1e9;
+  else if (Unit == "T")
+    Bits = 1e12;
+  else
+    return std::nullopt;
+  return Bits / 8;
+}
+
+std::string tacclc::byteUnitFor(llvm::StringRef BitUnit) {
+  if (!BitUnit.consume_back("bit"))
+    BitUnit.consume_back("b");
+  return BitUnit.upper() + "B";
+}
+
 std::optional<double> tacclc::toUsPerByte(double Value, llvm::StringRef Unit) {
   auto [Num, Den] = Unit.split('/');
   if (Den.empty())
@@ -48,7 +73,11 @@ std::optional<double> tacclc::toUsPerByte(double Value, llvm::StringRef Unit) {
   if (auto T = timeUnitInUs(Num))
     if (auto S = sizeUnitInBytes(Den))
       return Value * *T / *S;
-  if (auto S = sizeUnitInBytes(Num))
+  // A bandwidth: bytes or bits per unit of time.
+  std::optional<double> S = sizeUnitInBytes(Num);
+  if (!S)
+    S = bitUnitInBytes(Num);
+  if (S)
     if (auto T = timeUnitInUs(Den)) {
       if (Value <= 0)
         return std::nullopt;

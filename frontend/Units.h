@@ -3,7 +3,8 @@
 // The unit vocabulary of the language. Decimal (KB, MB, GB, TB = 10^3, 10^6,
 // 10^9, 10^12 bytes) and binary (KiB, MiB, GiB, TiB = 2^10 ... 2^40) sizes
 // are both accepted and never confused; `MB` always means 10^6 bytes, as it
-// does on every command line (one table: support/Sizes.h).
+// does on every command line (one table: support/Sizes.h). Bandwidths may
+// also be bit rates (`100 Gb/s`, `25 Gbit/s`), as network links are sold.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_FRONTEND_UNITS_H
@@ -23,15 +24,23 @@ std::optional<double> timeUnitInUs(llvm::StringRef Unit);
 std::optional<double> sizeUnitInBytes(llvm::StringRef Unit);
 /// The size units, for "expected one of" messages: "B, KB, ..., TiB".
 std::string sizeUnitNames();
-/// Converts an inverse bandwidth (`us/MB`, `ns/KiB`, ...) or a bandwidth
-/// (`GB/s`, `MiB/ms`, ...) of value \p Value to microseconds per byte.
-/// Returns nothing when \p Unit is neither.
+/// Bytes in one \p Unit of bits: `b` or `bit` with a decimal prefix (Kb,
+/// kb, Mb, Gb, Tb, Kbit, ..., Tbit; 1 Gb = 10^9 bits = 1.25 * 10^8 B). The
+/// case of `b` matters: `Gb` is gigabits, `GB` gigabytes.
+std::optional<double> bitUnitInBytes(llvm::StringRef Unit);
+/// The size unit that \p BitUnit (a unit bitUnitInBytes accepts) was
+/// probably meant to be: `Gb` -> `GB`, `kbit` -> `KB`.
+std::string byteUnitFor(llvm::StringRef BitUnit);
+/// Converts an inverse bandwidth (`us/MB`, `ns/KiB`, ...) or a bandwidth in
+/// bytes (`GB/s`, `MiB/ms`, ...) or bits (`Gb/s`, `Gbit/s`, `Mb/ms`, ...)
+/// of value \p Value to microseconds per byte. Returns nothing when \p Unit
+/// is none of these.
 std::optional<double> toUsPerByte(double Value, llvm::StringRef Unit);
 
 /// Units listed in "expected one of" messages.
 inline constexpr const char *TimeUnits = "ns, us, ms, s";
 inline constexpr const char *BetaUnits =
-    "us/MB, us/MiB, ns/KB, ... or a bandwidth such as GB/s";
+    "us/MB, us/MiB, ns/KB, ... or a bandwidth such as GB/s or Gb/s (bits)";
 
 } // namespace tacclc
 

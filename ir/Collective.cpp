@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "ir/Collective.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cassert>
 
@@ -43,6 +45,42 @@ tacclc::ir::parseCollectiveName(llvm::StringRef Name) {
     if (Name == N.Name)
       return N.Kind;
   return std::nullopt;
+}
+
+std::vector<llvm::StringRef> tacclc::ir::collectiveNames() {
+  std::vector<llvm::StringRef> Out;
+  for (const KindName &N : KindNames)
+    Out.push_back(N.Name);
+  return Out;
+}
+
+std::string tacclc::ir::describeChunks(CollectiveKind K, unsigned NumRanks,
+                                       unsigned PerRank, unsigned Root) {
+  const uint64_t R = NumRanks;
+  auto Count = [](uint64_t N) {
+    return fmt::format("{} chunk{}", N, N == 1 ? "" : "s");
+  };
+  switch (K) {
+  case CollectiveKind::AllToAll:
+    return fmt::format("{} ({} per ordered pair of ranks)",
+                       Count(R * R * PerRank), PerRank);
+  case CollectiveKind::Broadcast:
+    return fmt::format("{} from root rank {}", Count(PerRank), Root);
+  case CollectiveKind::Reduce:
+    return fmt::format("{} to root rank {}", Count(PerRank), Root);
+  case CollectiveKind::Scatter:
+    return fmt::format("{} ({} for each rank, from root rank {})",
+                       Count(R * PerRank), PerRank, Root);
+  case CollectiveKind::Gather:
+    return fmt::format("{} ({} from each rank, to root rank {})",
+                       Count(R * PerRank), PerRank, Root);
+  case CollectiveKind::ReduceScatter:
+    return fmt::format("{} ({} for each rank)", Count(R * PerRank), PerRank);
+  case CollectiveKind::AllGather:
+  case CollectiveKind::AllReduce:
+    return fmt::format("{} ({} per rank)", Count(R * PerRank), PerRank);
+  }
+  return Count(R * PerRank);
 }
 
 bool tacclc::ir::isRooted(CollectiveKind K) {

@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace tacclc::ir {
@@ -37,6 +38,14 @@ enum class CollectiveKind {
 llvm::StringRef collectiveName(CollectiveKind K);
 /// Parses a collective name as written in a sketch.
 std::optional<CollectiveKind> parseCollectiveName(llvm::StringRef Name);
+/// Every collective's name, in the order of CollectiveKind.
+std::vector<llvm::StringRef> collectiveNames();
+/// How the chunks of a collective of \p K with \p PerRank chunks (the
+/// sketch's `chunks`) on \p NumRanks ranks divide, in words: "16 chunks (1
+/// per rank)", "256 chunks (1 per ordered pair of ranks)", "2 chunks from
+/// root rank 3".
+std::string describeChunks(CollectiveKind K, unsigned NumRanks,
+                           unsigned PerRank, unsigned Root);
 /// True for broadcast, scatter, gather and reduce.
 bool isRooted(CollectiveKind K);
 /// True for the reducing collectives (reducescatter, reduce, allreduce).

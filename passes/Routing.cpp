@@ -92,6 +92,66 @@ std::string crossingLinks(const Sketch &S, ChunkId C) {
     Out += fmt::format(" and {} more", Names.size() - Shown);
   return Out;
 }
+/// "ranks 0-7, 9": the ranks set in \p Seen, as runs (the first few).
+std::string rankRuns(const std::vector<bool> &Seen) {
+  std::vector<std::string> Runs;
+  unsigned Count = 0;
+  for (unsigned R = 0; R < Seen.size(); ++R) {
+    if (!Seen[R] || (R > 0 && Seen[R - 1]))
+      continue;
+    unsigned End = R;
+    while (End + 1 < Seen.size() && Seen[End + 1])
+      ++End;
+    Count += End - R + 1;
+    Runs.push_back(End == R ? fmt::format("{}", R)
+                            : fmt::format("{}-{}", R, End));
+  }
+  const size_t Shown = 8;
+  std::string Out = Count == 1 ? "rank " : "ranks ";
+  for (size_t I = 0; I < Runs.size() && I < Shown; ++I)
+    Out += (I ? ", " : "") + Runs[I];
+  if (Runs.size() > Shown)
+    Out += fmt::format(" and {} more runs", Runs.size() - Shown);
+  return Out;
+}
+
+/// Explains how to let a chunk that reaches only the ranks in \p Seen reach
+/// \p Post: a relay into Post's node when the chunk reaches none of that
+/// node's ranks, else a link towards it.
+void suggestPath(const Sketch &S, const std::vector<bool> &Seen, RankId Post,
+                 Diagnostic &D, DiagnosticEngine &Diags) {
+  const Topology &T = S.Topo;
+  const unsigned G = T.getGpusPerNode(), To = T.nodeOf(Post);
+  bool NodeReached = false;
+  for (unsigned G2 = 0; G2 < G; ++G2)
+    NodeReached |= Seen[To * G + G2];
+  if (T.getNumNodes() < 2 || NodeReached) {
+    Diags.note(D, DiagId::AddLinkTo, llvm::SMRange(), Post.index());
+    return;
+  }
+  if (T.nics().empty()) {
+    Diags.note(D, DiagId::NoNicToRelay, llvm::SMRange(), T.getName().str());
+    return;
+  }
+  // A relay from a NIC-served rank the chunk reaches to a NIC-served GPU of
+  // the target's node (written the designer's way round in a dual).
+  int From = -1, Into = -1;
+  for (unsigned R = 0; R < Seen.size() && From < 0; ++R)
+    if (Seen[R] && T.nicOf(RankId(R)) >= 0)
+      From = int(R);
+  for (unsigned G2 = 0; G2 < G && Into < 0; ++G2)
+    if (T.nicOf(RankId(To * G + G2)) >= 0)
+      Into = int(To * G + G2);
+  if (From < 0 || Into < 0) {
+    Diags.note(D, DiagId::AddLinkTo, llvm::SMRange(), Post.index());
+    return;
+  }
+  unsigned A = unsigned(From), B = unsigned(Into);
+  if (S.Transposed)
+    std::swap(A, B);
+  Diags.note(D, DiagId::AddRelay, llvm::SMRange(), A / G, B / G,
+             fmt::format("{}:{} -> {}:{}", A / G, A % G, B / G, B % G));
+}
 } // namespace
 
 bool tacclc::checkRoutable(const Sketch &S, DiagnosticEngine &Diags) {
@@ -109,12 +169,17 @@ bool tacclc::checkRoutable(const Sketch &S, DiagnosticEngine &Diags) {
       // Blame the relay rules when the links alone would do; point at the
       // relay items, which decide the links between nodes, when any.
       llvm::SMRange Where = S.RelayLoc.isValid() ? S.RelayLoc : S.Loc;
-      if (!S.Carries.empty() && reachable(S, ChunkId(C), false)[Post.index()])
-        Diags.report(DiagId::UnreachableByRelays, Where, What, Post.index(),
-                     crossingLinks(S, ChunkId(C)));
-      else
-        Diags.report(DiagId::Unreachable, Where, What, Post.index(),
-                     S.Topo.getName().str());
+      if (!S.Carries.empty() && reachable(S, ChunkId(C), false)[Post.index()]) {
+        Diagnostic &D =
+            Diags.report(DiagId::UnreachableByRelays, Where, What, Post.index(),
+                         crossingLinks(S, ChunkId(C)));
+        Diags.note(D, DiagId::ReachesOnly, llvm::SMRange(), rankRuns(Seen));
+        return false;
+      }
+      Diagnostic &D = Diags.report(DiagId::Unreachable, Where, What,
+                                   Post.index(), S.Topo.getName().str());
+      Diags.note(D, DiagId::ReachesOnly, llvm::SMRange(), rankRuns(Seen));
+      suggestPath(S, Seen, Post, D, Diags);
       return false;
     }
   }

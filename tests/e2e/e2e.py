@@ -9,7 +9,12 @@ Subcommands (each exits 0 on success and prints what failed otherwise):
                        with a message naming rank, threadblock and step
   atomic-output        a failed compile leaves an existing -o file untouched
                        and no temporary files behind
-  exit-codes           usage errors exit 2, unknown backends exit 2
+  exit-codes           usage errors exit 2, unknown backends exit 2, a
+                       misspelt collective names the right spelling
+  help                 the overview only in `tacclc --help`; each
+                       subcommand's --help opens with its own paragraph,
+                       lists its options under its own category and states
+                       its defaults
   search-path LIBDIR   an import is found through $TACCLC_PATH, and -I wins
   bounds               `tacclc bounds` on ndv2(nodes: 2): JSON fields, the
                        NIC cut, table, exit codes
@@ -178,11 +183,70 @@ def exit_codes():
     run(expect=2)  # no input
     run("run", "x.xml", "--backend", "tpu", expect=2)
     run("check", "does-not-exist.xml", expect=1)
+    # A collective spelled as NCCL or MPI spell it is a usage error that
+    # names the right spelling.
+    for args in (("baseline", "ring", "--topology", "ndv2",
+                  "--collective", "all_gather"),
+                 ("bounds", "--topology", "ndv2", "--collective", "AllGather",
+                  "--size", "1MB")):
+        err = run(*args, expect=2).stderr
+        if "did you mean 'allgather'?" not in err:
+            sys.exit(f"FAIL: tacclc {' '.join(args)} suggests nothing:\n{err}")
     proc = run("--help", expect=0)
     for word in ("check", "run", "--emit"):
         if word not in proc.stdout:
             sys.exit(f"FAIL: --help does not mention {word}")
     print("exit-codes: ok")
+
+
+SUBCOMMANDS = ("check", "run", "sim", "baseline", "bounds", "fmt", "lsp")
+
+
+def help_texts():
+    """`tacclc --help` opens with the overview of every command; each
+    subcommand's --help with its own paragraph instead, its options each in
+    the category of that command, and every default it has stated."""
+    top = run("--help", expect=0).stdout
+    overview = "tacclc FILE.sketch -o OUT.xml   compile, verify, write"
+    if not top.startswith("OVERVIEW: tacclc: compile") or overview not in top:
+        sys.exit(f"FAIL: tacclc --help has no overview:\n{top}")
+    for sub in SUBCOMMANDS:
+        text = run(sub, "--help", expect=0).stdout
+        first = text.splitlines()[0] if text else ""
+        if overview in text or not first.startswith(f"OVERVIEW: tacclc {sub}"):
+            sys.exit(f"FAIL: tacclc {sub} --help does not open with its own "
+                     f"paragraph:\n{text[:600]}")
+        if "Exit status" not in text and sub != "lsp":
+            sys.exit(f"FAIL: tacclc {sub} --help gives no exit statuses")
+    # Each option under its own command's category.
+    sections = {}
+    for sub in SUBCOMMANDS:
+        current = None
+        for line in run(sub, "--help", expect=0).stdout.splitlines():
+            if line.endswith(":") and not line.startswith(" "):
+                current = line[:-1]
+            elif current and line.strip().startswith("-"):
+                name = line.strip().split()[0].split("=")[0]
+                sections.setdefault(sub, {})[name] = current
+    want = {("lsp", "-I"): "Language server options",
+            ("bounds", "--no-protocol-costs"): "Bounds options",
+            ("sim", "--no-protocol-costs"): "Simulation options",
+            ("sim", "--dialect"): "Options of several commands",
+            ("check", "--diag-names"): "Options of several commands"}
+    for (sub, name), category in want.items():
+        got = sections.get(sub, {}).get(name)
+        if got != category:
+            sys.exit(f"FAIL: tacclc {sub} --help lists {name} under {got!r}, "
+                     f"not {category!r}")
+    # Defaults are documented where they are applied.
+    for sub, phrase in (("sim", "(default 1KB:1GB"),
+                        ("baseline", "default allgather"),
+                        ("baseline", "Root of a rooted collective (default 0)"),
+                        ("baseline", "Simple (default)"),
+                        ("check", "default 1")):
+        if phrase not in run(sub, "--help", expect=0).stdout:
+            sys.exit(f"FAIL: tacclc {sub} --help does not say '{phrase}'")
+    print("help: overview once, a paragraph per subcommand, options placed")
 
 
 def lsp_stream(data):
@@ -927,7 +991,40 @@ def algo_dir(script, sketch):
                              text=True, timeout=60, env=env)
         if bad.returncode != 2:
             sys.exit("FAIL: algo-dir without an output directory")
+        algo_dir_without_tacclc(script, sketch, tmp)
     print("algo-dir: one verified file per size range")
+
+
+def algo_dir_without_tacclc(script, sketch, tmp):
+    """Without a build (a copy of the script in a tree that has none) or
+    with TACCLC naming nothing, algo-dir says once how to get a compiler and
+    exits 2; a file tacclc cannot list fails with tacclc's message."""
+    tree = os.path.join(tmp, "tree")
+    os.makedirs(os.path.join(tree, "scripts"))
+    copy = os.path.join(tree, "scripts", "algo-dir")
+    shutil.copy(script, copy)
+    env = {k: v for k, v in os.environ.items() if k != "TACCLC"}
+    out = os.path.join(tmp, "unbuilt")
+    for extra, want in (({}, "tacclc not built: run scripts/build "
+                             "(or set TACCLC=...)"),
+                        ({"TACCLC": os.path.join(tmp, "no-tacclc")},
+                         "no such executable")):
+        proc = subprocess.run(["bash", copy, sketch, out], capture_output=True,
+                              text=True, timeout=60, env=dict(env, **extra))
+        lines = proc.stderr.splitlines()
+        if (proc.returncode != 2 or len(lines) != 1 or want not in lines[0]
+                or os.path.exists(out)):
+            sys.exit(f"FAIL: algo-dir without tacclc ({extra}) exited "
+                     f"{proc.returncode}:\n{proc.stderr}")
+    broken = os.path.join(tmp, "broken.sketch")
+    with open(broken, "w") as f:
+        f.write("sketch s on {\n")
+    proc = subprocess.run(["bash", script, broken, out], capture_output=True,
+                          text=True, timeout=60, env=dict(env, TACCLC=TACCLC))
+    if (proc.returncode != 1 or "has no sketch" in proc.stderr
+            or "error" not in proc.stderr or os.path.exists(out)):
+        sys.exit(f"FAIL: algo-dir on a broken file exited {proc.returncode}:"
+                 f"\n{proc.stderr}")
 
 
 def fmt_fuzz(stdlib):
@@ -1043,6 +1140,7 @@ def main():
      "fmt-fuzz": lambda: fmt_fuzz(rest[0]),
      "profile": lambda: profile(rest[0]),
      "algo-dir": lambda: algo_dir(rest[0], rest[1]),
+     "help": help_texts,
      "slice-overlap": lambda: slice_overlap(rest[0]),
      "fifo-order": lambda: fifo_order(rest[0]),
      "spread-overlap": lambda: spread_overlap(rest[0])}[cmd]()

@@ -16,9 +16,11 @@
 #include "passes/Baselines.h"
 #include "passes/ListSchedule.h"
 #include "passes/ReduceSchedule.h"
+#include "support/Suggest.h"
 #include "tools/tacclc/Commands.h"
 #include "tools/tacclc/Output.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <fmt/format.h>
@@ -144,8 +146,14 @@ int tacclc::runBaseline(const BaselineOptions &O) {
                              "direct, tree, hierarchical)",
                              O.Algorithm));
   auto Kind = ir::parseCollectiveName(O.Collective);
-  if (!Kind)
-    return usage(fmt::format("unknown collective '{}'", O.Collective));
+  if (!Kind) {
+    std::string Close = closestName(O.Collective, ir::collectiveNames());
+    return usage(fmt::format("unknown collective '{}'; {}", O.Collective,
+                             Close.empty()
+                                 ? "expected one of " +
+                                       llvm::join(ir::collectiveNames(), ", ")
+                                 : "did you mean '" + Close + "'?"));
+  }
   if (O.Algorithm == "tree" && *Kind != ir::CollectiveKind::AllReduce)
     return usage("the tree baseline is NCCL's double binary tree allreduce: "
                  "use --collective allreduce");
@@ -195,11 +203,12 @@ int tacclc::runBaseline(const BaselineOptions &O) {
       return ExitUserError;
     }
     llvm::errs() << fmt::format(
-        "baseline    {} {} on {} ({} ranks{}, {} chunk(s) per rank), "
-        "predicted {:.3f} us at {} B\n",
+        "baseline    {} {} on {}: {} ranks{}, {}; predicted {:.3f} us at "
+        "{} B\n",
         O.Algorithm, O.Collective, O.Topology, N,
         O.Algorithm == "ring" ? fmt::format(", {} ring(s)", Rings) : "",
-        B->ChunksPerRank, B->MakespanUs, O.SizeBytes);
+        ir::describeChunks(*Kind, N, B->ChunksPerRank, unsigned(O.Root)),
+        B->MakespanUs, O.SizeBytes);
     return writeOutput(O.Output, B->Xml, Diags);
   }
 }

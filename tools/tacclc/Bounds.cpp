@@ -12,7 +12,9 @@
 
 #include "frontend/MachineRef.h"
 #include "passes/Bounds.h"
+#include "support/Suggest.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <fmt/format.h>
@@ -64,11 +66,19 @@ std::string jsonCut(const Cut &C) {
 
 int tacclc::runBounds(const BoundsOptions &Opts) {
   auto Coll = parseBoundCollective(Opts.Collective);
-  if (!Coll)
-    return usage(fmt::format("unknown --collective '{}' (allgather, "
-                             "reducescatter, allreduce, alltoall, broadcast, "
-                             "reduce)",
-                             Opts.Collective));
+  if (!Coll) {
+    std::vector<llvm::StringRef> Names;
+    for (BoundCollective C :
+         {BoundCollective::AllGather, BoundCollective::ReduceScatter,
+          BoundCollective::AllReduce, BoundCollective::AllToAll,
+          BoundCollective::Broadcast, BoundCollective::Reduce})
+      Names.push_back(boundCollectiveName(C));
+    std::string Close = closestName(Opts.Collective, Names);
+    return usage(fmt::format("unknown --collective '{}'; {}", Opts.Collective,
+                             Close.empty()
+                                 ? "expected one of " + llvm::join(Names, ", ")
+                                 : "did you mean '" + Close + "'?"));
+  }
   if (Opts.Root < 0)
     return usage("--root must be a rank");
   auto Topo = instantiateMachine(Opts.Topology, Opts.IncludeDirs);

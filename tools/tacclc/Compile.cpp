@@ -49,14 +49,44 @@ int emitText(const CompileOptions &Opts, DiagnosticEngine &Diags,
   return writeOutput(Opts.Output, Text, Diags);
 }
 
-/// `--list`: the machines and sketches of the modules.
+/// The `--list` lines of module \p Module, each indented by \p Indent, an
+/// imported module's sketches by the qualified names --sketch takes; false
+/// when it declares nothing.
+bool listModule(const ModuleSet &Mods, unsigned Module, llvm::StringRef Indent,
+                DiagnosticEngine &Diags, llvm::raw_ostream &OS) {
+  std::vector<std::string> Machines = describeMachines(Mods, Diags, Module);
+  std::vector<SketchSummary> Sketches = listSketches(Mods, Module);
+  const std::string Qualifier =
+      Module == 0 ? "" : Mods.Modules[Module].Name + ".";
+  for (const std::string &Line : Machines)
+    OS << Indent << Line << "\n";
+  for (const SketchSummary &S : Sketches)
+    OS << Indent << "sketch " << Qualifier << S.Name << " " << S.On << "\n";
+  return !Machines.empty() || !Sketches.empty();
+}
+
+/// `--list`: the machines and sketches of the main file; for a file that
+/// declares none, what each of its imports declares, indented under it (so
+/// that no imported sketch reads as one of the file's own).
 int listModules(const CompileOptions &Opts, const ModuleSet &Mods,
                 DiagnosticEngine &Diags) {
   std::string Text = toText([&](llvm::raw_ostream &OS) {
-    for (const std::string &Line : describeMachines(Mods, Diags))
-      OS << Line << "\n";
-    for (const SketchSummary &S : listSketches(Mods))
-      OS << "sketch " << S.Name << " " << S.On << "\n";
+    if (listModule(Mods, 0, "", Diags, OS))
+      return;
+    const SourceModule &Main = Mods.Modules[0];
+    OS << Opts.Input << " declares no machines or sketches";
+    if (Main.Imports.empty()) {
+      OS << " and imports nothing\n";
+      return;
+    }
+    OS << "; it imports:\n";
+    for (size_t I = 0; I < Main.Imports.size(); ++I) {
+      OS << "  \"" << Main.Ast->Imports[I]->Path << "\"\n";
+      std::string Body = toText([&](llvm::raw_ostream &Lines) {
+        listModule(Mods, Main.Imports[I], "    ", Diags, Lines);
+      });
+      OS << (Body.empty() ? "    (no machines or sketches)\n" : Body);
+    }
   });
   if (Diags.hasErrors()) {
     Diags.flush(llvm::errs());

@@ -160,10 +160,11 @@ void tacclc::printSummary(const CompileFacts &F) {
   auto &OS = llvm::errs();
   OS << fmt::format("sketch      {} (topology {})\n", S.Name,
                     S.Topo.getName().str());
-  OS << fmt::format("collective  {} on {} ranks, {} chunks ({} per rank), "
-                    "size {}\n",
+  OS << fmt::format("collective  {} on {} ranks, {}, size {}\n",
                     ir::collectiveName(S.Coll.getKind()).str(), N,
-                    S.Coll.getNumChunks(), S.Coll.getChunksPerRank(),
+                    ir::describeChunks(S.Coll.getKind(), N,
+                                       S.Coll.getChunksPerRank(),
+                                       S.Coll.getRoot().index()),
                     ir::formatBytes(S.SizeBytes));
   for (const StageReport &R : F.Result.Stages) {
     std::string Line = fmt::format("{:.2f} s", R.Seconds);

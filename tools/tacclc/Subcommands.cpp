@@ -19,34 +19,29 @@ using namespace llvm;
 using namespace tacclc;
 
 namespace {
+// The subcommands have no one-line description: `tacclc --help` lists them
+// in its overview, and `tacclc SUB --help` opens with SUB's paragraph
+// (Help.cpp).
+cl::OptionCategory CommonCat("Options of several commands");
 cl::OptionCategory ExecCat("Check and run options");
 
-cl::SubCommand CheckCmd("check",
-                        "Validate a TACCL-EF XML file and prove its result "
-                        "by symbolic execution");
-cl::SubCommand RunCmd("run", "Execute a TACCL-EF XML file and check every "
-                             "output element");
-cl::SubCommand SimCmd("sim", "Predict the time of a TACCL-EF XML file on a "
-                             "modelled machine over a sweep of sizes");
+cl::SubCommand CheckCmd("check");
+cl::SubCommand RunCmd("run");
+cl::SubCommand SimCmd("sim");
 cl::OptionCategory SimCat("Simulation options");
-cl::SubCommand BaselineCmd(
-    "baseline",
-    "Write NCCL's own algorithm (ring, direct, tree, hierarchical) for a "
-    "machine as TACCL-EF");
+cl::SubCommand BaselineCmd("baseline");
 cl::OptionCategory BaselineCat("Baseline options");
-cl::SubCommand BoundsCmd("bounds", "Lower bounds on the time of a collective "
-                                   "on a machine (cut, per-rank, latency)");
+cl::SubCommand BoundsCmd("bounds");
 cl::OptionCategory BoundsCat("Bounds options");
-cl::SubCommand FmtCmd("fmt", "Print sketch files in their canonical layout, "
-                             "rewrite them (-i) or check them (--check)");
+cl::SubCommand FmtCmd("fmt");
 cl::OptionCategory FmtCat("Format options");
-cl::SubCommand LspCmd("lsp", "Serve the Language Server Protocol over stdin "
-                             "and stdout (for editors)");
+cl::SubCommand LspCmd("lsp");
+cl::OptionCategory LspCat("Language server options");
 cl::list<std::string> LspIncludeDirs("I",
                                      cl::desc("Search this folder for "
                                               "imports"),
                                      cl::value_desc("dir"), cl::Prefix,
-                                     cl::sub(LspCmd), cl::cat(FmtCat));
+                                     cl::sub(LspCmd), cl::cat(LspCat));
 cl::list<std::string> FmtInputs(cl::Positional, cl::OneOrMore,
                                 cl::desc("<file.sketch>..."), cl::sub(FmtCmd),
                                 cl::cat(FmtCat));
@@ -69,12 +64,12 @@ cl::opt<Dialect> TargetDialect(
                           "the original microsoft/msccl runtime")),
     cl::init(Dialect::Executor), cl::sub(*cl::TopLevelSubCommand),
     cl::sub(CheckCmd), cl::sub(RunCmd), cl::sub(SimCmd), cl::sub(BaselineCmd),
-    cl::cat(ExecCat));
+    cl::cat(CommonCat));
 // The runtime's messages have names too.
 cl::opt<bool> DiagNames("diag-names",
                         cl::desc("Append [DiagnosticName] to each message"),
                         cl::sub(*cl::TopLevelSubCommand), cl::sub(CheckCmd),
-                        cl::sub(RunCmd), cl::sub(SimCmd), cl::cat(ExecCat));
+                        cl::sub(RunCmd), cl::sub(SimCmd), cl::cat(CommonCat));
 
 // check / run.
 cl::opt<std::string> CheckInput(cl::Positional, cl::Required,
@@ -143,9 +138,8 @@ cl::opt<std::string> SimEngine(
 cl::opt<bool> SimNoProtocolCosts(
     "no-protocol-costs",
     cl::desc("Charge only the links' alpha and beta: no protocol wire "
-             "overhead, per-hop or launch latency (bounds: the latency bound "
-             "is alpha only)"),
-    cl::sub(SimCmd), cl::sub(BoundsCmd), cl::cat(SimCat));
+             "overhead, per-hop or launch latency"),
+    cl::sub(SimCmd), cl::cat(SimCat));
 cl::list<std::string> SimIncludeDirs("I",
                                      cl::desc("Search this folder for "
                                               "imports"),
@@ -172,14 +166,16 @@ cl::opt<unsigned> BaseRings("rings",
                                      "node)"),
                             cl::init(0), cl::sub(BaselineCmd),
                             cl::cat(BaselineCat));
-cl::opt<int> BaseRoot("root", cl::desc("Root of a rooted collective"),
+cl::opt<int> BaseRoot("root",
+                      cl::desc("Root of a rooted collective (default 0)"),
                       cl::init(0), cl::sub(BaselineCmd), cl::cat(BaselineCat));
 cl::opt<ByteSize> BaseSize("size",
                            cl::desc("Size the schedule is timed for, e.g. "
                                     "1MiB or 1MB (default 1 MiB)"),
                            cl::init(ByteSize{1 << 20}), cl::sub(BaselineCmd),
                            cl::cat(BaselineCat));
-cl::opt<std::string> BaseProtocol("protocol", cl::desc("Simple, LL or LL128"),
+cl::opt<std::string> BaseProtocol("protocol",
+                                  cl::desc("Simple (default), LL or LL128"),
                                   cl::init("Simple"), cl::sub(BaselineCmd),
                                   cl::cat(BaselineCat));
 cl::opt<std::string> BaseOutput("o", cl::desc("Output file (default stdout)"),
@@ -202,6 +198,11 @@ cl::opt<ByteSizeList> BoundsSize("size", cl::Required,
 cl::opt<int> BoundsRoot("root",
                         cl::desc("Root of broadcast and reduce (default 0)"),
                         cl::init(0), cl::sub(BoundsCmd), cl::cat(BoundsCat));
+cl::opt<bool> BoundsNoProtocolCosts(
+    "no-protocol-costs",
+    cl::desc("Latency bound from the links' alpha alone, without the "
+             "protocols' launch and per-hop latencies"),
+    cl::sub(BoundsCmd), cl::cat(BoundsCat));
 cl::opt<bool> BoundsJson("json", cl::desc("Print JSON instead of a table"),
                          cl::sub(BoundsCmd), cl::cat(BoundsCat));
 cl::list<std::string> BoundsIncludeDirs("I",
@@ -247,7 +248,8 @@ cl::opt<double> Watchdog("watchdog",
 } // namespace
 
 std::vector<const cl::OptionCategory *> tacclc::subcommandCategories() {
-  return {&ExecCat, &SimCat, &BaselineCat, &BoundsCat, &FmtCat};
+  return {&CommonCat, &ExecCat, &SimCat, &BaselineCat,
+          &BoundsCat, &FmtCat,  &LspCat};
 }
 
 bool tacclc::legacyDialect() { return TargetDialect == Dialect::Legacy; }
@@ -300,7 +302,7 @@ std::optional<int> tacclc::runSubcommand() {
     O.Sizes = BoundsSize.Bytes;
     O.Root = BoundsRoot;
     O.Json = BoundsJson;
-    O.ProtocolCosts = !SimNoProtocolCosts;
+    O.ProtocolCosts = !BoundsNoProtocolCosts;
     O.IncludeDirs.assign(BoundsIncludeDirs.begin(), BoundsIncludeDirs.end());
     return runBounds(O);
   }

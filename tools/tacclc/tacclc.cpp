@@ -297,29 +297,10 @@ int main(int argc, char **argv) {
   std::vector<const cl::OptionCategory *> Shown = subcommandCategories();
   Shown.push_back(&CompileCat);
   cl::HideUnrelatedOptions(Shown);
-  if (!cl::ParseCommandLineOptions(
-          argc, argv,
-          "tacclc: compile communication sketches to TACCL-EF (MSCCL XML)\n\n"
-          "  tacclc FILE.sketch -o OUT.xml   compile, verify, write\n"
-          "  tacclc check FILE.xml           validate and prove correct\n"
-          "  tacclc run FILE.xml --backend cpu [--bytes N]   execute\n"
-          "  tacclc sim FILE.xml --topology T [--sizes 1KiB:1GiB]   predict\n"
-          "  tacclc baseline ring|tree|direct|hierarchical --topology T "
-          "--collective C -o F\n"
-          "  tacclc bounds --topology T --collective C --size S   bounds\n"
-          "  tacclc fmt [-i | --check] FILE.sketch...   canonical layout\n"
-          "  tacclc lsp                      language server (stdio)\n\n"
-          "Sizes (sim --sizes, bounds --size, baseline --size, run --bytes, "
-          "--max-memory) are whole numbers of bytes with an optional unit, "
-          "as in sketches: KB, MB, GB, TB are powers of 10 and KiB, MiB, "
-          "GiB, TiB powers of 2; a lone K, M, G or T is binary, as in "
-          "nccl-tests. Case does not matter on the command line: 64MB is "
-          "64,000,000 B, 64MiB and 64M are 67,108,864 B. A list is LO:HI "
-          "(LO doubling up to HI) or sizes separated by commas.\n\n"
-          "Exit status: 0 success, 1 error in the input (a compile past its "
-          "time limit or memory budget included), 2 usage or internal error "
-          "or out of memory.\n",
-          &errs()))
+  // `tacclc --help` gives the overview of every command, `tacclc SUB
+  // --help` SUB's own paragraph.
+  if (!cl::ParseCommandLineOptions(argc, argv, helpOverview(argc, argv),
+                                   &errs()))
     return ExitInternal;
   // Runtime messages (check, run, sim, and a compile's verification) are
   // named like the compiler's.

@@ -1,7 +1,8 @@
 //===- tests/unit/frontend/UnitsTest.cpp - Unit conversion tests ----------===//
 //
-// Table-driven: every accepted unit converts exactly; MB and MiB differ;
-// sizes are the command lines' units, spelled exactly.
+// Table-driven: every accepted unit converts exactly; MB and MiB differ, and
+// so do GB (bytes) and Gb (bits); sizes are the command lines' units, spelled
+// exactly.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Units.h"
@@ -71,4 +72,37 @@ TEST_CASE("beta accepts inverse bandwidths and bandwidths") {
   CHECK(!toUsPerByte(1, "us/s"));
   CHECK(!toUsPerByte(1, "MB/MB"));
   CHECK(!toUsPerByte(0, "GB/s"));
+}
+
+TEST_CASE("beta accepts bit rates: 1 Gb/s is 1.25e8 B/s") {
+  struct Row {
+    double Value;
+    const char *Unit;
+    double BytesPerSecond;
+  } Rows[] = {
+      {1, "Gb/s", 1.25e8},   {100, "Gbit/s", 1.25e10},
+      {200, "Gb/s", 2.5e10}, {10, "Mb/s", 1.25e6},
+      {1, "Tb/s", 1.25e11},  {8, "kb/ms", 1e6},
+      {8, "Kbit/us", 1e9},   {8, "b/s", 1},
+      {8, "bit/s", 1},
+  };
+  for (const Row &R : Rows) {
+    CAPTURE(R.Unit);
+    auto V = toUsPerByte(R.Value, R.Unit);
+    REQUIRE(V);
+    CHECK(*V == doctest::Approx(1e6 / R.BytesPerSecond));
+  }
+  // Bits and bytes differ by case: Gb/s is an eighth of GB/s.
+  CHECK(*toUsPerByte(1, "Gb/s") ==
+        doctest::Approx(8 * *toUsPerByte(1, "GB/s")));
+  // Bits are bandwidths only, never sizes or inverse bandwidths.
+  CHECK(!sizeUnitInBytes("Gb"));
+  CHECK(!toUsPerByte(1, "us/Mb"));
+  for (const char *Bad : {"Gbits/s", "gb/s", "Pb/s", "Gib/s", "GBit/s"}) {
+    CAPTURE(Bad);
+    CHECK(!toUsPerByte(1, Bad));
+  }
+  CHECK(byteUnitFor("Gb") == "GB");
+  CHECK(byteUnitFor("kbit") == "KB");
+  CHECK(byteUnitFor("b") == "B");
 }

@@ -1,6 +1,7 @@
 //===- tests/unit/ir/IrTest.cpp - Topology and collective tests -----------===//
 //
-// Shortest paths, link lookup and the chunk definition of ALLGATHER.
+// Shortest paths, link lookup, the chunk definition of each collective and
+// how its chunk count is worded.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Collective.h"
@@ -144,4 +145,31 @@ TEST_CASE("switch ports and shared NICs are resources") {
   CHECK(Rs[6].Name == "nic of 0:0,1 (send)");
   CHECK(Rs[6].Links.size() == 2);
   CHECK(Rs[7].Name == "nic of 1:0,1 (receive)");
+}
+
+TEST_CASE("the chunk count is worded for each collective's layout") {
+  // Each count is the collective's own number of chunks.
+  for (const char *Name : {"allgather", "alltoall", "broadcast", "scatter",
+                           "gather", "reducescatter", "reduce", "allreduce"}) {
+    CAPTURE(Name);
+    CollectiveKind K = *parseCollectiveName(Name);
+    Collective C = Collective::make(K, 4, 2, RankId(1));
+    std::string Text = describeChunks(K, 4, 2, 1);
+    CHECK(Text.rfind(std::to_string(C.getNumChunks()) + " chunk", 0) == 0);
+  }
+  CHECK(describeChunks(CollectiveKind::AllToAll, 16, 1, 0) ==
+        "256 chunks (1 per ordered pair of ranks)");
+  CHECK(describeChunks(CollectiveKind::AllGather, 16, 1, 0) ==
+        "16 chunks (1 per rank)");
+  CHECK(describeChunks(CollectiveKind::Broadcast, 8, 1, 3) ==
+        "1 chunk from root rank 3");
+  CHECK(describeChunks(CollectiveKind::Reduce, 8, 2, 0) ==
+        "2 chunks to root rank 0");
+  CHECK(describeChunks(CollectiveKind::Gather, 4, 1, 3) ==
+        "4 chunks (1 from each rank, to root rank 3)");
+  CHECK(describeChunks(CollectiveKind::Scatter, 4, 1, 0) ==
+        "4 chunks (1 for each rank, from root rank 0)");
+  CHECK(describeChunks(CollectiveKind::ReduceScatter, 4, 3, 0) ==
+        "12 chunks (3 for each rank)");
+  CHECK(collectiveNames().size() == 8);
 }
