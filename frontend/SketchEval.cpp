@@ -88,8 +88,9 @@ bool LogicalBuilder::selectClasses(const LinksItem *Item) {
         if (Close.empty())
           Diags.report(DiagId::UnknownClass, Name.Range, M.Name, Name.Text);
         else
-          Diags.report(DiagId::UnknownClassSuggest, Name.Range, M.Name,
-                       Name.Text, Close);
+          Diags.fixIt(Diags.report(DiagId::UnknownClassSuggest, Name.Range,
+                                   M.Name, Name.Text, Close),
+                      Name.Range, Close);
         Ok = false;
         continue;
       }

@@ -240,8 +240,9 @@ bool tacclc::applyPolicies(const std::vector<const PolicyItem *> &Items,
         Diags.report(DiagId::UnknownSwitch, P->SwitchRange, MachineName.str(),
                      P->Switch);
       else
-        Diags.report(DiagId::UnknownSwitchSuggest, P->SwitchRange,
-                     MachineName.str(), P->Switch, Close);
+        Diags.fixIt(Diags.report(DiagId::UnknownSwitchSuggest, P->SwitchRange,
+                                 MachineName.str(), P->Switch, Close),
+                    P->SwitchRange, Close);
       Ok = false;
       continue;
     }

@@ -1,41 +1,65 @@
 //===- frontend/Units.cpp - Unit conversion tables ------------------------===//
 //
-// Lookup tables for time and size units; an inverse bandwidth is a time unit
-// over a size unit, a bandwidth a size unit over a time unit.
+// One table per dimension, read by the conversions and listed for editors;
+// an inverse bandwidth is a time unit over a size unit, a bandwidth a size
+// unit over a time unit.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Units.h"
 
 using namespace tacclc;
 
-std::optional<double> tacclc::timeUnitInUs(llvm::StringRef Unit) {
-  if (Unit == "ns")
-    return 1e-3;
-  if (Unit == "us")
-    return 1.0;
-  if (Unit == "ms")
-    return 1e3;
-  if (Unit == "s")
-    return 1e6;
+namespace {
+
+struct Scale {
+  const char *Name;
+  double Factor;
+};
+
+/// Microseconds per time unit.
+constexpr Scale TimeScales[] = {
+    {"ns", 1e-3}, {"us", 1.0}, {"ms", 1e3}, {"s", 1e6}};
+/// Bytes per size unit.
+constexpr Scale SizeScales[] = {{"B", 1.0},
+                                {"KB", 1e3},
+                                {"MB", 1e6},
+                                {"GB", 1e9},
+                                {"KiB", 1024.0},
+                                {"MiB", 1024.0 * 1024.0},
+                                {"GiB", 1024.0 * 1024.0 * 1024.0}};
+
+template <size_t N>
+std::optional<double> find(const Scale (&Table)[N], llvm::StringRef Unit) {
+  for (const Scale &S : Table)
+    if (Unit == S.Name)
+      return S.Factor;
   return std::nullopt;
 }
 
+template <size_t N>
+std::vector<llvm::StringRef> names(const Scale (&Table)[N]) {
+  std::vector<llvm::StringRef> Out;
+  for (const Scale &S : Table)
+    Out.push_back(S.Name);
+  return Out;
+}
+
+} // namespace
+
+std::optional<double> tacclc::timeUnitInUs(llvm::StringRef Unit) {
+  return find(TimeScales, Unit);
+}
+
 std::optional<double> tacclc::sizeUnitInBytes(llvm::StringRef Unit) {
-  if (Unit == "B")
-    return 1.0;
-  if (Unit == "KB")
-    return 1e3;
-  if (Unit == "MB")
-    return 1e6;
-  if (Unit == "GB")
-    return 1e9;
-  if (Unit == "KiB")
-    return 1024.0;
-  if (Unit == "MiB")
-    return 1024.0 * 1024.0;
-  if (Unit == "GiB")
-    return 1024.0 * 1024.0 * 1024.0;
-  return std::nullopt;
+  return find(SizeScales, Unit);
+}
+
+std::vector<llvm::StringRef> tacclc::timeUnitNames() {
+  return names(TimeScales);
+}
+
+std::vector<llvm::StringRef> tacclc::sizeUnitNames() {
+  return names(SizeScales);
 }
 
 std::optional<double> tacclc::toUsPerByte(double Value, llvm::StringRef Unit) {

@@ -11,6 +11,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
+#include <vector>
 
 namespace tacclc {
 
@@ -18,6 +19,10 @@ namespace tacclc {
 std::optional<double> timeUnitInUs(llvm::StringRef Unit);
 /// Bytes in one \p Unit of size (B, KB, MB, GB, KiB, MiB, GiB).
 std::optional<double> sizeUnitInBytes(llvm::StringRef Unit);
+/// The time units, shortest first (ns, us, ms, s).
+std::vector<llvm::StringRef> timeUnitNames();
+/// The size units, decimal then binary (B, KB, MB, GB, KiB, MiB, GiB).
+std::vector<llvm::StringRef> sizeUnitNames();
 /// Converts an inverse bandwidth (`us/MB`, `ns/KiB`, ...) or a bandwidth
 /// (`GB/s`, `MiB/ms`, ...) of value \p Value to microseconds per byte.
 /// Returns nothing when \p Unit is neither.

@@ -45,6 +45,13 @@ tacclc::ir::parseCollectiveName(llvm::StringRef Name) {
   return std::nullopt;
 }
 
+std::vector<CollectiveKind> tacclc::ir::allCollectives() {
+  std::vector<CollectiveKind> Out;
+  for (const KindName &N : KindNames)
+    Out.push_back(N.Kind);
+  return Out;
+}
+
 bool tacclc::ir::isRooted(CollectiveKind K) {
   return K == CollectiveKind::Broadcast || K == CollectiveKind::Scatter ||
          K == CollectiveKind::Gather || K == CollectiveKind::Reduce;

@@ -1,6 +1,7 @@
 //===- tests/unit/frontend/UnitsTest.cpp - Unit conversion tests ----------===//
 //
-// Table-driven: every accepted unit converts exactly; MB and MiB differ.
+// Table-driven: every accepted unit converts exactly; MB and MiB differ; the
+// lists of units (for editors) hold exactly the units that convert.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Units.h"
@@ -53,4 +54,18 @@ TEST_CASE("beta accepts inverse bandwidths and bandwidths") {
   CHECK(!toUsPerByte(1, "us/s"));
   CHECK(!toUsPerByte(1, "MB/MB"));
   CHECK(!toUsPerByte(0, "GB/s"));
+}
+
+TEST_CASE("the unit lists are the units the conversions accept") {
+  std::vector<llvm::StringRef> Times = timeUnitNames(), Sizes = sizeUnitNames();
+  CHECK(Times == std::vector<llvm::StringRef>{"ns", "us", "ms", "s"});
+  CHECK(Sizes == std::vector<llvm::StringRef>{"B", "KB", "MB", "GB", "KiB",
+                                              "MiB", "GiB"});
+  for (llvm::StringRef T : Times)
+    CHECK(timeUnitInUs(T));
+  for (llvm::StringRef S : Sizes) {
+    CHECK(sizeUnitInBytes(S));
+    for (llvm::StringRef T : Times)
+      CHECK(toUsPerByte(1, T.str() + "/" + S.str()));
+  }
 }
