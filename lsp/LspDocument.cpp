@@ -427,8 +427,11 @@ void LspDocument::completion(int64_t Line, int64_t Char,
 
 void LspDocument::codeActions(int64_t Line, int64_t Char, int64_t EndLine,
                               int64_t EndChar, llvm::json::OStream &J) const {
+  // A range that runs past the last line ends at the end of the document.
   const char *From = locAt(Line, Char).getPointer();
   const char *To = locAt(EndLine, EndChar).getPointer();
+  if (!To && EndLine >= 0)
+    To = SM->getMemoryBuffer(Main)->getBufferEnd();
   auto InMain = [&](llvm::SMRange R) {
     return R.isValid() && SM->FindBufferContainingLoc(R.Start) == Main;
   };
