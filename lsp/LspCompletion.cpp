@@ -1,28 +1,23 @@
 //===- lsp/LspCompletion.cpp - What may be written at a position ----------===//
 //
 // completeAt() (LspCompletion.h) reads the context of the position
-// (CompletionContext.h) and offers, in this order of precedence:
-//   - nothing in a comment, in a string other than an import's, in a
-//     number, or where a new name is being declared (`machine NAME`);
-//   - the files an import may name, in an import's string or after
-//     `import`;
-//   - units after a number, by what the number measures (`alpha 2` a time,
-//     `size 1` a size, `beta 46` a time or a size, then the other one after
-//     the '/');
+// (CompletionContext.h) and offers, the first that applies:
+//   - nothing in a comment, a number, a string other than an import's, or
+//     where a new name is declared (`machine NAME`);
+//   - the files an import may name, in its string or after `import`;
+//   - units after a number, by what it measures (`alpha 2` a time, `size 1`
+//     a size, `beta 46` either, then the other one after the '/');
 //   - after `module.`: that module's machines, sketches or declarations;
 //   - the names a keyword refers to: machines after `on`, sketches after
-//     `from`, collectives after `collective`, protocols after `protocol`,
-//     link classes after `link`, `nic`, `switch NAME`, `links` and
-//     `contiguous` (of the machine the block is about), switches after
-//     `policy`, then the switch policies; a machine's parameters in its
-//     arguments;
-//   - at the start of a statement: the keywords that start an item of the
-//     block;
-//   - after another keyword: the keywords the grammar allows after it, and
-//     the names in scope where a name may follow;
-//   - in an expression of a machine or a loop: the names in scope (the
-//     machine's parameters and definitions, the loop variables);
-//   - anywhere else, every keyword and every declaration in view.
+//     `from`, collectives, protocols, link classes after `link`, `nic`,
+//     `switch NAME`, `links` and `contiguous` (of the block's machine),
+//     switches after `policy`, then the policies; a machine's parameters in
+//     its arguments;
+//   - the keywords that start an item of the block (at a statement's
+//     start), or that the grammar allows after the keyword (and a name)
+//     before the position, with the names in scope where a name may follow;
+//   - in an expression: the names in scope; elsewhere at the top level,
+//     every keyword and declaration in view.
 //
 //===----------------------------------------------------------------------===//
 #include "lsp/LspCompletion.h"
@@ -56,7 +51,7 @@ enum ItemKind {
   KeywordItem = 14,
   FileItem = 17,
   EnumMemberItem = 20,
-  ConstantItem = 21,
+  ConstantItem = 21
 };
 
 int itemKind(SymbolDecl::KindT K) {
@@ -132,6 +127,8 @@ private:
       for (const std::string &M : S.Names.Imported->Imports)
         add(M, ModuleItem, "module (write " + M + ".NAME)");
   }
+  // Each adds the items of one kind of place; those returning bool do
+  // nothing and return false when the position is not such a place.
   void everything();
   bool units();
   bool named(llvm::StringRef Keyword);
@@ -139,9 +136,11 @@ private:
   bool statementStart() const;
   void qualified(llvm::StringRef Module);
   void scope();
+  /// The members of kind \p Kind of the declaration \p Of.
   void members(Found Of, SymbolDecl::KindT Kind);
-  Found find(llvm::StringRef Qualified, SymbolDecl::KindT A,
-             SymbolDecl::KindT B) const;
+  /// The declaration of kind \p Kind that \p Qualified (`name` or
+  /// `module.name`) names, as Sema would find it.
+  Found find(llvm::StringRef Qualified, SymbolDecl::KindT Kind) const;
   /// The machine the current block is about: the machine itself, or the
   /// sketch's machine (following `from`).
   Found blockMachine() const;
@@ -151,8 +150,7 @@ bool isMachine(SymbolDecl::KindT K) {
   return K == SymbolDecl::Machine || K == SymbolDecl::Topology;
 }
 
-Found Completer::find(llvm::StringRef Qualified, SymbolDecl::KindT A,
-                      SymbolDecl::KindT B) const {
+Found Completer::find(llvm::StringRef Qualified, SymbolDecl::KindT Kind) const {
   auto [Module, Name] = Qualified.rsplit('.');
   if (Name.empty())
     std::swap(Module, Name);
@@ -160,7 +158,7 @@ Found Completer::find(llvm::StringRef Qualified, SymbolDecl::KindT A,
     if (T)
       for (size_t I = 0; I < T->Names.size(); ++I) {
         const CompletionName &N = T->Names[I];
-        if (N.Parent < 0 && N.Name == Name && (N.Kind == A || N.Kind == B) &&
+        if (N.Parent < 0 && N.Name == Name && N.Kind == Kind &&
             (Qualify ? N.Module == Module : N.Visible))
           return {T, int(I)};
       }
@@ -175,22 +173,22 @@ Found Completer::find(llvm::StringRef Qualified, SymbolDecl::KindT A,
 
 Found Completer::blockMachine() const {
   if (C.Block == SketchBlock::Machine || C.Block == SketchBlock::Class)
-    return find(C.Header, SymbolDecl::Machine, SymbolDecl::Machine);
+    return find(C.Header, SymbolDecl::Machine);
   if (C.Block != SketchBlock::Sketch)
     return {};
   if (!C.On.empty())
-    return find(C.On, SymbolDecl::Machine, SymbolDecl::Machine);
+    return find(C.On, SymbolDecl::Machine);
   // The sketch as analysed last, else its base.
-  Found Sk = find(C.Header, SymbolDecl::Sketch, SymbolDecl::Sketch);
+  Found Sk = find(C.Header, SymbolDecl::Sketch);
   if (!Sk || Sk.Table->Names[size_t(Sk.Index)].OnName.empty())
-    Sk = find(C.From, SymbolDecl::Sketch, SymbolDecl::Sketch);
+    Sk = find(C.From, SymbolDecl::Sketch);
   if (!Sk)
     return {};
   const CompletionName &N = Sk.Table->Names[size_t(Sk.Index)];
   if (N.OnName.empty())
     return {};
   return find(N.OnModule.empty() ? N.OnName : N.OnModule + "." + N.OnName,
-              SymbolDecl::Machine, SymbolDecl::Machine);
+              SymbolDecl::Machine);
 }
 
 void Completer::members(Found Of, SymbolDecl::KindT Kind) {
@@ -228,10 +226,12 @@ bool Completer::units() {
           fmt::format("time: 1 {} = {:g} us", U.str(), *timeUnitInUs(U)));
   };
   auto Sizes = [&] {
-    for (llvm::StringRef U : sizeUnitNames())
+    for (llvm::StringRef U : sizeUnitNames()) {
+      uint64_t Bytes = uint64_t(*sizeUnitInBytes(U));
       add(U.str(), UnitItem,
-          fmt::format("size: 1 {} = {} bytes", U.str(),
-                      uint64_t(*sizeUnitInBytes(U))));
+          fmt::format("size: 1 {} = {} byte{}", U.str(), Bytes,
+                      Bytes == 1 ? "" : "s"));
+    }
   };
   if (P1->Text == "/" && P2 && P2->Kind == ContextToken::Word && P3 &&
       P3->Kind == ContextToken::Number) {
@@ -332,7 +332,7 @@ bool Completer::arguments() {
       return false;
     if (!C.backIs(0, "(") && !C.backIs(0, ","))
       return true; // a value: nothing to offer
-    Found M = find(Q, SymbolDecl::Machine, SymbolDecl::Machine);
+    Found M = find(Q, SymbolDecl::Machine);
     if (M)
       for (const CompletionName &P : M.Table->Names)
         if (P.Parent == M.Index && P.Kind == SymbolDecl::Param)

@@ -5,7 +5,9 @@
 // the file that needs no arguments), analyzeSketch for every sketch; the
 // diagnostics are collected instead of printed, duplicates (one machine
 // checked for several sketches) dropped. When loading fails, the file alone
-// is indexed so that its symbols still show.
+// is indexed so that its symbols still show. The names completion offers
+// are copied out of the index (lsp/LspCompletion.h), so that a version that
+// does not parse can keep those of the last version that did.
 //
 //===----------------------------------------------------------------------===//
 #include "lsp/LspDocument.h"
