@@ -223,6 +223,7 @@ void LspServer::open(const std::string &Uri, std::string Text,
     Docs.erase(It);
   }
   auto Doc = std::make_unique<LspDocument>(Uri, std::move(Text), FO, Previous);
+  Previous = DocumentNames(); // the names Doc did not keep go now, too
   notify("textDocument/publishDiagnostics", [&](llvm::json::OStream &J) {
     J.object([&] {
       J.attribute("uri", Uri);
