@@ -40,7 +40,7 @@ Object capabilities() {
               {"definitionProvider", true},
               {"documentSymbolProvider", true},
               {"documentFormattingProvider", true},
-              // `module.`, an import's path.
+              // After `module.`, and in an import's path.
               {"completionProvider",
                Object{{"triggerCharacters", Array{".", "\"", "/"}}}},
               {"codeActionProvider",

@@ -137,8 +137,8 @@ TEST_CASE("no kind is printed more than MaxPerKind times; the rest counted") {
   CHECK(F.Diags.pending().size() == DiagnosticEngine::MaxPerKind + 1);
   std::string Out = F.flush();
   size_t Shown = 0;
-  for (size_t At = 0; (At = Out.find("unknown name 'x'", At)) != std::string::npos;
-       ++At)
+  for (size_t At = 0;
+       (At = Out.find("unknown name 'x'", At)) != std::string::npos; ++At)
     ++Shown;
   CHECK(Shown == DiagnosticEngine::MaxPerKind);
   CHECK(Out.find("division by zero") != std::string::npos);
