@@ -1,7 +1,8 @@
 //===- frontend/AstBuilder.h - Parse tree to AST ----------------*- C++ -*-===//
 //
 // Internal to frontend/: turns the ANTLR parse tree of a syntactically valid
-// file into tacclc's AST. One of only two files that see generated headers.
+// file into tacclc's AST. One of the few files that see generated headers
+// (grammar/README.md).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_FRONTEND_ASTBUILDER_H

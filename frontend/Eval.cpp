@@ -68,7 +68,7 @@ std::optional<int64_t> tacclc::evalExpr(const Expr &E, const Scope &S,
     Diagnostic &D = Diags.report(DiagId::UnknownName, N->getRange(), N->Name);
     std::string Close = S.closest(N->Name);
     if (!Close.empty())
-      Diags.note(D, DiagId::DidYouMean, S.definition(Close), Close);
+      Diags.suggest(D, N->getRange(), Close, S.definition(Close));
     return std::nullopt;
   }
   if (const auto *Ng = llvm::dyn_cast<NegExpr>(&E)) {

@@ -28,6 +28,12 @@ struct FrontendOptions {
   std::string StdlibDir;                ///< Searched last (after $TACCLC_PATH).
 };
 
+/// The folders an `import` in the file \p Importer is searched in, in
+/// order: the file's own folder ("." when it has none), each -I folder,
+/// each folder of $TACCLC_PATH, the standard library.
+std::vector<std::string> importSearchDirs(llvm::StringRef Importer,
+                                          const FrontendOptions &Opts);
+
 /// One loaded file.
 struct SourceModule {
   std::unique_ptr<ast::Module> Ast;

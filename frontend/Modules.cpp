@@ -57,7 +57,6 @@ public:
 private:
   /// Loads the module in \p BufferId; returns its index or nothing.
   std::optional<unsigned> load(unsigned BufferId, const std::string &Key);
-  std::vector<std::string> searchDirs(llvm::StringRef Importer) const;
 
   llvm::SourceMgr &SM;
   const FrontendOptions &Opts;
@@ -70,7 +69,8 @@ private:
 };
 } // namespace
 
-std::vector<std::string> Loader::searchDirs(llvm::StringRef Importer) const {
+std::vector<std::string> tacclc::importSearchDirs(llvm::StringRef Importer,
+                                                  const FrontendOptions &Opts) {
   std::vector<std::string> Dirs;
   llvm::StringRef Parent = llvm::sys::path::parent_path(Importer);
   Dirs.push_back(Parent.empty() ? "." : Parent.str());
@@ -102,7 +102,7 @@ std::optional<unsigned> Loader::load(unsigned BufferId,
     if (llvm::sys::path::extension(Rel).empty())
       Rel += ".sketch";
     std::string Found, Searched;
-    std::vector<std::string> Dirs = searchDirs(Path);
+    std::vector<std::string> Dirs = importSearchDirs(Path, Opts);
     for (size_t D = 0; D < Dirs.size(); ++D) {
       const std::string &Dir = Dirs[D];
       llvm::SmallString<256> Candidate(Dir == "." ? "" : Dir);

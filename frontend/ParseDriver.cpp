@@ -4,9 +4,9 @@
 // SourceMgr buffer, replaces ANTLR's console listeners with one that reports
 // through the DiagnosticEngine (lexer errors included, columns fixed to our
 // byte locations), caps the number of reported syntax errors, and catches
-// every ANTLR exception. This file, the AST builder (AstBuilder.h) and the
-// formatter (Format.cpp) are the only files that include generated headers;
-// nothing throws past this file.
+// every ANTLR exception. This file, the AST builder (AstBuilder.h), the
+// formatter (Format.cpp) and the keyword tables (Keywords.cpp) are the only
+// files that include generated headers; nothing throws past this file.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/AstBuilder.h"

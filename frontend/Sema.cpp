@@ -160,7 +160,7 @@ Found Sema::lookup(unsigned From, const QualifiedName &Name) {
   auto [Known, New] = Suggestions.try_emplace({From, Name.Name}, nullptr);
   if (!New) {
     if (const Decl *Best = Known->second)
-      Diags->note(Err, DiagId::DidYouMean, Best->NameRange, Best->Name);
+      Diags->suggest(Err, Name.Range, Best->Name, Best->NameRange);
     return {};
   }
   const Decl *Best = nullptr;
@@ -181,7 +181,7 @@ Found Sema::lookup(unsigned From, const QualifiedName &Name) {
     Consider(Imp);
   if (Best && BestDist < 3) {
     Known->second = Best;
-    Diags->note(Err, DiagId::DidYouMean, Best->NameRange, Best->Name);
+    Diags->suggest(Err, Name.Range, Best->Name, Best->NameRange);
   }
   return {};
 }

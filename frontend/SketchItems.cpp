@@ -135,8 +135,9 @@ bool checkCollective(const CollectiveItem &Coll, unsigned PerRank,
       Diags.report(DiagId::UnknownCollective, Coll.NameRange, Coll.Name,
                    llvm::join(Names, ", "));
     else
-      Diags.report(DiagId::UnknownCollectiveSuggest, Coll.NameRange, Coll.Name,
-                   Close);
+      Diags.fixIt(Diags.report(DiagId::UnknownCollectiveSuggest,
+                               Coll.NameRange, Coll.Name, Close),
+                  Coll.NameRange, Close);
     return false;
   }
   ir::RankId Root(0);
@@ -286,8 +287,9 @@ bool tacclc::applyPolicies(const std::vector<const PolicyItem *> &Items,
         Diags.report(DiagId::UnknownSwitch, P->SwitchRange, MachineName.str(),
                      P->Switch);
       else
-        Diags.report(DiagId::UnknownSwitchSuggest, P->SwitchRange,
-                     MachineName.str(), P->Switch, Close);
+        Diags.fixIt(Diags.report(DiagId::UnknownSwitchSuggest, P->SwitchRange,
+                                 MachineName.str(), P->Switch, Close),
+                    P->SwitchRange, Close);
       Ok = false;
       continue;
     }

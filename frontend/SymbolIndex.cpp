@@ -1,10 +1,10 @@
 //===- frontend/SymbolIndex.cpp - Names and what they refer to ------------===//
 //
 // buildSymbolIndex() (SymbolIndex.h) in two walks over every module's AST:
-// first the declarations (with the classes and switches inside machines,
-// loops included), then the references, resolved with the same rules as
-// Sema::lookup. A hover's detail is the comment lines right above a
-// declaration, then what it is and its numbers as written.
+// first the declarations (with the parameters, definitions, classes and
+// switches of machines, loops included), then the references, resolved with
+// the same rules as Sema::lookup. A hover's detail is the comment lines right
+// above a declaration, then what it is and its numbers as written.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/SymbolIndex.h"
@@ -173,9 +173,25 @@ private:
     NodeOf.resize(Ix.Decls.size(), nullptr);
     NodeOf[Index] = &D;
     TopLevel[M].try_emplace(D.Name, Index);
-    if (llvm::isa<MachineDecl>(&D))
+    if (const auto *Mc = llvm::dyn_cast<MachineDecl>(&D)) {
+      for (const Param &P : Mc->Params)
+        declareParam(M, Index, P);
       for (const auto &St : D.Items)
         declareMember(M, Index, *St);
+    }
+  }
+
+  void declareParam(unsigned M, unsigned Machine, const Param &P) {
+    SymbolDecl S;
+    S.Kind = SymbolDecl::Param;
+    S.Name = P.Name;
+    S.Module = M;
+    S.Parent = int(Machine);
+    S.NameRange = S.Range = P.NameRange;
+    S.Detail = "parameter " + P.Name + (P.Type.empty() ? "" : ": " + P.Type) +
+               (P.Default ? " = " + printExpr(*P.Default) : "") + " (machine " +
+               Ix.Decls[Machine].Name + ")";
+    add(std::move(S));
   }
 
   void declareMember(unsigned M, unsigned Machine, const Node &N) {
@@ -198,6 +214,12 @@ private:
       S.NameRange = Sw->NameRange;
       S.Detail = "switch " + Sw->Name + " of class " + Sw->Class +
                  " (machine " + Of + ")";
+    } else if (const auto *L = llvm::dyn_cast<LetStmt>(&N)) {
+      S.Kind = SymbolDecl::Let;
+      S.Name = L->Name;
+      S.NameRange = L->NameRange;
+      S.Detail =
+          L->Name + " = " + printExpr(*L->Value) + " (machine " + Of + ")";
     } else if (const auto *F = llvm::dyn_cast<ForStmt>(&N)) {
       for (const auto &B : F->Body)
         declareMember(M, Machine, *B);
@@ -209,9 +231,11 @@ private:
     if (!Doc.empty())
       S.Detail += "\n\n" + Doc;
     std::string Name = S.Name;
-    const bool IsClass = S.Kind == SymbolDecl::Class;
+    const SymbolDecl::KindT Kind = S.Kind;
     unsigned Index = add(std::move(S));
-    (IsClass ? Classes : Switches)[Machine].try_emplace(Name, Index);
+    if (Kind != SymbolDecl::Let)
+      (Kind == SymbolDecl::Class ? Classes : Switches)[Machine].try_emplace(
+          Name, Index);
   }
 
   /// Sema's lookup: `module.name`, else the module, else one import.
@@ -305,6 +329,7 @@ private:
         if (int T = lookup(M, **Q); T >= 0)
           Ix.Refs.push_back({(*Q)->Range, unsigned(T)});
     int Machine = machineOf(M, *Sk);
+    Ix.Decls[IndexOf[&D]].On = Machine;
     for (const auto &Item : D.Items)
       referInSketch(Machine, *Item);
   }

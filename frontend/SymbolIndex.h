@@ -1,13 +1,13 @@
 //===- frontend/SymbolIndex.h - Names and what they refer to ----*- C++ -*-===//
 //
 // What an editor asks of a sketch file (`tacclc lsp`): the declarations of
-// the loaded modules (machines, topologies, sketches, and the link classes
-// and switches of machines), every name that refers to one (a sketch's
-// machine and base, a class in `link`, `nic`, `switch`, `links` and
-// `contiguous`, a switch in `policy`), every import and the file it loaded,
-// and for each declaration a short description for hovers. Names resolve as
-// Sema resolves them: `module.name`, else the module itself, else its
-// imports; classes and switches inside the machine a statement or sketch
+// the loaded modules (machines, topologies, sketches, and the parameters,
+// definitions, link classes and switches of machines), every name that refers
+// to one (a sketch's machine and base, a class in `link`, `nic`, `switch`,
+// `links` and `contiguous`, a switch in `policy`), every import and the file it
+// loaded, and for each declaration a short description for hovers. Names
+// resolve as Sema resolves them: `module.name`, else the module itself, else
+// its imports; classes and switches inside the machine a statement or sketch
 // refers to (following `from` to the sketch that names a machine).
 //
 //===----------------------------------------------------------------------===//
@@ -27,12 +27,16 @@ namespace tacclc {
 
 /// One declared name.
 struct SymbolDecl {
-  enum KindT { Machine, Topology, Sketch, Class, Switch } Kind = Machine;
+  /// Param and Let: a machine's parameter and its `name = expr`.
+  enum KindT { Machine, Topology, Sketch, Class, Switch, Param, Let };
+  KindT Kind = Machine;
   std::string Name;
   /// The module (index into ModuleSet::Modules) it is declared in.
   unsigned Module = 0;
   /// The declaration it is part of (a class's machine), or -1.
   int Parent = -1;
+  /// For a sketch: the machine it runs on (following `from`), or -1.
+  int On = -1;
   /// The name, and the whole declaration.
   llvm::SMRange NameRange, Range;
   /// A few lines for a hover: what it is and its numbers.
@@ -79,7 +83,8 @@ struct SymbolIndex {
   std::vector<SymbolDecl> Decls;
   std::vector<SymbolRef> Refs;
   std::vector<ImportRef> Imports;
-  /// The members (classes, switches) of each declaration, in order.
+  /// The members (parameters, definitions, classes, switches) of each
+  /// declaration, in order.
   std::vector<std::vector<unsigned>> Children;
 
   /// The declaration whose name or a reference to which covers \p Loc, or

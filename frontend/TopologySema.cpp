@@ -126,8 +126,9 @@ void tacclc::reportUnknownClass(llvm::StringRef MachineName,
   if (Close.empty())
     Diags.report(DiagId::UnknownClass, Range, MachineName.str(), Name.str());
   else
-    Diags.report(DiagId::UnknownClassSuggest, Range, MachineName.str(),
-                 Name.str(), Close);
+    Diags.fixIt(Diags.report(DiagId::UnknownClassSuggest, Range,
+                             MachineName.str(), Name.str(), Close),
+                Range, Close);
 }
 
 const ForStmt *tacclc::loopNotUsedBy(llvm::ArrayRef<const ForStmt *> Loops,
@@ -321,7 +322,7 @@ std::optional<uint64_t> tacclc::checkSizeBytes(const Quantity &Q,
                    byteUnitFor(Q.Unit));
     else
       Diags.report(DiagId::WrongUnit, Q.UnitRange, Q.Unit, What.str(),
-                   sizeUnitNames());
+                   llvm::join(sizeUnitNames(), ", "));
     return std::nullopt;
   }
   double B = Q.Value * *Scale;

@@ -1,10 +1,10 @@
 //===- frontend/Units.cpp - Unit conversion tables ------------------------===//
 //
-// Lookup tables for time, size and bit units; an inverse bandwidth is a time
-// unit over a size unit, a bandwidth a size or bit unit over a time unit.
-// Size units come from the command lines' table (support/Sizes.h), spelled
-// out and case-sensitive: the sketch language does not take nccl-tests' lone
-// K, M, G.
+// Lookup tables for time, size and bit units, read by the conversions and
+// listed for messages and editors; an inverse bandwidth is a time unit over a
+// size unit, a bandwidth a size or bit unit over a time unit. Size units come
+// from the command lines' table (support/Sizes.h), spelled out and
+// case-sensitive: the sketch language does not take nccl-tests' lone K, M, G.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Units.h"
@@ -13,16 +13,29 @@
 
 using namespace tacclc;
 
-std::optional<double> tacclc::timeUnitInUs(llvm::StringRef Unit) {
-  if (Unit == "ns")
-    return 1e-3;
-  if (Unit == "us")
-    return 1.0;
-  if (Unit == "ms")
-    return 1e3;
-  if (Unit == "s")
-    return 1e6;
+namespace {
+
+struct Scale {
+  const char *Name;
+  double Factor;
+};
+
+/// Microseconds per time unit.
+constexpr Scale TimeScales[] = {
+    {"ns", 1e-3}, {"us", 1.0}, {"ms", 1e3}, {"s", 1e6}};
+
+template <size_t N>
+std::optional<double> find(const Scale (&Table)[N], llvm::StringRef Unit) {
+  for (const Scale &S : Table)
+    if (Unit == S.Name)
+      return S.Factor;
   return std::nullopt;
+}
+
+} // namespace
+
+std::optional<double> tacclc::timeUnitInUs(llvm::StringRef Unit) {
+  return find(TimeScales, Unit);
 }
 
 std::optional<double> tacclc::sizeUnitInBytes(llvm::StringRef Unit) {
@@ -33,12 +46,19 @@ std::optional<double> tacclc::sizeUnitInBytes(llvm::StringRef Unit) {
   return std::nullopt;
 }
 
-std::string tacclc::sizeUnitNames() {
-  std::string Names;
+std::vector<llvm::StringRef> tacclc::timeUnitNames() {
+  std::vector<llvm::StringRef> Out;
+  for (const Scale &S : TimeScales)
+    Out.push_back(S.Name);
+  return Out;
+}
+
+std::vector<llvm::StringRef> tacclc::sizeUnitNames() {
+  std::vector<llvm::StringRef> Out;
   for (const ByteUnit &U : byteUnits())
     if (!U.Letter)
-      Names += (Names.empty() ? "" : ", ") + std::string(U.Name);
-  return Names;
+      Out.push_back(U.Name);
+  return Out;
 }
 
 std::optional<double> tacclc::bitUnitInBytes(llvm::StringRef Unit) {

@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tacclc {
 
@@ -22,8 +23,6 @@ std::optional<double> timeUnitInUs(llvm::StringRef Unit);
 /// Bytes in one \p Unit of size (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB;
 /// case-sensitive).
 std::optional<double> sizeUnitInBytes(llvm::StringRef Unit);
-/// The size units, for "expected one of" messages: "B, KB, ..., TiB".
-std::string sizeUnitNames();
 /// Bytes in one \p Unit of bits: `b` or `bit` with a decimal prefix (Kb,
 /// kb, Mb, Gb, Tb, Kbit, ..., Tbit; 1 Gb = 10^9 bits = 1.25 * 10^8 B). The
 /// case of `b` matters: `Gb` is gigabits, `GB` gigabytes.
@@ -31,6 +30,10 @@ std::optional<double> bitUnitInBytes(llvm::StringRef Unit);
 /// The size unit that \p BitUnit (a unit bitUnitInBytes accepts) was
 /// probably meant to be: `Gb` -> `GB`, `kbit` -> `KB`.
 std::string byteUnitFor(llvm::StringRef BitUnit);
+/// The time units, shortest first (ns, us, ms, s).
+std::vector<llvm::StringRef> timeUnitNames();
+/// The size units, decimal then binary (B, KB, ..., TB, KiB, ..., TiB).
+std::vector<llvm::StringRef> sizeUnitNames();
 /// Converts an inverse bandwidth (`us/MB`, `ns/KiB`, ...) or a bandwidth in
 /// bytes (`GB/s`, `MiB/ms`, ...) or bits (`Gb/s`, `Gbit/s`, `Mb/ms`, ...)
 /// of value \p Value to microseconds per byte. Returns nothing when \p Unit

@@ -83,6 +83,13 @@ std::string tacclc::ir::describeChunks(CollectiveKind K, unsigned NumRanks,
   return Count(R * PerRank);
 }
 
+std::vector<CollectiveKind> tacclc::ir::allCollectives() {
+  std::vector<CollectiveKind> Out;
+  for (const KindName &N : KindNames)
+    Out.push_back(N.Kind);
+  return Out;
+}
+
 bool tacclc::ir::isRooted(CollectiveKind K) {
   return K == CollectiveKind::Broadcast || K == CollectiveKind::Scatter ||
          K == CollectiveKind::Gather || K == CollectiveKind::Reduce;

@@ -51,6 +51,9 @@ bool isRooted(CollectiveKind K);
 /// True for the reducing collectives (reducescatter, reduce, allreduce).
 bool isCombining(CollectiveKind K);
 
+/// Every collective tacclc knows by name, in the order of its name table.
+std::vector<CollectiveKind> allCollectives();
+
 /// nccl-tests' bus bandwidth factor (busbw = algbw x factor) on \p N ranks:
 /// 2(N-1)/N for ALLREDUCE, 1 for BROADCAST and REDUCE, (N-1)/N otherwise.
 double busBandwidthFactor(CollectiveKind K, unsigned N);

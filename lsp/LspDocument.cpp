@@ -5,16 +5,19 @@
 // the file that needs no arguments), analyzeSketch for every sketch; the
 // diagnostics are collected instead of printed, duplicates (one machine
 // checked for several sketches) dropped. When loading fails, the file alone
-// is indexed so that its symbols still show.
+// is indexed so that its symbols still show. The names completion offers
+// are copied out of the index (lsp/LspCompletion.h), so that a version that
+// does not parse can keep those of the last version that did.
 //
 //===----------------------------------------------------------------------===//
 #include "lsp/LspDocument.h"
 
 #include "frontend/FormatChecked.h"
+#include "lsp/CompletionContext.h"
 
 #include "llvm/Support/FileSystem.h"
-
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include <fmt/format.h>
 
@@ -68,10 +71,11 @@ std::string tacclc::uriToPath(llvm::StringRef Uri) {
 }
 
 LspDocument::LspDocument(std::string TheUri, std::string TheText,
-                         const FrontendOptions &FO)
-    : Uri(std::move(TheUri)), Text(std::move(TheText)),
-      SM(std::make_unique<llvm::SourceMgr>()) {
-  std::string Path = uriToPath(Uri);
+                         const FrontendOptions &TheFO,
+                         const DocumentNames &Previous)
+    : Uri(std::move(TheUri)), Text(std::move(TheText)), Path(uriToPath(Uri)),
+      FO(TheFO), SM(std::make_unique<llvm::SourceMgr>()) {
+  auto Shown = [this](llvm::StringRef P) { return shown(P); };
   Main = SM->AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(Text, Path.empty() ? Uri : Path),
       llvm::SMLoc());
@@ -103,14 +107,27 @@ LspDocument::LspDocument(std::string TheUri, std::string TheText,
                         T.links().size());
       }
     Index = buildSymbolIndex(*Modules, *SM);
+    Names.Own = std::make_shared<const CompletionNames>(
+        collectNames(*Modules, Index, false, Shown));
+    Names.Imported = std::make_shared<const CompletionNames>(
+        collectNames(*Modules, Index, true, Shown));
   } else {
-    // The file alone, for its symbols.
+    // The file alone, for its symbols; completion keeps the names of the
+    // imports (and of the file, when it does not parse) of the last version
+    // that had them.
     DiagnosticEngine Quiet(*SM);
     if (std::unique_ptr<ast::Module> Ast = parseSketch(*SM, Main, Quiet)) {
       ModuleSet Alone;
       Alone.Modules.push_back({std::move(Ast), "main", Path, {}});
       Index = buildSymbolIndex(Alone, *SM);
+      Names.Own = std::make_shared<const CompletionNames>(
+          collectNames(Alone, Index, false, Shown));
+    } else {
+      Names.Own = Previous.Own;
+      Names.Imported = namesOfImports();
     }
+    if (!Names.Imported)
+      Names.Imported = Previous.Imported;
   }
   for (unsigned Buf = 1; Buf <= SM->getNumBuffers(); ++Buf)
     Lines.emplace_back(SM->getMemoryBuffer(Buf)->getBuffer());
@@ -283,6 +300,9 @@ void LspDocument::symbols(llvm::json::OStream &J) const {
       return 8;
     case SymbolDecl::Switch:
       return 11;
+    case SymbolDecl::Param:
+    case SymbolDecl::Let:
+      return 0; // not in the outline
     }
     return 5;
   };
@@ -300,10 +320,12 @@ void LspDocument::symbols(llvm::json::OStream &J) const {
       J.attributeBegin("selectionRange");
       range(J, S.NameRange);
       J.attributeEnd();
-      if (!Index.Children[I].empty())
+      auto Shown = [&](unsigned C) { return Kind(Index.Decls[C].Kind) != 0; };
+      if (llvm::any_of(Index.Children[I], Shown))
         J.attributeArray("children", [&] {
           for (unsigned C : Index.Children[I])
-            Self(C, Self);
+            if (Shown(C))
+              Self(C, Self);
         });
     });
   };
@@ -334,5 +356,122 @@ void LspDocument::formatting(const std::string &Formatted,
       J.attributeEnd();
       J.attribute("newText", text(Formatted));
     });
+  });
+}
+
+std::shared_ptr<const CompletionNames> LspDocument::namesOfImports() const {
+  std::string Imports;
+  for (const std::string &I : scannedImports(Text))
+    Imports += "import " + I + "\n";
+  if (Imports.empty())
+    return nullptr;
+  llvm::SourceMgr Alone;
+  unsigned Buf = Alone.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(Imports, Path.empty() ? Uri : Path),
+      llvm::SMLoc());
+  DiagnosticEngine Quiet(Alone);
+  std::optional<ModuleSet> Set = loadModules(Alone, Buf, FO, Quiet);
+  if (!Set)
+    return nullptr;
+  return std::make_shared<const CompletionNames>(
+      collectNames(*Set, buildSymbolIndex(*Set, Alone), true,
+                   [this](llvm::StringRef P) { return shown(P); }));
+}
+
+std::string LspDocument::shown(llvm::StringRef File) const {
+  auto Under = [&](llvm::StringRef Dir, llvm::StringRef &Rest) {
+    Rest = File;
+    return !Dir.empty() && Rest.consume_front(Dir) && Rest.consume_front("/");
+  };
+  llvm::StringRef Rest;
+  if (Under(FO.StdlibDir, Rest))
+    return "stdlib/" + Rest.str();
+  if (Under(llvm::sys::path::parent_path(Path), Rest))
+    return Rest.str();
+  return File.str();
+}
+
+void LspDocument::completion(int64_t Line, int64_t Char,
+                             llvm::json::OStream &J) const {
+  llvm::SMLoc L = locAt(Line, Char);
+  llvm::StringRef Buf = SM->getMemoryBuffer(Main)->getBuffer();
+  auto Shown = [this](llvm::StringRef P) { return shown(P); };
+  CompletionSources Sources{
+      Names, importSearchDirs(Path.empty() ? Uri : Path, FO), Path, Shown};
+  Completions C;
+  if (L.isValid())
+    C = completeAt(Buf, size_t(L.getPointer() - Buf.begin()), Sources);
+  llvm::SMRange Replaced(llvm::SMLoc::getFromPointer(Buf.begin() + C.From),
+                         llvm::SMLoc::getFromPointer(Buf.begin() + C.To));
+  J.object([&] {
+    J.attribute("isIncomplete", false);
+    J.attributeArray("items", [&] {
+      for (const CompletionItem &I : C.Items)
+        J.object([&] {
+          J.attribute("label", text(I.Label));
+          J.attribute("kind", I.Kind);
+          J.attribute("detail", text(I.Detail));
+          if (!I.Doc.empty())
+            J.attributeObject("documentation", [&] {
+              J.attribute("kind", "plaintext");
+              J.attribute("value", text(I.Doc));
+            });
+          J.attributeObject("textEdit", [&] {
+            J.attributeBegin("range");
+            range(J, Replaced);
+            J.attributeEnd();
+            J.attribute("newText", text(I.NewText));
+          });
+        });
+    });
+  });
+}
+
+void LspDocument::codeActions(int64_t Line, int64_t Char, int64_t EndLine,
+                              int64_t EndChar, llvm::json::OStream &J) const {
+  // A range that runs past the last line ends at the end of the document.
+  const char *From = locAt(Line, Char).getPointer();
+  const char *To = locAt(EndLine, EndChar).getPointer();
+  if (!To && EndLine >= 0)
+    To = SM->getMemoryBuffer(Main)->getBufferEnd();
+  auto InMain = [&](llvm::SMRange R) {
+    return R.isValid() && SM->FindBufferContainingLoc(R.Start) == Main;
+  };
+  J.array([&] {
+    if (!From || !To)
+      return;
+    for (const Diagnostic &D : Diags) {
+      if (D.FixIts.empty() || !InMain(D.Range) ||
+          D.Range.End.getPointer() < From || D.Range.Start.getPointer() > To)
+        continue;
+      for (const FixIt &F : D.FixIts) {
+        if (!InMain(F.Range))
+          continue;
+        llvm::StringRef Old(
+            F.Range.Start.getPointer(),
+            size_t(F.Range.End.getPointer() - F.Range.Start.getPointer()));
+        J.object([&] {
+          J.attribute("title",
+                      text(Old.empty() ? "Insert '" + F.Replacement + "'"
+                                       : "Change '" + Old.str() + "' to '" +
+                                             F.Replacement + "'"));
+          J.attribute("kind", "quickfix");
+          J.attribute("isPreferred", D.FixIts.size() == 1);
+          J.attributeArray("diagnostics", [&] { diagnostic(J, D); });
+          J.attributeObject("edit", [&] {
+            J.attributeObject("changes", [&] {
+              J.attributeArray(Uri, [&] {
+                J.object([&] {
+                  J.attributeBegin("range");
+                  range(J, F.Range);
+                  J.attributeEnd();
+                  J.attribute("newText", text(F.Replacement));
+                });
+              });
+            });
+          });
+        });
+      }
+    }
   });
 }

@@ -4,10 +4,11 @@
 // editor's, saved or not) loaded with everything it imports from disk, the
 // diagnostics of loading it, of every machine it declares and of every
 // sketch, its names (frontend/SymbolIndex.h), and the LSP answers built from
-// them: diagnostics, hover text, definitions, document symbols and
-// formatting edits. Positions are converted between LSP's (line, UTF-16
-// code unit) and the SourceMgr's byte locations through a LineTable per
-// buffer, in logarithmic time.
+// them: diagnostics, hover text, definitions, document symbols, formatting
+// edits, completions (lsp/LspCompletion.h) and the quick fixes of the
+// diagnostics that suggest a replacement. Positions are converted between LSP's
+// (line, UTF-16 code unit) and the SourceMgr's byte locations through a
+// LineTable per buffer, in logarithmic time.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_LSP_LSPDOCUMENT_H
@@ -16,6 +17,7 @@
 #include "frontend/Frontend.h"
 #include "frontend/LineTable.h"
 #include "frontend/SymbolIndex.h"
+#include "lsp/LspCompletion.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/SourceMgr.h"
@@ -36,7 +38,10 @@ std::string uriToPath(llvm::StringRef Uri);
 /// One version of an open document, analysed.
 class LspDocument {
 public:
-  LspDocument(std::string Uri, std::string Text, const FrontendOptions &FO);
+  /// Analyses \p Text; the names of \p Previous (an earlier version) stand
+  /// in for completion where this one does not parse or load its imports.
+  LspDocument(std::string Uri, std::string Text, const FrontendOptions &FO,
+              const DocumentNames &Previous = {});
 
   // The answers are written straight to a JSON stream: a document with
   // thousands of sketches has thousands of symbols (and maybe diagnostics),
@@ -58,9 +63,22 @@ public:
   std::optional<std::string> formatted() const;
   /// Writes the array of TextEdits that turn the document into \p Formatted.
   void formatting(const std::string &Formatted, llvm::json::OStream &J) const;
+  /// Writes the CompletionList at (Line, Char).
+  void completion(int64_t Line, int64_t Char, llvm::json::OStream &J) const;
+  /// Writes the array of quick fixes (CodeActions) of the diagnostics that
+  /// touch the range from (Line, Char) to (EndLine, EndChar): one per
+  /// fix-it in this document.
+  void codeActions(int64_t Line, int64_t Char, int64_t EndLine, int64_t EndChar,
+                   llvm::json::OStream &J) const;
+  /// The names completion offers (for the next version).
+  const DocumentNames &names() const { return Names; }
 
 private:
   std::string Uri, Text;
+  /// The document's file (empty for other URIs) and the options its
+  /// imports were resolved with.
+  std::string Path;
+  FrontendOptions FO;
   std::unique_ptr<llvm::SourceMgr> SM;
   unsigned Main = 0;
   std::optional<ModuleSet> Modules;
@@ -71,6 +89,7 @@ private:
   /// describeMachines' line per machine or topology of the file, by name;
   /// the size of each sketch's machine, by sketch.
   std::map<std::string, std::string> MachineLine, SketchMachine;
+  DocumentNames Names;
 
   llvm::SMLoc locAt(int64_t Line, int64_t Char) const;
   std::string uriOf(llvm::SMLoc L) const;
@@ -79,6 +98,12 @@ private:
   void range(llvm::json::OStream &J, llvm::SMRange R) const;
   void location(llvm::json::OStream &J, llvm::SMRange R) const;
   void diagnostic(llvm::json::OStream &J, const Diagnostic &D) const;
+  /// The names of the files the document imports, loaded alone, for a
+  /// document that does not parse; null when none loads.
+  std::shared_ptr<const CompletionNames> namesOfImports() const;
+  /// \p Path as a completion's detail shows it: under `stdlib/`, relative
+  /// to the document's folder, or whole.
+  std::string shown(llvm::StringRef Path) const;
 };
 
 } // namespace tacclc

@@ -4,12 +4,13 @@
 // for any LSP client (the VS Code extension in editors/vscode/ starts it).
 // It syncs whole documents; after each open or change it analyses the
 // document (LspDocument) and publishes its diagnostics; it answers hover,
-// definition, documentSymbol and formatting requests from that analysis,
-// which is kept until the next change. Messages that are not JSON-RPC get a
-// protocol error and the server goes on; unknown requests get
-// MethodNotFound; unknown notifications are ignored. It ends on `exit`
-// (status 0 after a `shutdown` request, else 1) or at the end of its input
-// (1).
+// definition, documentSymbol, formatting, completion and codeAction
+// requests from that analysis, which is kept until the next change (the
+// names that completion offers outlive a change that does not parse). Messages
+// that are not JSON-RPC get a protocol error and the server goes on; unknown
+// requests get MethodNotFound; unknown notifications are ignored. It ends on
+// `exit` (status 0 after a `shutdown` request, else 1) or at the end of its
+// input (1).
 //
 //===----------------------------------------------------------------------===//
 #include "lsp/LspServer.h"
@@ -31,17 +32,33 @@ constexpr int ParseError = -32700, InvalidRequest = -32600,
               ServerNotInitialized = -32002, RequestFailed = -32803;
 
 Object capabilities() {
-  return Object{{"capabilities", Object{{"textDocumentSync",
-                                         Object{{"openClose", true},
-                                                {"change", 1}}}, // full text
-                                        {"hoverProvider", true},
-                                        {"definitionProvider", true},
-                                        {"documentSymbolProvider", true},
-                                        {"documentFormattingProvider", true}}},
-                {"serverInfo", Object{{"name", "tacclc"}}}};
+  return Object{
+      {"capabilities",
+       Object{{"textDocumentSync",
+               Object{{"openClose", true}, {"change", 1}}}, // full text
+              {"hoverProvider", true},
+              {"definitionProvider", true},
+              {"documentSymbolProvider", true},
+              {"documentFormattingProvider", true},
+              // After `module.`, and in an import's path.
+              {"completionProvider",
+               Object{{"triggerCharacters", Array{".", "\"", "/"}}}},
+              {"codeActionProvider",
+               Object{{"codeActionKinds", Array{"quickfix"}}}}}},
+      {"serverInfo", Object{{"name", "tacclc"}}}};
 }
 
 } // namespace
+
+std::optional<std::pair<int64_t, int64_t>>
+tacclc::position(const llvm::json::Value *Pos) {
+  const Object *O = Pos ? Pos->getAsObject() : nullptr;
+  llvm::Optional<int64_t> Line = O ? O->getInteger("line") : llvm::None;
+  llvm::Optional<int64_t> Char = O ? O->getInteger("character") : llvm::None;
+  if (!Line || !Char)
+    return std::nullopt;
+  return std::make_pair(*Line, *Char);
+}
 
 bool tacclc::isRequestId(const Value &Id) {
   llvm::Optional<int64_t> N = Id.getAsInteger();
@@ -170,7 +187,8 @@ void LspServer::request(llvm::StringRef Method, const Value *IdP,
       "textDocument/didOpen",    "textDocument/didChange",
       "textDocument/didClose",   "textDocument/hover",
       "textDocument/definition", "textDocument/documentSymbol",
-      "textDocument/formatting"};
+      "textDocument/formatting", "textDocument/completion",
+      "textDocument/codeAction"};
   if (!llvm::is_contained(DocumentMethods, Method)) {
     if (IdP)
       error(Id, MethodNotFound,
@@ -197,9 +215,15 @@ void LspServer::request(llvm::StringRef Method, const Value *IdP,
 void LspServer::open(const std::string &Uri, std::string Text,
                      llvm::Optional<int64_t> Version) {
   // The previous version goes first: freeing a big analysis takes a while,
-  // better before the diagnostics than before the next request.
-  Docs.erase(Uri);
-  auto Doc = std::make_unique<LspDocument>(Uri, std::move(Text), FO);
+  // better before the diagnostics than before the next request. Its names
+  // stay for completion, for when this version does not parse.
+  DocumentNames Previous;
+  if (auto It = Docs.find(Uri); It != Docs.end()) {
+    Previous = It->second->names();
+    Docs.erase(It);
+  }
+  auto Doc = std::make_unique<LspDocument>(Uri, std::move(Text), FO, Previous);
+  Previous = DocumentNames(); // the names Doc did not keep go now, too
   notify("textDocument/publishDiagnostics", [&](llvm::json::OStream &J) {
     J.object([&] {
       J.attribute("uri", Uri);
@@ -261,17 +285,39 @@ void LspServer::query(llvm::StringRef Method, const Value &Id,
     return error(Id, RequestFailed,
                  "the document has syntax errors; it was not formatted");
   }
-  const Object *Pos = P.getObject("position");
-  llvm::Optional<int64_t> Line = Pos ? Pos->getInteger("line") : llvm::None;
-  llvm::Optional<int64_t> Char =
-      Pos ? Pos->getInteger("character") : llvm::None;
-  if (!Line || !Char)
+  if (Method == "textDocument/codeAction")
+    return codeActions(Id, Doc, P);
+  std::optional<std::pair<int64_t, int64_t>> At = position(P.get("position"));
+  if (!At)
     return error(Id, InvalidParams, "a position is needed");
+  auto [Line, Char] = *At;
   reply(Id, [&](llvm::json::OStream &J) {
     if (Method == "textDocument/hover")
-      Doc.hover(*Line, *Char, J);
+      Doc.hover(Line, Char, J);
+    else if (Method == "textDocument/completion")
+      Doc.completion(Line, Char, J);
     else
-      Doc.definition(*Line, *Char, J);
+      Doc.definition(Line, Char, J);
+  });
+}
+
+void LspServer::codeActions(const Value &Id, const LspDocument &Doc,
+                            const Object &P) {
+  const Object *R = P.getObject("range");
+  auto From = position(R ? R->get("start") : nullptr);
+  auto To = position(R ? R->get("end") : nullptr);
+  if (!From || !To)
+    return error(Id, InvalidParams, "a range is needed");
+  // Only quick fixes are offered: none when the client asks for other
+  // kinds only.
+  const Object *Context = P.getObject("context");
+  const Array *Only = Context ? Context->getArray("only") : nullptr;
+  bool Wanted = !Only || llvm::is_contained(*Only, Value("quickfix"));
+  reply(Id, [&](llvm::json::OStream &J) {
+    if (Wanted)
+      Doc.codeActions(From->first, From->second, To->first, To->second, J);
+    else
+      J.array([] {});
   });
 }
 

@@ -34,6 +34,11 @@ namespace tacclc {
 /// numbers may have been clamped by the JSON parser) or a string.
 bool isRequestId(const llvm::json::Value &Id);
 
+/// The (line, character) of an LSP Position, or nothing when \p Pos is
+/// not one.
+std::optional<std::pair<int64_t, int64_t>>
+position(const llvm::json::Value *Pos);
+
 /// The language server's state and message handling.
 class LspServer {
 public:
@@ -79,9 +84,13 @@ private:
   /// didOpen, didChange and didClose of \p Uri; false for other methods.
   bool synchronize(llvm::StringRef Method, const std::string &Uri,
                    const llvm::json::Object &Params);
-  /// hover, definition, documentSymbol and formatting of \p Uri.
+  /// hover, definition, documentSymbol, formatting, completion and
+  /// codeAction of \p Uri.
   void query(llvm::StringRef Method, const llvm::json::Value &Id,
              const std::string &Uri, const llvm::json::Object &Params);
+  /// The quick fixes of the range \p Params names in \p Doc.
+  void codeActions(const llvm::json::Value &Id, const LspDocument &Doc,
+                   const llvm::json::Object &Params);
 };
 
 /// Options of `tacclc lsp`.

@@ -55,7 +55,7 @@ Diagnostic *DiagnosticEngine::countIfFull(DiagId Id, llvm::SMRange Range) {
   if (Sev == Severity::Error)
     ++NumErrors;
   ++Dropped[Kind];
-  Discarded = {Id, Sev, Range, std::string(), {}};
+  Discarded = {Id, Sev, Range, std::string(), {}, {}};
   return &Discarded;
 }
 
@@ -65,8 +65,21 @@ Diagnostic &DiagnosticEngine::add(DiagId Id, llvm::SMRange Range,
   if (Sev == Severity::Error)
     ++NumErrors;
   ++Kept[static_cast<unsigned>(Id)];
-  Pending.push_back({Id, Sev, Range, std::move(Message), {}});
+  Pending.push_back({Id, Sev, Range, std::move(Message), {}, {}});
   return Pending.back();
+}
+
+void DiagnosticEngine::fixIt(Diagnostic &Parent, llvm::SMRange Range,
+                             std::string Replacement) {
+  if (&Parent != &Discarded && Range.isValid())
+    Parent.FixIts.push_back({Range, std::move(Replacement)});
+}
+
+void DiagnosticEngine::suggest(Diagnostic &Parent, llvm::SMRange Wrong,
+                               llvm::StringRef Name, llvm::SMRange DefinedAt) {
+  note(Parent, DiagId::DidYouMean, DefinedAt.isValid() ? DefinedAt : Wrong,
+       Name.str());
+  fixIt(Parent, Wrong, Name.str());
 }
 
 void DiagnosticEngine::print(llvm::raw_ostream &OS, const Diagnostic &D,
@@ -181,6 +194,7 @@ void DiagnosticEngine::flush(llvm::raw_ostream &OS) {
                llvm::SMRange(),
                fmt::format(fmt::runtime(formatOf(DiagId::MoreLikeThis)),
                            Dropped[Kind], What, nameOf(Id).str()),
+               {},
                {}});
   }
   Pending.clear();

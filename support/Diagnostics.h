@@ -49,6 +49,15 @@ llvm::StringRef nameOf(DiagId Id);
 /// Returns the registered fmt format string of \p Id.
 const char *formatOf(DiagId Id);
 
+/// A suggested edit that fixes a diagnostic: the text of Range replaced by
+/// Replacement (an insertion when the range is empty). Editors offer it as
+/// a quick fix (the language server's code actions); the text output does
+/// not show it.
+struct FixIt {
+  llvm::SMRange Range;
+  std::string Replacement;
+};
+
 /// One rendered-but-not-yet-printed diagnostic.
 struct Diagnostic {
   DiagId Id;
@@ -57,6 +66,8 @@ struct Diagnostic {
   std::string Message;
   /// Notes attached to this diagnostic; printed right after it.
   std::vector<Diagnostic> Notes;
+  /// The edits that fix it, each one on its own (alternatives).
+  std::vector<FixIt> FixIts;
 };
 
 /// Collects diagnostics against the buffers of one SourceMgr and prints them.
@@ -86,8 +97,20 @@ public:
                             severityOf(Id),
                             Range,
                             fmt::format(fmt::runtime(formatOf(Id)), As...),
+                            {},
                             {}});
   }
+
+  /// Attaches to \p Parent the fix-it that replaces the text of \p Range
+  /// by \p Replacement.
+  void fixIt(Diagnostic &Parent, llvm::SMRange Range, std::string Replacement);
+  /// Suggests \p Name for the misspelled name at \p Wrong: a DidYouMean
+  /// note at \p DefinedAt (where \p Name is declared; \p Wrong when it
+  /// has no declaration) and the fix-it that writes \p Name at \p Wrong.
+  /// Every "did you mean" goes through here or through fixIt, so that each
+  /// one can be applied by an editor.
+  void suggest(Diagnostic &Parent, llvm::SMRange Wrong, llvm::StringRef Name,
+               llvm::SMRange DefinedAt);
 
   /// Number of errors reported so far.
   unsigned errorCount() const { return NumErrors; }

@@ -2,7 +2,8 @@
 //
 // The language server gives diagnostics as you type, hovers (a link class's
 // alpha and beta, a machine's size), go to definition across imports,
-// document symbols and formatting (`tacclc fmt`). The server is the tacclc
+// document symbols, formatting (`tacclc fmt`), completion and quick fixes
+// (the "did you mean" of a diagnostic, applied). The server is the tacclc
 // binary: set `tacclc.path` when it is not on PATH, and `tacclc.includeDirs`
 // for folders to search for imports (as `-I`). Without a tacclc binary the
 // extension still highlights; it says once that the server could not start.

@@ -6,8 +6,12 @@ the server's answers: capabilities; diagnostics on open and after a change
 (also for a problem inside an imported file, shown at the import); hover on
 a machine (its size for the sketch's arguments) and on a link class (its
 alpha and beta); go to definition across imports (machine, class, import
-path); document symbols; formatting; positions counted in UTF-16 after
-non-ASCII text; protocol errors that the server survives, each answered
+path); document symbols; formatting; completion (keywords at the top
+level, a declared machine and an imported stdlib one after `on`, the
+classes of a sketch's machine, module paths after `import`); the quick fix
+of a misspelled machine and of a misspelled class, applied until no
+diagnostic is left; positions counted in UTF-16 after non-ASCII text;
+protocol errors that the server survives, each answered
 with its JSON-RPC error (a body that is not JSON, one nested 50,000 deep,
 one that is not UTF-8 or not an object, ids that cannot be answered, params
 of the wrong type, Content-Length headers that are not a length or over the
@@ -274,6 +278,109 @@ def many_sketches_answers(c):
     c.diagnostics(uri)
 
 
+def apply(text, edit):
+    """text with one LSP TextEdit applied (positions in UTF-16 units)."""
+    lines = text.split("\n")
+
+    def offset(pos):
+        before = "\n".join(lines[:pos["line"]])
+        line = lines[pos["line"]].encode("utf-16-le")
+        col = len(line[:2 * pos["character"]].decode("utf-16-le"))
+        return len(before) + (1 if pos["line"] else 0) + col
+    r = edit["range"]
+    return (text[:offset(r["start"])] + edit["newText"] +
+            text[offset(r["end"]):])
+
+
+def completion_and_fixes(c, tmp):
+    """Completion at a statement start, after `on` (a declared machine and
+    an imported stdlib one, with the file it comes from), after `import`;
+    the quick fix of a misspelled machine and of a misspelled class,
+    applied: the document then has no diagnostics."""
+    uri = "file://" + os.path.join(tmp, "complete.sketch")
+    td = {"uri": uri}
+    good = ('import "topologies/ndv2"\n'
+            "machine m(nodes: int = 1) {\n"
+            "  gpus per node = 2\n"
+            "  class c { alpha = 1 us; beta = 2 us/MB }\n"
+            "  link c 0 <-> 1\n"
+            "}\n"
+            "sketch t on ndv2(nodes: 2) {\n"
+            "  collective allgather\n"
+            "  links nvlink1, nvlink2, ib\n"
+            "}\n")
+    version = [0]
+
+    def sync(text):
+        version[0] += 1
+        if version[0] == 1:
+            c.notify("textDocument/didOpen", {"textDocument": {
+                "uri": uri, "languageId": "sketch", "version": 1,
+                "text": text}})
+        else:
+            c.notify("textDocument/didChange", {
+                "textDocument": {"uri": uri, "version": version[0]},
+                "contentChanges": [{"text": text}]})
+        return c.diagnostics(uri)
+
+    def complete(text):
+        """The items at the end of text."""
+        sync(text)
+        lines = text.split("\n")
+        r = c.request("textDocument/completion", {
+            "textDocument": td, "position": {
+                "line": len(lines) - 1,
+                "character": len(lines[-1].encode("utf-16-le")) // 2}})
+        # Keyed by label; a module of the same name as a machine
+        # (`ndv2.`) comes after it and does not hide it.
+        items = {}
+        for i in r["result"]["items"]:
+            items.setdefault(i["label"], i)
+        return items
+
+    if sync(good):
+        fail("diagnostics for the completion document")
+    items = complete(good)
+    if sorted(items) != ["import", "machine", "sketch", "topology"] or \
+            items["sketch"]["kind"] != 14:
+        fail(f"keywords at the top level: {sorted(items)}")
+    items = complete(good + "sketch s on ")
+    if items.get("m", {}).get("detail") != "machine m(nodes: int = 1)":
+        fail(f"a declared machine after `on`: {items.get('m')}")
+    ndv2 = items.get("ndv2", {})
+    if ndv2.get("kind") != 7 or ndv2.get("detail") != \
+            "machine ndv2(nodes: int = 1) from stdlib/topologies/ndv2.sketch":
+        fail(f"an imported stdlib machine after `on`: {ndv2}")
+    items = complete(good + "sketch s on ndv2(nodes: 2) {\n  links ")
+    if sorted(items) != ["ib", "nvlink1", "nvlink2"]:
+        fail(f"the classes of the sketch's machine: {sorted(items)}")
+    items = complete('import "')
+    if "topologies/ndv2" not in items or \
+            items["topologies/ndv2"]["textEdit"]["newText"] != \
+            "topologies/ndv2":
+        fail(f"module paths after `import`: {sorted(items)[:5]}")
+
+    for wrong, right in (("ndv2(nodes: 2)", "nvd2(nodes: 2)"),
+                         ("nvlink2, ib", "nvlink2, ibb")):
+        bad = good.replace(wrong, right)
+        diags = sync(bad)
+        if len(diags) != 1:
+            fail(f"diagnostics for {right!r}: {diags}")
+        actions = c.request("textDocument/codeAction", {
+            "textDocument": td, "range": diags[0]["range"],
+            "context": {"diagnostics": diags}})["result"]
+        if len(actions) != 1 or actions[0]["kind"] != "quickfix":
+            fail(f"the quick fix for {right!r}: {actions}")
+        edits = actions[0]["edit"]["changes"][uri]
+        fixed = bad
+        for e in edits:
+            fixed = apply(fixed, e)
+        if fixed != good or sync(fixed):
+            fail(f"the quick fix for {right!r} does not fix it: {edits}")
+    c.notify("textDocument/didClose", {"textDocument": td})
+    c.diagnostics(uri)
+
+
 def main():
     tacclc, stdlib = sys.argv[1], sys.argv[2]
     ndv2 = os.path.join(stdlib, "topologies", "ndv2.sketch")
@@ -282,9 +389,13 @@ def main():
     caps = c.request("initialize", {"processId": None, "rootUri": None,
                                     "capabilities": {}})["result"]
     for k in ("hoverProvider", "definitionProvider",
-              "documentSymbolProvider", "documentFormattingProvider"):
+              "documentSymbolProvider", "documentFormattingProvider",
+              "completionProvider", "codeActionProvider"):
         if not caps["capabilities"].get(k):
             fail(f"capability {k} missing: {caps}")
+    if '.' not in caps["capabilities"]["completionProvider"].get(
+            "triggerCharacters", []):
+        fail(f"completion is not triggered by '.': {caps}")
     c.notify("initialized", {})
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -405,6 +516,8 @@ def main():
         if lines != [1, 2]:
             fail(f"errors of two sketches: lines {lines}")
 
+        completion_and_fixes(c, tmp)
+
     # Missing parameters are refused, not fatal.
     e = c.request("textDocument/hover", {})
     if e.get("error", {}).get("code") != -32602:
@@ -434,7 +547,8 @@ def main():
     if d.proc.wait(timeout=30) != 1:
         fail("exit without shutdown must end with status 1")
     print("lsp: diagnostics, hover, definition, symbols, formatting, "
-          "UTF-16 positions, protocol errors, lifecycle, shutdown")
+          "completion, quick fixes, UTF-16 positions, protocol errors, "
+          "lifecycle, shutdown")
 
 
 if __name__ == "__main__":

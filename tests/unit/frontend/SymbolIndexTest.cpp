@@ -1,10 +1,11 @@
 //===- tests/unit/frontend/SymbolIndexTest.cpp - Names and references -----===//
 //
-// buildSymbolIndex on one module: declarations (classes and switches inside
-// machines, loops included), references from machine statements and from
-// sketches (through `from` to the machine), hover details with the comment
-// above a declaration, and what declAt finds at a location; a `from` chain of
-// 3,000 sketches and a cycle, and declarations that share one line.
+// buildSymbolIndex on one module: declarations (parameters, definitions,
+// classes and switches inside machines, loops included), references from
+// machine statements and from sketches (through `from` to the machine, which
+// each sketch records), hover details with the comment above a declaration,
+// and what declAt finds at a location; a `from` chain of 3,000 sketches and a
+// cycle, and declarations that share one line.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/SymbolIndex.h"
@@ -20,6 +21,7 @@ namespace {
 const char *Source = R"(// A small machine.
 machine m(nodes: int = 1) {
   gpus per node = 2
+  half = gpus / 2
   class c { alpha = 1 us; beta = 2 us/MB }
   for n in 0..nodes {
     switch sw c [n:0, n:1]
@@ -73,11 +75,23 @@ struct Indexed {
 
 TEST_CASE("declarations, members and their details") {
   Indexed I;
-  CHECK(I.Ix.Decls.size() == 5); // m, c, sw, base, derived
+  CHECK(I.Ix.Decls.size() == 7); // m, nodes, half, c, sw, base, derived
   const SymbolDecl &M = I.declAt("m(");
   CHECK(M.Kind == SymbolDecl::Machine);
   CHECK(M.Detail.find("machine m(nodes: int = 1)") == 0);
   CHECK(M.Detail.find("A small machine.") != std::string::npos);
+  const SymbolDecl &Nodes = I.declAt("nodes:");
+  CHECK(Nodes.Kind == SymbolDecl::Param);
+  CHECK(Nodes.Detail == "parameter nodes: int = 1 (machine m)");
+  CHECK(I.Ix.Decls[unsigned(Nodes.Parent)].Name == "m");
+  const SymbolDecl &Half = I.declAt("half");
+  CHECK(Half.Kind == SymbolDecl::Let);
+  CHECK(Half.Detail == "half = (gpus / 2) (machine m)");
+  CHECK(I.Ix.Decls[unsigned(Half.Parent)].Name == "m");
+  // Each sketch knows its machine, through `from` too.
+  CHECK(I.declAt("base on").On == I.Ix.declAt(I.at("m(")));
+  CHECK(I.declAt("derived").On == I.Ix.declAt(I.at("m(")));
+  CHECK(M.On == -1);
   const SymbolDecl &C = I.declAt("c {");
   CHECK(C.Kind == SymbolDecl::Class);
   CHECK(C.Detail.find("alpha 1 us, beta 2 us/MB") != std::string::npos);

@@ -2,10 +2,13 @@
 //
 // Table-driven: every accepted unit converts exactly; MB and MiB differ, and
 // so do GB (bytes) and Gb (bits); sizes are the command lines' units, spelled
-// exactly.
+// exactly; the lists of units (for editors) hold exactly the units that
+// convert.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Units.h"
+
+#include "llvm/ADT/StringExtras.h"
 #include "support/Sizes.h"
 
 #include <doctest/doctest.h>
@@ -37,7 +40,8 @@ TEST_CASE("decimal and binary sizes are never confused") {
   CHECK(!sizeUnitInBytes("mb"));
   CHECK(!sizeUnitInBytes("M")); // nccl-tests' letters: command lines only
   CHECK(!sizeUnitInBytes("K"));
-  CHECK(sizeUnitNames() == "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB");
+  CHECK(llvm::join(sizeUnitNames(), ", ") ==
+        "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB");
 }
 
 TEST_CASE("a sketch's size units mean what the command lines' do") {
@@ -105,4 +109,18 @@ TEST_CASE("beta accepts bit rates: 1 Gb/s is 1.25e8 B/s") {
   CHECK(byteUnitFor("Gb") == "GB");
   CHECK(byteUnitFor("kbit") == "KB");
   CHECK(byteUnitFor("b") == "B");
+}
+
+TEST_CASE("the unit lists are the units the conversions accept") {
+  std::vector<llvm::StringRef> Times = timeUnitNames(), Sizes = sizeUnitNames();
+  CHECK(Times == std::vector<llvm::StringRef>{"ns", "us", "ms", "s"});
+  CHECK(Sizes == std::vector<llvm::StringRef>{"B", "KB", "MB", "GB", "TB", "KiB",
+                                              "MiB", "GiB", "TiB"});
+  for (llvm::StringRef T : Times)
+    CHECK(timeUnitInUs(T));
+  for (llvm::StringRef S : Sizes) {
+    CHECK(sizeUnitInBytes(S));
+    for (llvm::StringRef T : Times)
+      CHECK(toUsPerByte(1, T.str() + "/" + S.str()));
+  }
 }

@@ -8,7 +8,7 @@
 // range, and a document with many sketches answered right.
 //
 //===----------------------------------------------------------------------===//
-#include "lsp/LspServer.h"
+#include "Session.h"
 #include "lsp/LspTransport.h"
 
 #include <doctest/doctest.h>
@@ -46,63 +46,6 @@ std::vector<std::string> reads(const std::string &Bytes) {
       break;
     }
   }
-}
-
-/// A server driven message by message, keeping what it sends.
-struct Session {
-  std::vector<Value> Sent;
-  std::string Logged;
-  llvm::raw_string_ostream Log{Logged};
-  LspServer Server{FrontendOptions(),
-                   [this](llvm::StringRef Json) {
-                     llvm::Expected<Value> M = llvm::json::parse(Json);
-                     REQUIRE(bool(M));
-                     Sent.push_back(std::move(*M));
-                   },
-                   Log};
-  int64_t NextId = 1;
-
-  /// Handles \p Body (JSON text); what the server sent for it.
-  std::vector<Value> send(llvm::StringRef Body) {
-    Sent.clear();
-    llvm::Expected<Value> V = llvm::json::parse(Body);
-    REQUIRE(bool(V));
-    CHECK(!Server.handle(*V));
-    return Sent;
-  }
-  /// The one answer to a request of \p Method with \p Params.
-  Object request(llvm::StringRef Method, Value Params) {
-    int64_t Id = NextId++;
-    std::vector<Value> Out =
-        send(llvm::formatv("{0}", Value(Object{{"jsonrpc", "2.0"},
-                                               {"id", Id},
-                                               {"method", Method},
-                                               {"params", std::move(Params)}}))
-                 .str());
-    REQUIRE(Out.size() == 1);
-    Object Answer = *Out[0].getAsObject();
-    CHECK(Answer.getInteger("id") == Id);
-    return Answer;
-  }
-  void notify(llvm::StringRef Method, Value Params) {
-    send(llvm::formatv("{0}", Value(Object{{"jsonrpc", "2.0"},
-                                           {"method", Method},
-                                           {"params", std::move(Params)}}))
-             .str());
-  }
-  void open(const std::string &Uri, const std::string &Text) {
-    notify("textDocument/didOpen",
-           Object{{"textDocument", Object{{"uri", Uri}, {"text", Text}}}});
-  }
-};
-
-int64_t errorCode(const Object &Answer) {
-  const Object *E = Answer.getObject("error");
-  return E && E->getInteger("code") ? *E->getInteger("code") : 0;
-}
-
-Object position(int64_t Line, int64_t Char) {
-  return Object{{"line", Line}, {"character", Char}};
 }
 
 } // namespace

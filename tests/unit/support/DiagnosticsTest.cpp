@@ -1,7 +1,7 @@
 //===- tests/unit/support/DiagnosticsTest.cpp - DiagnosticEngine tests ----===//
 //
 // Rendering (prefix, source line, caret and range underline), sorting by
-// location, notes, names and error counting, on in-memory buffers.
+// location, notes, fix-its, names and error counting, on in-memory buffers.
 //
 //===----------------------------------------------------------------------===//
 #include "support/Diagnostics.h"
@@ -63,6 +63,51 @@ TEST_CASE("diagnostics are sorted by location and notes follow their error") {
   CHECK(Out.find("t.sketch:1:1: note:") != std::string::npos);
 }
 
+TEST_CASE("a suggestion is a note and a fix-it; the text output is unchanged") {
+  Fixture F("aaa bbb\n");
+  Diagnostic &D = F.Diags.report(DiagId::UnknownTopology, F.at(4, 7), "bbb");
+  F.Diags.suggest(D, F.at(4, 7), "aaa", F.at(0, 3));
+  REQUIRE(D.Notes.size() == 1);
+  CHECK(D.Notes[0].Message == "did you mean 'aaa'?");
+  CHECK(D.Notes[0].Range.Start.getPointer() == F.Base);
+  REQUIRE(D.FixIts.size() == 1);
+  CHECK(D.FixIts[0].Range.Start.getPointer() == F.Base + 4);
+  CHECK(D.FixIts[0].Range.End.getPointer() == F.Base + 7);
+  CHECK(D.FixIts[0].Replacement == "aaa");
+  // Without a declaration to point to, the note is at the misspelling.
+  Diagnostic &E = F.Diags.report(DiagId::UnknownName, F.at(4, 7), "bbb");
+  F.Diags.suggest(E, F.at(4, 7), "aaa", llvm::SMRange());
+  CHECK(E.Notes[0].Range.Start.getPointer() == F.Base + 4);
+  // A fix-it of its own, on a message that names the suggestion.
+  Diagnostic &G = F.Diags.report(DiagId::UnknownClassSuggest, F.at(4, 7), "m",
+                                 "bbb", "aaa");
+  F.Diags.fixIt(G, F.at(4, 7), "aaa");
+  CHECK(G.FixIts.size() == 1);
+  CHECK(G.Notes.empty());
+  Fixture Plain("aaa bbb\n");
+  Plain.Diags.note(
+      Plain.Diags.report(DiagId::UnknownTopology, Plain.at(4, 7), "bbb"),
+      DiagId::DidYouMean, Plain.at(0, 3), "aaa");
+  Fixture Fixed("aaa bbb\n");
+  Fixed.Diags.suggest(
+      Fixed.Diags.report(DiagId::UnknownTopology, Fixed.at(4, 7), "bbb"),
+      Fixed.at(4, 7), "aaa", Fixed.at(0, 3));
+  CHECK(Fixed.flush() == Plain.flush());
+}
+
+TEST_CASE("diagnostics beyond the cap take no fix-its") {
+  Fixture F("aaa bbb\n");
+  for (unsigned I = 0; I < DiagnosticEngine::MaxPerKind; ++I)
+    F.Diags.report(DiagId::UnknownName, F.at(4, 7), "bbb");
+  Diagnostic &Over = F.Diags.report(DiagId::UnknownName, F.at(4, 7), "bbb");
+  F.Diags.suggest(Over, F.at(4, 7), "aaa", F.at(0, 3));
+  CHECK(Over.FixIts.empty());
+  CHECK(Over.Notes.empty());
+  CHECK(F.Diags.pending().size() == DiagnosticEngine::MaxPerKind);
+  for (const Diagnostic &D : F.Diags.pending())
+    CHECK(D.FixIts.empty());
+}
+
 TEST_CASE("location-less diagnostics print with the tool name") {
   Fixture F("");
   F.Diags.report(DiagId::CannotOpenFile, llvm::SMRange(), "x.sketch",
@@ -92,8 +137,8 @@ TEST_CASE("no kind is printed more than MaxPerKind times; the rest counted") {
   CHECK(F.Diags.pending().size() == DiagnosticEngine::MaxPerKind + 1);
   std::string Out = F.flush();
   size_t Shown = 0;
-  for (size_t At = 0; (At = Out.find("unknown name 'x'", At)) != std::string::npos;
-       ++At)
+  for (size_t At = 0;
+       (At = Out.find("unknown name 'x'", At)) != std::string::npos; ++At)
     ++Shown;
   CHECK(Shown == DiagnosticEngine::MaxPerKind);
   CHECK(Out.find("division by zero") != std::string::npos);
