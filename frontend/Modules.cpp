@@ -57,7 +57,6 @@ public:
 private:
   /// Loads the module in \p BufferId; returns its index or nothing.
   std::optional<unsigned> load(unsigned BufferId, const std::string &Key);
-  std::vector<std::string> searchDirs(llvm::StringRef Importer) const;
 
   llvm::SourceMgr &SM;
   const FrontendOptions &Opts;
@@ -70,7 +69,12 @@ private:
 };
 } // namespace
 
-std::vector<std::string> Loader::searchDirs(llvm::StringRef Importer) const {
+std::string tacclc::findImport(llvm::StringRef Path, llvm::StringRef Importer,
+                               const FrontendOptions &Opts,
+                               std::string *Searched) {
+  std::string Rel = Path.str();
+  if (llvm::sys::path::extension(Rel).empty())
+    Rel += ".sketch";
   std::vector<std::string> Dirs;
   llvm::StringRef Parent = llvm::sys::path::parent_path(Importer);
   Dirs.push_back(Parent.empty() ? "." : Parent.str());
@@ -84,7 +88,22 @@ std::vector<std::string> Loader::searchDirs(llvm::StringRef Importer) const {
   }
   if (!Opts.StdlibDir.empty())
     Dirs.push_back(Opts.StdlibDir);
-  return Dirs;
+  std::string Seen;
+  for (size_t D = 0; D < Dirs.size(); ++D) {
+    const std::string &Dir = Dirs[D];
+    llvm::SmallString<256> Candidate(Dir == "." ? "" : Dir);
+    llvm::sys::path::append(Candidate, Rel);
+    if (llvm::sys::path::is_absolute(Rel))
+      Candidate = Rel;
+    bool IsStdlib = D + 1 == Dirs.size() && !Opts.StdlibDir.empty();
+    Seen += (Seen.empty() ? "" : ", ") +
+            (IsStdlib ? std::string("the standard library") : Dir);
+    if (llvm::sys::fs::is_regular_file(Candidate))
+      return Candidate.str().str();
+  }
+  if (Searched)
+    *Searched = std::move(Seen);
+  return std::string();
 }
 
 std::optional<unsigned> Loader::load(unsigned BufferId,
@@ -98,26 +117,12 @@ std::optional<unsigned> Loader::load(unsigned BufferId,
   Set.Modules.push_back({std::move(Ast), moduleName(Path), Path.str(), {}});
   Stack.push_back(Key);
   for (const auto &Imp : Set.Modules[Index].Ast->Imports) {
-    std::string Rel = Imp->Path;
-    if (llvm::sys::path::extension(Rel).empty())
-      Rel += ".sketch";
-    std::string Found, Searched;
-    std::vector<std::string> Dirs = searchDirs(Path);
-    for (size_t D = 0; D < Dirs.size(); ++D) {
-      const std::string &Dir = Dirs[D];
-      llvm::SmallString<256> Candidate(Dir == "." ? "" : Dir);
-      llvm::sys::path::append(Candidate, Rel);
-      if (llvm::sys::path::is_absolute(Rel))
-        Candidate = Rel;
-      bool IsStdlib = D + 1 == Dirs.size() && !Opts.StdlibDir.empty();
-      Searched += (Searched.empty() ? "" : ", ") +
-                  (IsStdlib ? std::string("the standard library") : Dir);
-      if (llvm::sys::fs::is_regular_file(Candidate)) {
-        Found = Candidate.str().str();
-        break;
-      }
-    }
+    std::string Searched;
+    std::string Found = findImport(Imp->Path, Path, Opts, &Searched);
     if (Found.empty()) {
+      std::string Rel = Imp->Path;
+      if (llvm::sys::path::extension(Rel).empty())
+        Rel += ".sketch";
       Diags.report(DiagId::ImportNotFound, Imp->PathRange, Rel, Searched);
       Ok = false;
       continue;

@@ -4,11 +4,15 @@
 // bounds of passes/Bounds.h on the time of a collective of size S on a
 // machine (frontend/MachineRef.h): the cut, per-rank and latency bounds and
 // their maximum, each in microseconds and as algbw and busbw, with the cut that
-// binds in words; or the same as JSON.
+// binds in words; or the same as JSON. `tacclc bounds FILE.xml` takes the
+// machine, collective, sizes and root the program records as defaults.
 //
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/Commands.h"
 #include "tools/tacclc/Output.h"
+#include "tools/tacclc/Provenance.h"
+
+#include "format/Loader.h"
 
 #include "frontend/MachineRef.h"
 #include "passes/Bounds.h"
@@ -27,6 +31,57 @@ int usage(const std::string &Message) {
 }
 
 std::string quote(llvm::StringRef S) { return jsonQuote(S); }
+
+/// The program \p Path in whichever dialect loads it (the executor's
+/// first); nothing after printing the executor's issues.
+std::optional<tacclrt::Algo> loadProgram(const std::string &Path) {
+  tacclrt::Report Rep;
+  tacclrt::LoadOptions LO;
+  if (auto A = tacclrt::loadPlanFile(Path, LO, Rep); A && !Rep.hasErrors())
+    return A;
+  tacclrt::Report Legacy;
+  LO.D = tacclrt::Dialect::Legacy;
+  if (auto A = tacclrt::loadPlanFile(Path, LO, Legacy);
+      A && !Legacy.hasErrors())
+    return A;
+  for (const tacclrt::Issue &I : Rep)
+    llvm::errs() << tacclrt::format(I) << "\n";
+  return std::nullopt;
+}
+
+/// Fills what \p O leaves open from its program, when it names one: the
+/// machine and sizes it records, its collective and root. An exit status
+/// after an error; nothing when \p O is complete.
+std::optional<int> fillFromProgram(BoundsOptions &O) {
+  if (O.Input.empty()) {
+    for (auto [Value, Name] : {std::pair(&O.Topology, "--topology"),
+                               std::pair(&O.Collective, "--collective"),
+                               std::pair(&O.Size, "--size")})
+      if (Value->empty())
+        return usage(fmt::format("{} is required without a program (tacclc "
+                                 "bounds FILE.xml takes it from the file)",
+                                 Name));
+    return std::nullopt;
+  }
+  if (!expectProgram(O.Input))
+    return ExitInternal;
+  std::optional<tacclrt::Algo> A = loadProgram(O.Input);
+  if (!A)
+    return ExitUserError;
+  std::optional<std::string> Machine = programMachine(O.Topology, *A, O.Input);
+  if (!Machine)
+    return ExitUserError;
+  O.Topology = *Machine;
+  if (O.Collective.empty())
+    O.Collective = std::string(tacclrt::nameOf(A->Coll));
+  if (O.Size.empty() && A->Origin.Sizes.empty())
+    return usage(fmt::format("'{}' records no sizes: give --size", O.Input));
+  if (O.Size.empty())
+    O.Size = A->Origin.Sizes;
+  if (!O.RootGiven && A->Root >= 0)
+    O.Root = A->Root;
+  return std::nullopt;
+}
 
 /// Formats one bound's numbers: time, algbw and busbw.
 struct Numbers {
@@ -63,7 +118,10 @@ std::string jsonCut(const Cut &C) {
 }
 } // namespace
 
-int tacclc::runBounds(const BoundsOptions &Opts) {
+int tacclc::runBounds(const BoundsOptions &Given) {
+  BoundsOptions Opts = Given;
+  if (std::optional<int> Status = fillFromProgram(Opts))
+    return *Status;
   auto Coll = parseBoundCollective(Opts.Collective);
   if (!Coll)
     return usage(fmt::format("unknown --collective '{}' (allgather, "

@@ -109,9 +109,10 @@ cl::opt<std::string> SimTimeline("timeline",
                                  cl::value_desc("file.svg"), cl::sub(SimCmd),
                                  cl::cat(SimCat));
 cl::opt<std::string>
-    SimTopology("topology", cl::Required,
+    SimTopology("topology",
                 cl::desc("The machine: a stdlib topology with arguments, e.g. "
-                         "'ndv2(nodes: 2)', or FILE.sketch:NAME(args)"),
+                         "'ndv2(nodes: 2)', or FILE.sketch:NAME(args) "
+                         "(default: the machine each file records)"),
                 cl::sub(SimCmd), cl::cat(SimCat));
 cl::opt<std::string> SimSizes("sizes",
                               cl::desc("Sizes: LO:HI (powers of two) or a "
@@ -182,21 +183,30 @@ cl::opt<std::string> BaseProtocol("protocol", cl::desc("Simple, LL or LL128"),
 cl::opt<std::string> BaseOutput("o", cl::desc("Output file (default stdout)"),
                                 cl::value_desc("file"), cl::sub(BaselineCmd),
                                 cl::cat(BaselineCat));
-cl::opt<std::string> BoundsTopology("topology", cl::Required,
-                                    cl::desc("The machine, as for sim"),
-                                    cl::sub(BoundsCmd), cl::cat(BoundsCat));
+cl::opt<std::string> BoundsInput(cl::Positional, cl::Optional,
+                                 cl::desc("[<file.xml>]"), cl::sub(BoundsCmd),
+                                 cl::cat(BoundsCat));
 cl::opt<std::string>
-    BoundsCollective("collective", cl::Required,
+    BoundsTopology("topology",
+                   cl::desc("The machine, as for sim (default: the one the "
+                            "file records)"),
+                   cl::sub(BoundsCmd), cl::cat(BoundsCat));
+cl::opt<std::string>
+    BoundsCollective("collective",
                      cl::desc("allgather, reducescatter, allreduce, "
-                              "alltoall, broadcast or reduce"),
+                              "alltoall, broadcast or reduce (default: the "
+                              "file's)"),
                      cl::sub(BoundsCmd), cl::cat(BoundsCat));
-cl::opt<std::string> BoundsSize("size", cl::Required,
+cl::opt<std::string> BoundsSize("size",
                                 cl::desc("Size M as nccl-tests counts it (the "
                                          "larger buffer), e.g. 1GB, or a list "
-                                         "or LO:HI range as for sim --sizes"),
+                                         "or LO:HI range as for sim --sizes "
+                                         "(default: the sizes the file "
+                                         "records)"),
                                 cl::sub(BoundsCmd), cl::cat(BoundsCat));
 cl::opt<int> BoundsRoot("root",
-                        cl::desc("Root of broadcast and reduce (default 0)"),
+                        cl::desc("Root of broadcast and reduce (default: the "
+                                 "file's root attribute, else 0)"),
                         cl::init(0), cl::sub(BoundsCmd), cl::cat(BoundsCat));
 cl::opt<bool> BoundsJson("json", cl::desc("Print JSON instead of a table"),
                          cl::sub(BoundsCmd), cl::cat(BoundsCat));
@@ -290,10 +300,12 @@ std::optional<int> tacclc::runSubcommand() {
   }
   if (BoundsCmd) {
     BoundsOptions O;
+    O.Input = BoundsInput;
     O.Topology = BoundsTopology;
     O.Collective = BoundsCollective;
     O.Size = BoundsSize;
     O.Root = BoundsRoot;
+    O.RootGiven = BoundsRoot.getNumOccurrences() > 0;
     O.Json = BoundsJson;
     O.ProtocolCosts = !SimNoProtocolCosts;
     O.IncludeDirs.assign(BoundsIncludeDirs.begin(), BoundsIncludeDirs.end());

@@ -4,9 +4,9 @@
 //
 //   tacclc FILE.sketch -o OUT.xml      Compile.cpp (options declared here)
 //   tacclc check | run FILE.xml        Execute.cpp
-//   tacclc sim FILE.xml --topology T   Simulate.cpp
+//   tacclc sim FILE.xml [--topology T] Simulate.cpp
 //   tacclc baseline ALGO ...           Baseline.cpp
-//   tacclc bounds --topology T ...     Bounds.cpp
+//   tacclc bounds [FILE.xml] ...      Bounds.cpp
 //   tacclc fmt [-i | --check] FILE...  Fmt.cpp
 //   tacclc lsp                         lsp/LspServer.h
 //
@@ -266,10 +266,12 @@ int main(int argc, char **argv) {
           "  tacclc FILE.sketch -o OUT.xml   compile, verify, write\n"
           "  tacclc check FILE.xml           validate and prove correct\n"
           "  tacclc run FILE.xml --backend cpu [--bytes N]   execute\n"
-          "  tacclc sim FILE.xml --topology T [--sizes 1KB:1GB]   predict\n"
+          "  tacclc sim FILE.xml [--topology T] [--sizes 1KB:1GB]   predict "
+          "(default: the machine the file records)\n"
           "  tacclc baseline ring|tree|direct|hierarchical --topology T "
           "--collective C -o F\n"
           "  tacclc bounds --topology T --collective C --size S   bounds\n"
+          "  tacclc bounds FILE.xml          bounds for what the file records\n"
           "  tacclc fmt [-i | --check] FILE.sketch...   canonical layout\n"
           "  tacclc lsp                      language server (stdio)\n\n"
           "Exit status: 0 success, 1 error in the input (a compile past its "
