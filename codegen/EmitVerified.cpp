@@ -92,9 +92,9 @@ private:
   const bool Legacy;
 };
 
-/// Lowers with \p CG, replicates instances, sets the size range, prints in
-/// the dialect's spellings and loads; nothing (errors in \p D) when the
-/// program breaks a runtime limit.
+/// Lowers with \p CG, replicates instances, sets the size range and the
+/// provenance, prints in the dialect's spellings and loads; nothing (errors in
+/// \p D) when the program breaks a runtime limit.
 std::optional<Candidate> Emitter::lower(const CodegenOptions &CG,
                                         DiagnosticEngine &D) const {
   Candidate C;
@@ -109,6 +109,7 @@ std::optional<Candidate> Emitter::lower(const CodegenOptions &CG,
   P->MaxBytes = runtimeBytes(S.Coll, S.MaxBytes);
   if (Legacy)
     P->MaxBytes = P->MaxBytes ? P->MaxBytes + 1 : uint64_t(1) << 40;
+  P->Origin = O.Origin;
   {
     PhaseScope Printing("printing the XML");
     checkDeadline();

@@ -41,6 +41,9 @@ struct EmitOptions {
   /// Messages a connection's FIFO holds, as fused threadblocks may count
   /// on (CodegenOptions::FifoMessages); the first lowering's.
   unsigned FifoMessages = 1;
+  /// What the program records about where it came from (format/Plan.h);
+  /// printed with it, ignored by the runtimes.
+  tacclrt::Provenance Origin;
 };
 
 /// A verified program, and how it was lowered.

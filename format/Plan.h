@@ -5,9 +5,10 @@
 // an Algo holds one Gpu per rank, each Gpu its threadblocks (Tb), each Tb its
 // ordered Steps. The structs mirror the XML attributes one to one; the
 // loader (Loader.h) fills them and code generation numbers them, so that in
-// every plan Gpus[R].Id == R and Tbs[T].Id == T; PlanWriter.h prints them. Small predicates describe what each step type reads, writes,
-// sends and receives (the op table of the MSCCL executor). The enums and
-// their spellings come from format/Vocabulary.def.
+// every plan Gpus[R].Id == R and Tbs[T].Id == T; PlanWriter.h prints them.
+// Small predicates describe what each step type reads, writes, sends and
+// receives (the op table of the MSCCL executor). The enums and their spellings
+// come from format/Vocabulary.def.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_FORMAT_PLAN_H
@@ -112,6 +113,31 @@ struct Gpu {
   unsigned Col = 0;
 };
 
+/// Where a program came from: attributes of `<algo>` that tacclc writes and
+/// reads back and that no MSCCL runtime reads (they ignore attributes they
+/// do not know). Each is empty when absent.
+struct Provenance {
+  /// The `tacclc-version` attribute: the version of tacclc that wrote it.
+  std::string Compiler;
+  /// The `machine` attribute: the machine the program was built for, as
+  /// `tacclc sim --topology` names it (`ndv2(nodes: 2)`, or
+  /// `FILE.sketch:NAME(args)` with FILE relative to the program's folder).
+  std::string Machine;
+  /// The `sketch` attribute: the sketch it was compiled from, as
+  /// `FILE.sketch:NAME` (FILE as in Machine).
+  std::string Sketch;
+  /// The `sizes` attribute: the sizes it was built for, as nccl-tests
+  /// counts them, in the syntax of `tacclc sim --sizes` (`1 MB`, or
+  /// `1 KiB:64 KiB` for a range).
+  std::string Sizes;
+
+  /// True when no attribute is set.
+  bool empty() const {
+    return Compiler.empty() && Machine.empty() && Sketch.empty() &&
+           Sizes.empty();
+  }
+};
+
 /// The `<algo>` root element.
 struct Algo {
   /// The `name` attribute (empty when absent).
@@ -137,6 +163,8 @@ struct Algo {
   /// The `root` attribute tacclc writes for rooted collectives (no MSCCL
   /// runtime reads it); -1 when absent.
   int Root = -1;
+  /// The provenance attributes tacclc writes (no MSCCL runtime reads them).
+  Provenance Origin;
   /// The ranks, sorted by id after loading.
   std::vector<Gpu> Gpus;
   /// 1-based XML line of the element, 0 when built by hand.

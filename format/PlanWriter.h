@@ -23,7 +23,10 @@ namespace tacclrt {
 /// in the vectors (Gpu::Id, Tb::Id, Step::S and Algo::NGpus are not read),
 /// `coll` is collName(A.Coll, D) (nameOf() where \p D has no spelling), a
 /// nop step prints its buffers, offsets and count as i/-1, o/-1 and 0, and
-/// `root` is printed only when A.Root >= 0.
+/// `root` is printed only when A.Root >= 0. The provenance attributes
+/// (A.Origin: `tacclc-version`, `machine`, `sketch`, `sizes`) follow, each
+/// only when set and when the MSCCL lexer keeps its value (at most 255
+/// characters once escaped, no control characters).
 void writePlan(const Algo &A, Dialect D, std::ostream &OS);
 
 /// The text writePlan(A, D, OS) prints.

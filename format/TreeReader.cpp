@@ -23,6 +23,7 @@
 #include <initializer_list>
 #include <string>
 #include <unordered_set>
+#include <utility>
 
 namespace tacclrt {
 
@@ -224,7 +225,8 @@ private:
     ElementReader R(C, N, Where(),
                     {"name", "proto", "nchannels", "nchunksperloop", "ngpus",
                      "coll", "inplace", "outofplace", "minBytes", "maxBytes",
-                     "nthreads", "redop", "maxcount", "nthreadblocks", "root"});
+                     "nthreads", "redop", "maxcount", "nthreadblocks", "root",
+                     "tacclc-version", "machine", "sketch", "sizes"});
     Where W = R.where();
     A.Line = W.Line;
     A.Col = W.Col;
@@ -261,6 +263,7 @@ private:
       A.MaxBytes = static_cast<std::uint64_t>(*V);
     if (auto V = R.integer("root", false, 0, INT_MAX))
       A.Root = static_cast<int>(*V);
+    readOrigin(R, A.Origin);
     if (Legacy)
       if (auto V = R.integer("nthreads", false))
         if (*V <= 0 || *V % 32 != 0)
@@ -270,6 +273,19 @@ private:
       if (isExpectedChild(Child, "gpu", Where()))
         A.Gpus.push_back(readGpu(Child));
     return A;
+  }
+
+  /// The provenance attributes (format/Plan.h): tacclc's own, which the
+  /// runtimes ignore; any text is accepted.
+  void readOrigin(ElementReader &R, Provenance &O) {
+    const std::pair<const char *, std::string *> Attrs[] = {
+        {"tacclc-version", &O.Compiler},
+        {"machine", &O.Machine},
+        {"sketch", &O.Sketch},
+        {"sizes", &O.Sizes}};
+    for (const auto &[Name, Field] : Attrs)
+      if (auto V = R.text(Name, false))
+        *Field = std::string(*V);
   }
 
   void readColl(ElementReader &R, std::string_view V, Algo &A) {

@@ -59,6 +59,15 @@ struct SketchSummary {
 std::unique_ptr<ast::Module> parseSketch(llvm::SourceMgr &SM, unsigned BufferId,
                                          DiagnosticEngine &Diags);
 
+/// The file that `import "Path"` in the file \p Importer reads (".sketch"
+/// added when \p Path has no extension): the first found next to
+/// \p Importer (in "." when it has no folder), in Opts.IncludeDirs, in
+/// $TACCLC_PATH, then in Opts.StdlibDir. Empty when there is none; then
+/// \p Searched, when given, lists the folders searched.
+std::string findImport(llvm::StringRef Path, llvm::StringRef Importer,
+                       const FrontendOptions &Opts,
+                       std::string *Searched = nullptr);
+
 /// Parses \p MainBuffer and loads its imports (transitively).
 std::optional<ModuleSet> loadModules(llvm::SourceMgr &SM, unsigned MainBuffer,
                                      const FrontendOptions &Opts,

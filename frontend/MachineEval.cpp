@@ -112,6 +112,8 @@ private:
   std::vector<PendingNic> Nics;
   uint64_t NicGpus = 0; ///< GPUs listed by the `nic` statements so far.
   std::vector<PendingSwitch> Switches;
+  /// The arguments given, evaluated (Machine::Args).
+  std::vector<std::pair<std::string, int64_t>> Evaluated;
 };
 } // namespace
 
@@ -172,6 +174,8 @@ bool MachineEvaluator::bindParams(llvm::ArrayRef<Arg> Args,
     if (!S.define(P.Name, *V, P.NameRange)) {
       Diags.report(DiagId::Redefinition, P.NameRange, P.Name);
       Good = false;
+    } else if (Given[I]) {
+      Evaluated.emplace_back(P.Name, *V);
     }
   }
   return Good;
@@ -467,6 +471,7 @@ std::optional<Machine> MachineEvaluator::run(llvm::ArrayRef<Arg> Args,
 
   Machine Out;
   Out.Name = M.Name;
+  Out.Args = std::move(Evaluated);
   Out.NameRange = M.NameRange;
   Out.NicClass = Nics.empty() ? -1 : Nics.front().Class;
   Out.Physical = ir::Topology(M.Name, unsigned(Nodes), unsigned(*GpusPerNode));

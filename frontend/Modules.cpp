@@ -87,6 +87,31 @@ std::vector<std::string> tacclc::importSearchDirs(llvm::StringRef Importer,
   return Dirs;
 }
 
+std::string tacclc::findImport(llvm::StringRef Path, llvm::StringRef Importer,
+                               const FrontendOptions &Opts,
+                               std::string *Searched) {
+  std::string Rel = Path.str();
+  if (llvm::sys::path::extension(Rel).empty())
+    Rel += ".sketch";
+  std::vector<std::string> Dirs = importSearchDirs(Importer, Opts);
+  std::string Seen;
+  for (size_t D = 0; D < Dirs.size(); ++D) {
+    const std::string &Dir = Dirs[D];
+    llvm::SmallString<256> Candidate(Dir == "." ? "" : Dir);
+    llvm::sys::path::append(Candidate, Rel);
+    if (llvm::sys::path::is_absolute(Rel))
+      Candidate = Rel;
+    bool IsStdlib = D + 1 == Dirs.size() && !Opts.StdlibDir.empty();
+    Seen += (Seen.empty() ? "" : ", ") +
+            (IsStdlib ? std::string("the standard library") : Dir);
+    if (llvm::sys::fs::is_regular_file(Candidate))
+      return Candidate.str().str();
+  }
+  if (Searched)
+    *Searched = std::move(Seen);
+  return std::string();
+}
+
 std::optional<unsigned> Loader::load(unsigned BufferId,
                                      const std::string &Key) {
   llvm::StringRef Path = SM.getMemoryBuffer(BufferId)->getBufferIdentifier();
@@ -98,26 +123,12 @@ std::optional<unsigned> Loader::load(unsigned BufferId,
   Set.Modules.push_back({std::move(Ast), moduleName(Path), Path.str(), {}});
   Stack.push_back(Key);
   for (const auto &Imp : Set.Modules[Index].Ast->Imports) {
-    std::string Rel = Imp->Path;
-    if (llvm::sys::path::extension(Rel).empty())
-      Rel += ".sketch";
-    std::string Found, Searched;
-    std::vector<std::string> Dirs = importSearchDirs(Path, Opts);
-    for (size_t D = 0; D < Dirs.size(); ++D) {
-      const std::string &Dir = Dirs[D];
-      llvm::SmallString<256> Candidate(Dir == "." ? "" : Dir);
-      llvm::sys::path::append(Candidate, Rel);
-      if (llvm::sys::path::is_absolute(Rel))
-        Candidate = Rel;
-      bool IsStdlib = D + 1 == Dirs.size() && !Opts.StdlibDir.empty();
-      Searched += (Searched.empty() ? "" : ", ") +
-                  (IsStdlib ? std::string("the standard library") : Dir);
-      if (llvm::sys::fs::is_regular_file(Candidate)) {
-        Found = Candidate.str().str();
-        break;
-      }
-    }
+    std::string Searched;
+    std::string Found = findImport(Imp->Path, Path, Opts, &Searched);
     if (Found.empty()) {
+      std::string Rel = Imp->Path;
+      if (llvm::sys::path::extension(Rel).empty())
+        Rel += ".sketch";
       Diags.report(DiagId::ImportNotFound, Imp->PathRange, Rel, Searched);
       Ok = false;
       continue;

@@ -295,6 +295,7 @@ std::optional<ir::Sketch> Sema::buildSketch(const SketchDecl &S,
   ir::Sketch Out;
   Out.Name = S.Name;
   Out.Loc = S.NameRange;
+  Out.On = {M.Name, M.Args, M.NameRange};
   RelayRules Rules;
   auto Logical =
       buildLogicalTopology(M, Items.Topo, S.Name, S.NameRange, *Diags, Rules);

@@ -27,6 +27,8 @@ namespace tacclc {
 /// An instantiated machine (or a flat topology): the physical links.
 struct Machine {
   std::string Name;
+  /// The arguments given, by parameter name, evaluated (ir::MachineUse).
+  std::vector<std::pair<std::string, int64_t>> Args;
   ir::Topology Physical;
   int NicClass = -1;   ///< Class of the first NIC, or -1 without NICs.
   bool IsFlat = false; ///< Declared with `topology` (no nodes, no classes).

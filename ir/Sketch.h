@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tacclc::ir {
@@ -29,10 +30,24 @@ struct Symmetry {
   llvm::SMRange Loc;          ///< The form in the sketch.
 };
 
+/// The machine a sketch is on, as its `on` clause (or its `from` chain's
+/// root) names it: what `tacclc sim --topology` needs to build it again.
+struct MachineUse {
+  /// The name of the machine or topology declaration.
+  std::string Name;
+  /// The arguments given, by parameter name, evaluated, in the order of
+  /// the parameters (parameters left to their defaults are not listed).
+  std::vector<std::pair<std::string, int64_t>> Args;
+  /// The declaration's name: its buffer is the file that declares it.
+  llvm::SMRange DeclLoc;
+};
+
 /// A fully resolved sketch.
 struct Sketch {
   std::string Name;
   Topology Topo;
+  /// The machine the sketch is on (unset for sketches built by hand).
+  MachineUse On;
   Collective Coll;
   /// Buffer size the algorithm is built for, in bytes, counted as
   /// nccl-tests counts it (the whole gathered buffer for allgather).

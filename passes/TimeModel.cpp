@@ -167,11 +167,15 @@ std::optional<Disagreement> tacclc::explainDisagreement(const CallPrediction &P,
     return Disagreement{
         "fifo-order",
         fmt::format("the program orders its fused relays for {} message{} in "
-                    "flight per connection (the order for {} did not verify "
-                    "with a FIFO of one), where the schedule overlaps up to "
-                    "{}; {} is {} longer",
+                    "flight per connection ({}), where the schedule overlaps "
+                    "up to {}; {} is {} longer",
                     M.OrderedForFifo, M.OrderedForFifo == 1 ? "" : "s",
-                    P.FifoMessages, P.FifoMessages, M.Engine, Us(Gap))};
+                    M.FifoAsAsked
+                        ? std::string("as it was lowered")
+                        : fmt::format("the order for {} did not verify with "
+                                      "a FIFO of one",
+                                      P.FifoMessages),
+                    P.FifoMessages, M.Engine, Us(Gap))};
   // 3. Ports: served one message at a time, does the simulation land near
   //    the prediction?
   //    Or, slower than predicted where the busiest resource is a port that

@@ -145,6 +145,9 @@ struct MeasuredCall {
   /// Messages per connection the program's fused threadblocks are ordered
   /// for (codegen's FIFO, CodegenOptions::FifoMessages); 0 when unknown.
   unsigned OrderedForFifo = 0;
+  /// The program was lowered for OrderedForFifo messages from the start (a
+  /// baseline), not after the order for more failed verification.
+  bool FifoAsAsked = false;
   /// The program's sends of one slice (a step of several chunks is one)
   /// and its connections; 0 when not counted.
   unsigned ProgramMessages = 0, ProgramConnections = 0;

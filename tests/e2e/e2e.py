@@ -37,6 +37,12 @@ Subcommands (each exits 0 on success and prints what failed otherwise):
   slice-overlap SKETCH  --slice-overlap=auto keeps whichever of on and off
                        simulates faster, on splits streams (more channels),
                        and the kept program runs correctly over slices
+  provenance SKETCH    a program records its machine, sketch, sizes and
+                       tacclc's version (the same bytes in any checkout):
+                       sim, bounds and run need no --topology, check passes
+                       in both dialects; a sketch given for a program, and
+                       machines of local files named either way; SKETCH is
+                       a stdlib example, whose machine is found anywhere
   bench BENCH XML      taccl-bench (path BENCH) on a correct ring XML for
                        every element type: rounded sizes, no wrong element,
                        exit 0; on a corrupted copy: wrong elements counted,
@@ -67,9 +73,9 @@ def run_tool(binary, *args, expect):
     return proc
 
 
-def run(*args, expect=None):
+def run(*args, expect=None, cwd=None):
     proc = subprocess.run([TACCLC, *args], capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, cwd=cwd)
     if expect is not None and proc.returncode != expect:
         sys.exit(f"FAIL: tacclc {' '.join(args)} exited {proc.returncode}, "
                  f"expected {expect}\nstdout:\n{proc.stdout}\n"
@@ -574,6 +580,155 @@ def size_range(sketch, tmp, topo):
     err = run("run", xml, "--bytes", "16 kB s", expect=2).stderr
     if "is not a size" not in err or "powers of 10" not in err:
         sys.exit(f"FAIL: run --bytes with a bad size:\n{err}")
+
+
+MYBOX = """machine mybox(nodes: int = 1) {
+  gpus per node = 2
+  class nv { alpha = 0.7 us; beta = 46 us/MB }
+  class ib { alpha = 2.6 us; beta = 105 us/MB }
+  nic ib
+  for n in 0..nodes {
+    link nv n:0 <-> n:1
+  }
+}
+"""
+
+
+def attributes(xml):
+    """The attributes of the <algo> element of the file `xml`."""
+    head = open(xml).readline()
+    return dict(re.findall(r'([\w-]+)="([^"]*)"', head))
+
+
+def provenance(example):
+    """What a program records, and the commands that use it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = os.path.join(tmp, "src"), os.path.join(tmp, "out")
+        os.mkdir(src)
+        os.mkdir(out)
+        with open(os.path.join(src, "mybox.sketch"), "w") as f:
+            f.write(MYBOX)
+        with open(os.path.join(src, "s.sketch"), "w") as f:
+            f.write('import "mybox"\nsketch s on mybox(nodes: 1 + 1) {\n'
+                    '  collective allgather\n  size 1 MB\n  relay all\n}\n')
+        with open(os.path.join(src, "two.sketch"), "w") as f:
+            f.write(MYBOX + "topology ring2 { ranks 2\n"
+                    "  link 0 <-> 1 alpha 1 us beta 1 us/MB }\n")
+        run("src/s.sketch", "-o", "out/s.xml", expect=0, cwd=tmp)
+        want = {"machine": "../src/mybox.sketch:mybox(nodes: 2)",
+                "sketch": "../src/s.sketch:s", "sizes": "1 MB"}
+        got = attributes(os.path.join(out, "s.xml"))
+        if any(got.get(k) != v for k, v in want.items()) or \
+                not re.fullmatch(r"\d+\.\d+\.\d+", got["tacclc-version"]):
+            sys.exit(f"FAIL: provenance attributes: {got}")
+        # No absolute path: a copy of the tree compiles to the same bytes.
+        copy = os.path.join(tmp, "copy")
+        shutil.copytree(src, os.path.join(copy, "src"))
+        os.mkdir(os.path.join(copy, "out"))
+        run(os.path.join(copy, "src", "s.sketch"), "-o",
+            os.path.join(copy, "out", "s.xml"), expect=0)
+        if open(os.path.join(out, "s.xml"), "rb").read() != \
+                open(os.path.join(copy, "out", "s.xml"), "rb").read():
+            sys.exit("FAIL: provenance differs between two checkouts")
+        # Our reader and checker accept the attributes, both dialects.
+        for dialect in ("msccl-executor", "msccl-legacy"):
+            xml = os.path.join(out, f"{dialect}.xml")
+            run("src/s.sketch", "--dialect", dialect, "-o", xml, expect=0,
+                cwd=tmp)
+            err = run("check", "--dialect", dialect, xml, expect=0).stderr
+            if "warning" in err:
+                sys.exit(f"FAIL: check warns about provenance:\n{err}")
+        # sim, bounds and run without --topology, from any folder.
+        explicit = ["--topology", "src/mybox.sketch:mybox(nodes: 2)"]
+        sim = ["sim", "out/s.xml", "--sizes", "1MB", "--json"]
+        want = run(*sim, *explicit, expect=0, cwd=tmp).stdout
+        for cwd, xml in ((tmp, "out/s.xml"), (out, "s.xml"),
+                         ("/", os.path.join(out, "s.xml"))):
+            proc = run("sim", xml, "--sizes", "1MB", "--json", expect=0,
+                       cwd=cwd)
+            if json.loads(proc.stdout)[0]["results"] != \
+                    json.loads(want)[0]["results"]:
+                sys.exit(f"FAIL: sim on the recorded machine:\n{proc.stdout}")
+            if "the machine the program records" not in proc.stderr or \
+                    "mybox.sketch:mybox(nodes: 2)" not in proc.stderr:
+                sys.exit(f"FAIL: sim does not say its machine:\n"
+                         f"{proc.stderr}")
+        bounds = json.loads(run("bounds", "out/s.xml", "--json", expect=0,
+                                cwd=tmp).stdout)
+        given = json.loads(run("bounds", *explicit, "--collective",
+                               "allgather", "--size", "1MB", "--json",
+                               expect=0, cwd=tmp).stdout)
+        if bounds[0]["bound"] != given[0]["bound"]:
+            sys.exit(f"FAIL: bounds of the recorded machine: {bounds}")
+        run("run", os.path.join(out, "s.xml"), expect=0)
+        # An explicit --topology wins (a machine of the wrong size here).
+        err = run("sim", "out/s.xml", "--topology", "dgx1", expect=1,
+                  cwd=tmp).stderr
+        if "machine 'dgx1' has 8" not in err:
+            sys.exit(f"FAIL: --topology does not win:\n{err}")
+        # A program without provenance needs --topology.
+        bare = os.path.join(out, "bare.xml")
+        with open(bare, "w") as f:
+            f.write(re.sub(r' tacclc-version="[^"]*" machine="[^"]*"', "",
+                           open(os.path.join(out, "s.xml")).read()))
+        err = run("sim", bare, expect=1).stderr
+        if "records no machine; name one with --topology" not in err:
+            sys.exit(f"FAIL: sim of a program without a machine:\n{err}")
+        # A sketch where a program is expected.
+        for cmd in ("sim", "check", "run", "bounds"):
+            err = run(cmd, "src/s.sketch", expect=2, cwd=tmp).stderr
+            if "compile it first: tacclc src/s.sketch -o src/s.xml" \
+                    not in err:
+                sys.exit(f"FAIL: {cmd} of a sketch:\n{err}")
+        # A machine of a local file, named either way, or the file alone.
+        for ref in ("mybox(nodes: 2)", "mybox.sketch(nodes: 2)",
+                    "mybox.sketch:mybox(nodes: 2)"):
+            proc = run("sim", "../out/s.xml", "--topology", ref, "--sizes",
+                       "1MB", "--json", expect=0, cwd=src)
+            if json.loads(proc.stdout)[0]["results"] != \
+                    json.loads(want)[0]["results"]:
+                sys.exit(f"FAIL: --topology '{ref}':\n{proc.stdout}")
+        run("bounds", "--topology", "mybox.sketch", "--collective",
+            "allgather", "--size", "1MB", expect=0, cwd=src)
+        for ref, says in (
+                ("nobox(nodes: 2)", "a machine declared in a file is named "
+                 "FILE.sketch:NAME(args)"),
+                ("nobox(nodes: 2)", "FILE.sketch:nobox(nodes: 2)"),
+                ("two.sketch", "--topology 'two.sketch:mybox'"),
+                ("mybox.sketch:nosuch",
+                 "declares no machine or topology 'nosuch'; it declares "
+                 "machine mybox"),
+                ("nosuch.sketch:mybox", "cannot find 'nosuch.sketch'")):
+            err = run("bounds", "--topology", ref, "--collective",
+                      "allgather", "--size", "1MB", expect=1, cwd=src).stderr
+            if says not in err or "<--topology" in err:
+                sys.exit(f"FAIL: --topology '{ref}':\n{err}")
+        # A baseline records the machine it was built for; sim finds it.
+        proc = run("baseline", "ring", "--topology", "mybox(nodes: 2)",
+                   "-o", "../out/ring.xml", expect=0, cwd=src)
+        if attributes(os.path.join(out, "ring.xml")).get("machine") != \
+                "../src/mybox.sketch:mybox(nodes: 2)":
+            sys.exit("FAIL: baseline provenance")
+        for line in ("predicted ", "simulated ", "trust       tacclc sim"):
+            if line not in proc.stderr:
+                sys.exit(f"FAIL: baseline does not print '{line}':\n"
+                         f"{proc.stderr}")
+        run("sim", os.path.join(out, "ring.xml"), "--sizes", "4KB",
+            expect=0)
+        # A machine of the standard library is found from anywhere.
+        ex = os.path.join(out, "example.xml")
+        run(example, "-o", ex, expect=0)
+        m = attributes(ex)["machine"]
+        if m != "examples/" + os.path.basename(example) + ":ring4":
+            sys.exit(f"FAIL: the stdlib example's machine: {m}")
+        run("sim", ex, "--sizes", "4KB", expect=0, cwd="/")
+        summary = run(example, "-o", ex, "--summary", expect=0).stderr
+        if 'trust       tacclc sim for the program\'s time' not in summary \
+                or '(docs/simulator.md, "Which prediction to trust")' \
+                not in summary:
+            sys.exit(f"FAIL: the summary does not say what to trust:\n"
+                     f"{summary}")
+    print("provenance: ok")
 
 
 def baseline():
@@ -1132,6 +1287,7 @@ def main():
      "handwritten": lambda: handwritten(rest[0]),
      "sim": lambda: sim(rest[0]),
      "baseline": baseline,
+     "provenance": lambda: provenance(rest[0]),
      "bounds": bounds,
      "search-path": lambda: search_path(rest[0]),
      "bench": lambda: bench(rest[0], rest[1]),

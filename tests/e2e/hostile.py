@@ -107,9 +107,13 @@ def deep_nesting(profile):
             run(path, "--emit=ir", needle="nesting is deeper than")
             lsp_did_open(text)
         deep = "(" * 50000 + "2" + ")" * 50000
-        ref = "@ndv2(nodes: " + deep + ")"
+        ref = "ndv2(nodes: @" + deep + ")"
         run("bounds", "--topology", ref, "--collective", "allgather",
             "--size", "1MB", expect=(1,), needle="nesting is deeper than")
+        # A name that finds no machine is refused before any parsing, and
+        # the message quotes it cut short.
+        run("bounds", "--topology", "@" + ref, "--collective", "allgather",
+            "--size", "1MB", expect=(1,), needle="no machine '@ndv2'")
         run("--simulate", ref, binary=profile, expect=(1,),
             needle="nesting is deeper than")
     print("deep-nesting: ok")

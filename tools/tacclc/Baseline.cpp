@@ -8,7 +8,9 @@
 // reductions (on the transposed topology, so partial sums travel the ring's
 // own links), and the compile's lowering and verification
 // (codegen/EmitVerified.h) before the atomic write. The file feeds `check`,
-// `run` and `sim` like any other.
+// `run` and `sim` like any other. Like a compile's summary, it prints the
+// schedule model's prediction beside the program's simulated time, which
+// to trust, and why they differ.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/EmitVerified.h"
@@ -16,9 +18,13 @@
 #include "passes/Baselines.h"
 #include "passes/ListSchedule.h"
 #include "passes/ReduceSchedule.h"
+#include "passes/TimeModel.h"
 #include "support/Suggest.h"
 #include "tools/tacclc/Commands.h"
+#include "tools/tacclc/CompileReport.h"
 #include "tools/tacclc/Output.h"
+#include "tools/tacclc/ProgramTimes.h"
+#include "tools/tacclc/Provenance.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -67,13 +73,33 @@ std::optional<ir::Routes> routesFor(const std::string &Algo,
   return R;
 }
 
-/// A baseline program: its XML, the schedule's makespan and the chunks
-/// per rank.
+/// A baseline program: the sketch it was built for, its XML, the schedule
+/// model's prediction and the program's simulated time.
 struct Built {
+  ir::Sketch Sketch;
   std::string Xml;
-  double MakespanUs = 0;
-  unsigned ChunksPerRank = 0;
+  CallPrediction Predicted;
+  ProgramTimes Times;
 };
+
+/// The simulated time of the baseline program \p E of \p S, as a compile
+/// reports its program's (the referee is left to `tacclc sim --engine
+/// simgrid`).
+ProgramTimes timeBaseline(const BaselineOptions &O, const ir::Sketch &S,
+                          const CallPrediction &Predicted,
+                          const EmittedProgram &E) {
+  ProgramTimes Times;
+  if (O.LegacyDialect) {
+    Times.RefereeNote = "the legacy dialect is not simulated";
+    return Times;
+  }
+  Times = timeProgram(E.Plan, S, Predicted,
+                      E.Options.FuseRelays ? E.Options.FifoMessages : 0,
+                      /*AskReferee=*/false);
+  if (Times.Simulated)
+    Times.Simulated->FifoAsAsked = true;
+  return Times;
+}
 
 /// Builds \p O's algorithm for \p Kind on \p Topo with \p Rings rings (1
 /// for the others). Returns nothing when it cannot: the reason is printed,
@@ -81,6 +107,7 @@ struct Built {
 /// runtime's limits).
 std::optional<Built> build(const BaselineOptions &O, ir::CollectiveKind Kind,
                            const ir::Topology &Topo, unsigned Rings,
+                           const std::string &MachineRef,
                            DiagnosticEngine &Diags, bool &LimitsOnly) {
   const unsigned N = Topo.getNumRanks();
   ir::Sketch S;
@@ -129,13 +156,16 @@ std::optional<Built> build(const BaselineOptions &O, ir::CollectiveKind Kind,
   EmitOptions EO;
   EO.Dialect =
       O.LegacyDialect ? tacclrt::Dialect::Legacy : tacclrt::Dialect::Executor;
+  EO.Origin = baselineProvenance(MachineRef, O.SizeBytes);
   std::optional<EmittedProgram> Emitted = emitVerified(S, Sched, EO, Diags);
   if (!Emitted) {
     LimitsOnly = true;
     return std::nullopt;
   }
-  return Built{std::move(Emitted->Xml), Sched.MakespanUs,
-               S.Coll.getChunksPerRank()};
+  CallPrediction Predicted = predictCall(S, Sched);
+  ProgramTimes Times = timeBaseline(O, S, Predicted, *Emitted);
+  return Built{std::move(S), std::move(Emitted->Xml), Predicted,
+               std::move(Times)};
 }
 } // namespace
 
@@ -161,7 +191,9 @@ int tacclc::runBaseline(const BaselineOptions &O) {
                           *Kind == ir::CollectiveKind::Scatter))
     return usage(
         fmt::format("the msccl-legacy runtime has no {}", O.Collective));
-  auto Topo = instantiateMachine(O.Topology, O.IncludeDirs);
+  std::string MachineRef;
+  auto Topo = instantiateMachine(O.Topology, O.IncludeDirs, llvm::errs(),
+                                 &MachineRef, programFolder(O.Output));
   if (!Topo)
     return ExitUserError;
   const unsigned N = Topo->getNumRanks();
@@ -188,7 +220,8 @@ int tacclc::runBaseline(const BaselineOptions &O) {
     llvm::SourceMgr SM;
     DiagnosticEngine Diags(SM);
     bool LimitsOnly = false;
-    std::optional<Built> B = build(O, *Kind, *Topo, Rings, Diags, LimitsOnly);
+    std::optional<Built> B =
+        build(O, *Kind, *Topo, Rings, MachineRef, Diags, LimitsOnly);
     if (!B && DefaultRings && LimitsOnly && Rings > 1) {
       unsigned Fewer = Rings / 2;
       llvm::errs() << fmt::format(
@@ -203,12 +236,13 @@ int tacclc::runBaseline(const BaselineOptions &O) {
       return ExitUserError;
     }
     llvm::errs() << fmt::format(
-        "baseline    {} {} on {}: {} ranks{}, {}; predicted {:.3f} us at "
-        "{} B\n",
+        "baseline    {} {} on {}: {} ranks{}, {}; at {} B\n",
         O.Algorithm, O.Collective, O.Topology, N,
         O.Algorithm == "ring" ? fmt::format(", {} ring(s)", Rings) : "",
-        ir::describeChunks(*Kind, N, B->ChunksPerRank, unsigned(O.Root)),
-        B->MakespanUs, O.SizeBytes);
+        ir::describeChunks(*Kind, N, B->Sketch.Coll.getChunksPerRank(),
+                           unsigned(O.Root)),
+        O.SizeBytes);
+    printTimes(llvm::errs(), B->Sketch, B->Predicted, B->Times);
     return writeOutput(O.Output, B->Xml, Diags);
   }
 }

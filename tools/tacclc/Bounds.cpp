@@ -4,14 +4,19 @@
 // bounds of passes/Bounds.h on the time of a collective of size S on a
 // machine (frontend/MachineRef.h): the cut, per-rank and latency bounds and
 // their maximum, each in microseconds and as algbw and busbw, with the cut that
-// binds in words; or the same as JSON.
+// binds in words; or the same as JSON. `tacclc bounds FILE.xml` takes the
+// machine, collective, sizes and root the program records as defaults.
 //
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/Commands.h"
 #include "tools/tacclc/Output.h"
+#include "tools/tacclc/Provenance.h"
+
+#include "format/Loader.h"
 
 #include "frontend/MachineRef.h"
 #include "passes/Bounds.h"
+#include "support/Sizes.h"
 #include "support/Suggest.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -28,6 +33,61 @@ int usage(const std::string &Message) {
 }
 
 std::string quote(llvm::StringRef S) { return jsonQuote(S); }
+
+/// The program \p Path in whichever dialect loads it (the executor's
+/// first); nothing after printing the executor's issues.
+std::optional<tacclrt::Algo> loadProgram(const std::string &Path) {
+  tacclrt::Report Rep;
+  tacclrt::LoadOptions LO;
+  if (auto A = tacclrt::loadPlanFile(Path, LO, Rep); A && !Rep.hasErrors())
+    return A;
+  tacclrt::Report Legacy;
+  LO.D = tacclrt::Dialect::Legacy;
+  if (auto A = tacclrt::loadPlanFile(Path, LO, Legacy);
+      A && !Legacy.hasErrors())
+    return A;
+  for (const tacclrt::Issue &I : Rep)
+    llvm::errs() << tacclrt::format(I) << "\n";
+  return std::nullopt;
+}
+
+/// Fills what \p O leaves open from its program, when it names one: the
+/// machine and sizes it records, its collective and root. An exit status
+/// after an error; nothing when \p O is complete.
+std::optional<int> fillFromProgram(BoundsOptions &O) {
+  if (O.Input.empty()) {
+    for (auto [Missing, Name] :
+         {std::pair(O.Topology.empty(), "--topology"),
+          std::pair(O.Collective.empty(), "--collective"),
+          std::pair(!O.SizesGiven, "--size")})
+      if (Missing)
+        return usage(fmt::format("{} is required without a program (tacclc "
+                                 "bounds FILE.xml takes it from the file)",
+                                 Name));
+    return std::nullopt;
+  }
+  if (!expectProgram(O.Input))
+    return ExitInternal;
+  std::optional<tacclrt::Algo> A = loadProgram(O.Input);
+  if (!A)
+    return ExitUserError;
+  std::optional<std::string> Machine = programMachine(O.Topology, *A, O.Input);
+  if (!Machine)
+    return ExitUserError;
+  O.Topology = *Machine;
+  if (O.Collective.empty())
+    O.Collective = std::string(tacclrt::nameOf(A->Coll));
+  if (!O.SizesGiven) {
+    std::optional<std::vector<uint64_t>> Recorded =
+        parseSizeList(A->Origin.Sizes);
+    if (A->Origin.Sizes.empty() || !Recorded || Recorded->empty())
+      return usage(fmt::format("'{}' records no sizes: give --size", O.Input));
+    O.Sizes = std::move(*Recorded);
+  }
+  if (!O.RootGiven && A->Root >= 0)
+    O.Root = A->Root;
+  return std::nullopt;
+}
 
 /// Formats one bound's numbers: time, algbw and busbw.
 struct Numbers {
@@ -64,7 +124,10 @@ std::string jsonCut(const Cut &C) {
 }
 } // namespace
 
-int tacclc::runBounds(const BoundsOptions &Opts) {
+int tacclc::runBounds(const BoundsOptions &Given) {
+  BoundsOptions Opts = Given;
+  if (std::optional<int> Status = fillFromProgram(Opts))
+    return *Status;
   auto Coll = parseBoundCollective(Opts.Collective);
   if (!Coll) {
     std::vector<llvm::StringRef> Names;

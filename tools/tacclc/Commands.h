@@ -88,7 +88,9 @@ struct SimOptions {
   std::vector<std::string> Inputs; ///< One table (and chart line) each.
   std::string Plot;                ///< SVG chart of algbw, or empty.
   std::string Timeline;            ///< SVG Gantt chart, or empty.
-  std::string Topology; ///< `machine(args)` or `FILE.sketch:machine(args)`.
+  /// `machine(args)` or `FILE.sketch:machine(args)`; empty: the machine
+  /// each file records.
+  std::string Topology;
   std::vector<uint64_t> Sizes; ///< The sweep, in bytes (support/Sizes.h).
   bool Json = false;
   /// Links and ports serve one message at a time instead of sharing
@@ -101,7 +103,7 @@ struct SimOptions {
   std::vector<std::string> IncludeDirs;
   bool LegacyDialect = false;
 };
-/// `tacclc sim FILE.xml --topology T`: predicted times over a size sweep.
+/// `tacclc sim FILE.xml [--topology T]`: predicted times over a size sweep.
 int runSim(const SimOptions &Opts);
 
 /// Options of `tacclc baseline`.
@@ -123,17 +125,22 @@ struct BaselineOptions {
 int runBaseline(const BaselineOptions &Opts);
 /// Options of `tacclc bounds`.
 struct BoundsOptions {
+  /// A program whose machine, collective, sizes and root are the defaults
+  /// of the options below; empty for none.
+  std::string Input;
   std::string Topology; ///< As for sim.
   std::string Collective;
   std::vector<uint64_t> Sizes; ///< One size or several, in bytes.
+  bool SizesGiven = false;     ///< --size was given: it wins over the file's.
   int Root = 0;                ///< Root of broadcast and reduce.
+  bool RootGiven = false;      ///< --root was given: it wins over the file's.
   bool Json = false;
   /// Charge the protocols' launch and per-hop latencies as sim does.
   bool ProtocolCosts = true;
   std::vector<std::string> IncludeDirs;
 };
-/// `tacclc bounds --topology T --collective C --size S`: lower bounds on
-/// the collective's time on the machine (passes/Bounds.h).
+/// `tacclc bounds [FILE.xml] --topology T --collective C --size S`: lower
+/// bounds on the collective's time on the machine (passes/Bounds.h).
 int runBounds(const BoundsOptions &Opts);
 
 /// Options of `tacclc fmt`.

@@ -25,6 +25,7 @@
 #include "tools/tacclc/CompileReport.h"
 #include "tools/tacclc/Output.h"
 #include "tools/tacclc/ProgramTimes.h"
+#include "tools/tacclc/Provenance.h"
 
 #include "support/Deadline.h"
 #include "support/Memory.h"
@@ -311,6 +312,7 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
                                   : tacclrt::Dialect::Executor;
   EO.Overlap = Opts.Overlap;
   EO.FifoMessages = TimeModel(*Sketch).fifoMessages(1);
+  EO.Origin = compiledProvenance(*Sketch, SM, Opts.Output);
   std::optional<EmittedProgram> Emitted =
       emitVerified(*Sketch, Sched, EO, Diags);
   if (!Emitted)

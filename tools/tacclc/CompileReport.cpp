@@ -66,12 +66,11 @@ struct Gap {
   Disagreement Why;
 };
 
-/// The gaps of more than 15% between the prediction, the simulation and
-/// the referee, each with its reason.
-std::vector<Gap> gaps(const CompileFacts &F) {
+/// The gaps of more than 15% between the prediction \p P, the simulation
+/// and the referee of \p T, each with its reason.
+std::vector<Gap> gaps(const CallPrediction &P, const ProgramTimes &T) {
   std::vector<Gap> Out;
-  const CallPrediction &P = F.Predicted;
-  const std::optional<MeasuredCall> &Sim = F.Times.Simulated;
+  const std::optional<MeasuredCall> &Sim = T.Simulated;
   auto Between = [](const std::string &A, double AUs, const std::string &B,
                     double BUs) {
     double Pct = 100 * std::fabs(AUs - BUs) / BUs;
@@ -82,12 +81,12 @@ std::vector<Gap> gaps(const CompileFacts &F) {
     if (auto D = explainDisagreement(P, *Sim))
       Out.push_back(
           {Between("predicted", P.TotalUs, Sim->Engine, Sim->TimeUs), *D});
-  if (F.Times.RefereeUs) {
+  if (T.RefereeUs) {
     // The referee's gaps are explained with what the in-house simulation
     // measured; between the two engines, what differs is their network.
     MeasuredCall Ref = Sim ? *Sim : MeasuredCall();
     Ref.Engine = "the referee";
-    Ref.TimeUs = *F.Times.RefereeUs;
+    Ref.TimeUs = *T.RefereeUs;
     if (auto D = explainDisagreement(P, Ref))
       Out.push_back(
           {Between("predicted", P.TotalUs, Ref.Engine, Ref.TimeUs), *D});
@@ -102,13 +101,37 @@ std::vector<Gap> gaps(const CompileFacts &F) {
   return Out;
 }
 
-std::vector<std::string> disagreements(const CompileFacts &F) {
-  std::vector<std::string> Lines;
-  for (const Gap &G : gaps(F))
-    Lines.push_back(G.Between + ": " + G.Why.Reason);
-  return Lines;
-}
 } // namespace
+
+const char *const tacclc::TrustLine =
+    "tacclc sim for the program's time: it runs the lowered program "
+    "(protocol, pipelined slices, shared ports); the prediction is the "
+    "MILP's view of the schedule, for comparing schedules "
+    "(docs/simulator.md, \"Which prediction to trust\")";
+
+void tacclc::printTimes(llvm::raw_ostream &OS, const ir::Sketch &S,
+                        const CallPrediction &Pred, const ProgramTimes &T) {
+  unsigned N = S.Topo.getNumRanks();
+  auto Bandwidths = [&](double Us) {
+    double AlgBw = double(S.SizeBytes) / (Us * 1e3); // GB/s
+    return fmt::format("algbw {:.2f} GB/s, busbw {:.2f} GB/s", AlgBw,
+                       AlgBw * ir::busBandwidthFactor(S.Coll.getKind(), N));
+  };
+  OS << fmt::format("predicted   {} ({}) by the schedule's model: {}\n",
+                    ir::formatUs(Pred.TotalUs), Bandwidths(Pred.TotalUs),
+                    predictionParts(Pred));
+  const std::optional<MeasuredCall> &Sim = T.Simulated;
+  if (Sim)
+    OS << fmt::format("simulated   {} ({}) by tacclc sim\n",
+                      ir::formatUs(Sim->TimeUs), Bandwidths(Sim->TimeUs));
+  if (T.RefereeUs)
+    OS << fmt::format("referee     {} ({}) by the SimGrid referee\n",
+                      ir::formatUs(*T.RefereeUs), Bandwidths(*T.RefereeUs));
+  if (Sim)
+    OS << "trust       " << TrustLine << "\n";
+  for (const Gap &G : gaps(Pred, T))
+    OS << "differs     " << G.Between << ": " << G.Why.Reason << "\n";
+}
 
 std::string tacclc::formatStage(const StageReport &R) {
   std::string Head = fmt::format("[{}] {:.2f} s", R.Name, R.Seconds);
@@ -152,11 +175,6 @@ void tacclc::printSummary(const CompileFacts &F) {
     }
   }
   unsigned N = S.Topo.getNumRanks();
-  auto Bandwidths = [&](double Us) {
-    double AlgBw = double(S.SizeBytes) / (Us * 1e3); // GB/s
-    return fmt::format("algbw {:.2f} GB/s, busbw {:.2f} GB/s", AlgBw,
-                       AlgBw * ir::busBandwidthFactor(S.Coll.getKind(), N));
-  };
   auto &OS = llvm::errs();
   OS << fmt::format("sketch      {} (topology {})\n", S.Name,
                     S.Topo.getName().str());
@@ -173,20 +191,7 @@ void tacclc::printSummary(const CompileFacts &F) {
                          Line, R.Solve.Variables, R.Solve.Constraints);
     OS << fmt::format("{:<11} {}; {}\n", R.Name, Line, R.Detail);
   }
-  const CallPrediction &Pred = F.Predicted;
-  OS << fmt::format("predicted   {} ({}) by the schedule's model: {}\n",
-                    ir::formatUs(Pred.TotalUs), Bandwidths(Pred.TotalUs),
-                    predictionParts(Pred));
-  const std::optional<MeasuredCall> &Sim = F.Times.Simulated;
-  if (Sim)
-    OS << fmt::format("simulated   {} ({}) by tacclc sim\n",
-                      ir::formatUs(Sim->TimeUs), Bandwidths(Sim->TimeUs));
-  if (F.Times.RefereeUs)
-    OS << fmt::format("referee     {} ({}) by the SimGrid referee\n",
-                      ir::formatUs(*F.Times.RefereeUs),
-                      Bandwidths(*F.Times.RefereeUs));
-  for (const std::string &Line : disagreements(F))
-    OS << "differs     " << Line << "\n";
+  printTimes(OS, S, F.Predicted, F.Times);
   OS << fmt::format("program     {} steps ({} relays fused{}), up to {} "
                     "threadblocks per rank, {} channel(s)\n",
                     Steps, Fused, F.FusionNote, MaxTbs, P.NChannels);
@@ -229,7 +234,7 @@ std::string tacclc::reportJson(const CompileFacts &F) {
       num(P.LaunchUs), num(P.ScheduleUs), P.Slices, num(P.SliceUs),
       jsonQuote(P.Busiest), P.CriticalHops, num(P.CriticalLatencyUs));
   std::string Gaps;
-  for (const Gap &G : gaps(F))
+  for (const Gap &G : gaps(P, F.Times))
     Gaps += fmt::format("{}    {{\"between\": {}, \"class\": {}, "
                         "\"reason\": {}}}",
                         Gaps.empty() ? "" : ",\n", jsonQuote(G.Between),

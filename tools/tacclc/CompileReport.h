@@ -1,10 +1,11 @@
-//===- tools/tacclc/CompileReport.h - What a compile tells the user -*- C++
-//-*-===//
+//===- tools/tacclc/CompileReport.h - What a compile reports ----*- C++ -*-===//
 //
 // The human and machine-readable accounts of a compile: one line per stage
 // for `-v`, the `--stats` lines, the `--summary` block, and the JSON report
 // of `--report=FILE` that benchmarks read (stage times, solver statuses and
-// gaps, predicted and simulated times, why they disagree).
+// gaps, predicted and simulated times, why they disagree). The lines of the
+// times, with which to trust and why they differ, serve `tacclc baseline`
+// too.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_TOOLS_TACCLC_COMPILEREPORT_H
@@ -15,6 +16,8 @@
 #include "passes/Synthesize.h"
 #include "passes/TimeModel.h"
 #include "tools/tacclc/ProgramTimes.h"
+
+#include "llvm/Support/raw_ostream.h"
 
 #include <optional>
 #include <string>
@@ -32,12 +35,23 @@ struct CompileFacts {
   const ir::Sketch &Sketch;
   const Synthesis &Result;
   const ir::Program &Program;
-  std::string FusionNote;      ///< Why relays were left unfused, if so.
-  std::string Output;          ///< The output file, or empty for stdout.
-  CallPrediction Predicted;    ///< The schedule model's time of the call.
-  ProgramTimes Times;          ///< The simulations' times of the program.
-  double TotalSeconds = 0;     ///< Wall time of the whole compile.
+  std::string FusionNote;   ///< Why relays were left unfused, if so.
+  std::string Output;       ///< The output file, or empty for stdout.
+  CallPrediction Predicted; ///< The schedule model's time of the call.
+  ProgramTimes Times;       ///< The simulations' times of the program.
+  double TotalSeconds = 0;  ///< Wall time of the whole compile.
 };
+
+/// Which time to trust for what, in one line (the `trust` line after the
+/// times; docs/simulator.md, "Which prediction to trust").
+extern const char *const TrustLine;
+
+/// Prints the times of a program of \p S: the schedule model's prediction
+/// \p P and its parts, the simulations' times of \p T, the line that says
+/// which to trust when there is a simulated time, and a `differs` line with
+/// its reason for each gap of more than 15% between them.
+void printTimes(llvm::raw_ostream &OS, const ir::Sketch &S,
+                const CallPrediction &P, const ProgramTimes &T);
 
 /// Prints the --summary block to stderr.
 void printSummary(const CompileFacts &F);

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/Commands.h"
+#include "tools/tacclc/Provenance.h"
 
 #include "checker/Checker.h"
 #include "exec/CpuExecutor.h"
@@ -58,6 +59,8 @@ uint64_t defaultBytes(const tacclrt::Algo &A, tacclrt::DataType T) {
 } // namespace
 
 int tacclc::runCheck(const CheckOptions &Opts) {
+  if (!expectProgram(Opts.Input))
+    return ExitInternal;
   tacclrt::Report Rep;
   auto A = load(Opts.Input, Opts.LegacyDialect, Rep);
   if (A) {
@@ -120,6 +123,8 @@ int tacclc::runRun(const RunOptions &Opts) {
                  << "\n";
     return ExitInternal;
   }
+  if (!expectProgram(Opts.Input))
+    return ExitInternal;
   tacclrt::Report Rep;
   auto A = load(Opts.Input, Opts.LegacyDialect, Rep);
   if (!A) {

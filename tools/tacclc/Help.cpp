@@ -25,10 +25,12 @@ constexpr const char *ToolOverview =
     "  tacclc FILE.sketch -o OUT.xml   compile, verify, write\n"
     "  tacclc check FILE.xml           validate and prove correct\n"
     "  tacclc run FILE.xml --backend cpu [--bytes N]   execute\n"
-    "  tacclc sim FILE.xml --topology T [--sizes 1KiB:1GiB]   predict\n"
+    "  tacclc sim FILE.xml [--topology T] [--sizes 1KiB:1GiB]   predict "
+    "(default: the machine the file records)\n"
     "  tacclc baseline ring|tree|direct|hierarchical --topology T "
     "--collective C -o F\n"
     "  tacclc bounds --topology T --collective C --size S   bounds\n"
+    "  tacclc bounds FILE.xml          bounds for what the file records\n"
     "  tacclc fmt [-i | --check] FILE.sketch...   canonical layout\n"
     "  tacclc lsp                      language server (stdio)\n\n"
     "Sizes (sim --sizes, bounds --size, baseline --size, run --bytes, "
@@ -59,8 +61,9 @@ constexpr Overview Overviews[] = {
      "and step. Exit status: 0 every element right, 1 wrong elements, a\n"
      "hang or a bad file, 2 a usage error or a backend this build lacks.\n"},
     {"sim",
-     "tacclc sim FILE.xml... --topology MACHINE: predict, without a GPU,\n"
-     "how long each TACCL-EF file takes on a modelled machine, at every\n"
+     "tacclc sim FILE.xml... [--topology MACHINE]: predict, without a\n"
+     "GPU, how long each TACCL-EF file takes on a modelled machine (by\n"
+     "default the one the file records), at every\n"
      "size of --sizes (default 1KiB:1GiB, powers of two), with the in-house\n"
      "engine unless --engine names another. Prints a table per file of\n"
      "time, algbw, busbw, the lower bound and the efficiency (--json: the\n"
@@ -80,8 +83,9 @@ constexpr Overview Overviews[] = {
      "lower bounds on the time of the collective at each size (a list or\n"
      "LO:HI range as for sim --sizes): the cut bound by max-flow, the\n"
      "per-rank injection and ejection bound, the latency bound, and their\n"
-     "maximum (--json: as JSON). Exit status: 0 success, 1 an error in the\n"
-     "machine, 2 a usage error.\n"},
+     "maximum (--json: as JSON). `tacclc bounds FILE.xml` takes the\n"
+     "machine, collective, sizes and root the file records. Exit status:\n"
+     "0 success, 1 an error in the machine or the file, 2 a usage error.\n"},
     {"fmt",
      "tacclc fmt FILE.sketch...: print each sketch file in the canonical\n"
      "layout, comments kept; -i rewrites the files not in it (atomically),\n"

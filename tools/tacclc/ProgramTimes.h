@@ -35,11 +35,12 @@ struct ProgramTimes {
 /// Simulates \p A as simulatedUs() (codegen/SimMachine.h) does; when the time
 /// disagrees with \p Predicted, also measures what explains it (one slice
 /// alone, ports served one message at a time, how many links share a port at
-/// once). Then asks the referee. \p OrderedForFifo is the FIFO (messages per
-/// connection) the program's fused relays were ordered for.
+/// once). Then, with \p AskReferee, asks the referee. \p OrderedForFifo is
+/// the FIFO (messages per connection) the program's fused relays were
+/// ordered for.
 ProgramTimes timeProgram(const tacclrt::Algo &A, const ir::Sketch &S,
                          const CallPrediction &Predicted,
-                         unsigned OrderedForFifo);
+                         unsigned OrderedForFifo, bool AskReferee = true);
 
 /// The SimGrid referee's time of \p A on \p M (sim/SimGrid.h, engine
 /// `simgrid`), or nothing with \p Why (a build without SimGrid, a failed

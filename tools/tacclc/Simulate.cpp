@@ -1,7 +1,8 @@
 //===- tools/tacclc/Simulate.cpp - The sim command ------------------------===//
 //
-// `tacclc sim ALGO.xml --topology REF` predicts the time of a TACCL-EF file
-// on a modelled machine (frontend/MachineRef.h) over a sweep of sizes and
+// `tacclc sim ALGO.xml [--topology REF]` predicts the time of a TACCL-EF
+// file on a modelled machine (frontend/MachineRef.h; by default the one the
+// file records, tools/tacclc/Provenance.h) over a sweep of sizes and
 // prints a table per file in the style of nccl-tests (or JSON); --plot draws
 // every file's algbw on one SVG chart, --timeline the messages of the first
 // file's first size as a Gantt chart. A size outside the file's
@@ -23,6 +24,7 @@
 #include "support/InputFile.h"
 #include "tools/tacclc/Charts.h"
 #include "tools/tacclc/Output.h"
+#include "tools/tacclc/Provenance.h"
 
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -31,6 +33,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
 
 using namespace tacclc;
 
@@ -49,6 +52,8 @@ namespace {
 /// add to the table (or JSON) and the charts.
 struct FileSim {
   const std::string &Input;
+  /// The machine as named (--topology, or the one the program records).
+  const std::string &Machine;
   const ir::Topology &Topo;
   const SimOptions &Opts;
   tacclrt::SimEngineKind Engine;
@@ -81,7 +86,7 @@ std::optional<tacclrt::Algo> loadPlan(const std::string &Input,
 /// The title and column heads of a file's table.
 std::string tableHeader(const FileSim &F) {
   return fmt::format("# {} on {} ({} ranks), {}, engine {}\n", F.Input,
-                     F.Opts.Topology, F.A.NGpus, tacclrt::nameOf(F.A.Coll),
+                     F.Machine, F.A.NGpus, tacclrt::nameOf(F.A.Coll),
                      tacclrt::nameOf(F.Engine)) +
          fmt::format("{:>14} {:>12} {:>12} {:>12} {:>12} {:>10}\n", "size (B)",
                      "time (us)", "algbw (GB/s)", "busbw (GB/s)", "bound (us)",
@@ -197,7 +202,7 @@ bool simulateSize(FileSim &F, uint64_t Size, std::string &Text,
     return false;
   if (SO.RecordTransfers)
     *Timeline = timelineChart(fmt::format("{} on {}, {} ({:.2f} us)",
-                                          F.Line.Name, F.Opts.Topology,
+                                          F.Line.Name, F.Machine,
                                           sizeLabel(double(Bytes)), R.TimeUs),
                               M, R.Transfers);
   std::optional<std::string> Unselected = unselectedNote(F, Bytes);
@@ -207,24 +212,24 @@ bool simulateSize(FileSim &F, uint64_t Size, std::string &Text,
   return true;
 }
 
-/// Simulates one file over the sweep; appends its table or JSON rows and
-/// its chart series. False after an error (printed).
-bool simulateFile(const std::string &Input, const ir::Topology &Topo,
+/// Simulates the program \p A of \p Input on \p Machine over the sweep;
+/// appends its table or JSON rows and its chart series. False after an
+/// error (printed).
+bool simulateFile(const std::string &Input, const tacclrt::Algo &A,
+                  const std::string &Machine, const ir::Topology &Topo,
                   const std::vector<uint64_t> &Sizes, const SimOptions &Opts,
                   tacclrt::SimEngineKind Engine, std::string &Text,
                   std::vector<ChartSeries> &Series,
                   std::vector<ChartSeries> &Bounds, std::string *Timeline) {
   bool HaveBound = !Bounds.empty();
-  std::optional<tacclrt::Algo> A = loadPlan(Input, Opts);
-  if (!A)
-    return false;
   FileSim F{Input,
+            Machine,
             Topo,
             Opts,
             Engine,
-            *A,
-            parseBoundCollective(tacclrt::nameOf(A->Coll)),
-            A->Root >= 0 ? A->Root : 0};
+            A,
+            parseBoundCollective(tacclrt::nameOf(A.Coll)),
+            A.Root >= 0 ? A.Root : 0};
   F.Line.Name = llvm::sys::path::filename(Input).str();
   if (!Opts.Json)
     Text += tableHeader(F);
@@ -244,24 +249,42 @@ bool simulateFile(const std::string &Input, const ir::Topology &Topo,
                         "\"ranks\": {}, \"engine\": \"{}\", "
                         "\"results\": [{}\n  ]}}",
                         Text.size() > 1 ? "," : "", jsonQuote(Input),
-                        tacclrt::nameOf(A->Coll), A->NGpus,
+                        tacclrt::nameOf(A.Coll), A.NGpus,
                         tacclrt::nameOf(Engine), F.Rows);
   Series.push_back(std::move(F.Line));
   // One bound line per collective (the first file's), drawn dashed.
   if (!F.BoundLine.Points.empty() && !HaveBound) {
-    F.BoundLine.Name =
-        fmt::format("lower bound ({})", tacclrt::nameOf(A->Coll));
+    F.BoundLine.Name = fmt::format("lower bound ({})", tacclrt::nameOf(A.Coll));
     F.BoundLine.Dashed = true;
     Bounds.push_back(std::move(F.BoundLine));
   }
   return true;
 }
+
+/// The machine \p Ref names, instantiated once and kept in \p Machines;
+/// null after an error (printed).
+const ir::Topology *
+machineNamed(const std::string &Ref, const SimOptions &Opts,
+             std::map<std::string, ir::Topology> &Machines) {
+  auto It = Machines.find(Ref);
+  if (It == Machines.end()) {
+    auto Topo = instantiateMachine(Ref, Opts.IncludeDirs);
+    if (!Topo)
+      return nullptr;
+    It = Machines.emplace(Ref, std::move(*Topo)).first;
+  }
+  return &It->second;
+}
 } // namespace
 
 int tacclc::runSim(const SimOptions &Opts) {
-  auto Topo = instantiateMachine(Opts.Topology, Opts.IncludeDirs);
-  if (!Topo)
+  // An explicit machine is checked first; otherwise each program's own.
+  std::map<std::string, ir::Topology> Machines;
+  if (!Opts.Topology.empty() && !machineNamed(Opts.Topology, Opts, Machines))
     return ExitUserError;
+  for (const std::string &Input : Opts.Inputs)
+    if (!expectProgram(Input))
+      return ExitInternal;
   auto Engine = tacclrt::parseSimEngine(Opts.Engine);
   if (!Engine) {
     llvm::errs() << "tacclc: error: unknown --engine '" << Opts.Engine
@@ -293,12 +316,26 @@ int tacclc::runSim(const SimOptions &Opts) {
   }
   std::string Text = Opts.Json ? "[" : "";
   std::vector<ChartSeries> Series, Bounds;
-  std::string Timeline;
-  for (size_t I = 0; I < Opts.Inputs.size(); ++I)
-    if (!simulateFile(Opts.Inputs[I], *Topo, Opts.Sizes, Opts, *Engine, Text,
+  std::string Timeline, PlotMachine;
+  for (size_t I = 0; I < Opts.Inputs.size(); ++I) {
+    const std::string &Input = Opts.Inputs[I];
+    std::optional<tacclrt::Algo> A = loadPlan(Input, Opts);
+    if (!A)
+      return ExitUserError;
+    std::optional<std::string> Machine =
+        programMachine(Opts.Topology, *A, Input);
+    const ir::Topology *Topo =
+        Machine ? machineNamed(*Machine, Opts, Machines) : nullptr;
+    if (!Topo)
+      return ExitUserError;
+    PlotMachine = I == 0 || PlotMachine == *Machine
+                      ? *Machine
+                      : std::string("each program's machine");
+    if (!simulateFile(Input, *A, *Machine, *Topo, Opts.Sizes, Opts, *Engine, Text,
                       Series, Bounds,
                       I == 0 && !Opts.Timeline.empty() ? &Timeline : nullptr))
       return ExitUserError;
+  }
   Series.insert(Series.end(), Bounds.begin(), Bounds.end());
   if (Opts.Json)
     Text += "\n]\n";
@@ -306,7 +343,7 @@ int tacclc::runSim(const SimOptions &Opts) {
     Outputs.front().Text = Timeline;
   if (!Opts.Plot.empty())
     Outputs.back().Text = bandwidthChart(
-        fmt::format("algorithm bandwidth on {}", Opts.Topology), Series);
+        fmt::format("algorithm bandwidth on {}", PlotMachine), Series);
   Outputs.push_back({"", Text});
   return writeOutputs(Outputs, Holder.Diags);
 }

@@ -105,9 +105,10 @@ cl::opt<std::string> SimTimeline("timeline",
                                  cl::value_desc("file.svg"), cl::sub(SimCmd),
                                  cl::cat(SimCat));
 cl::opt<std::string>
-    SimTopology("topology", cl::Required,
+    SimTopology("topology",
                 cl::desc("The machine: a stdlib topology with arguments, e.g. "
-                         "'ndv2(nodes: 2)', or FILE.sketch:NAME(args)"),
+                         "'ndv2(nodes: 2)', or FILE.sketch:NAME(args) "
+                         "(default: the machine each file records)"),
                 cl::sub(SimCmd), cl::cat(SimCat));
 cl::opt<ByteSizeList>
     SimSizes("sizes",
@@ -181,22 +182,30 @@ cl::opt<std::string> BaseProtocol("protocol",
 cl::opt<std::string> BaseOutput("o", cl::desc("Output file (default stdout)"),
                                 cl::value_desc("file"), cl::sub(BaselineCmd),
                                 cl::cat(BaselineCat));
-cl::opt<std::string> BoundsTopology("topology", cl::Required,
-                                    cl::desc("The machine, as for sim"),
-                                    cl::sub(BoundsCmd), cl::cat(BoundsCat));
+cl::opt<std::string> BoundsInput(cl::Positional, cl::Optional,
+                                 cl::desc("[<file.xml>]"), cl::sub(BoundsCmd),
+                                 cl::cat(BoundsCat));
 cl::opt<std::string>
-    BoundsCollective("collective", cl::Required,
+    BoundsTopology("topology",
+                   cl::desc("The machine, as for sim (default: the one the "
+                            "file records)"),
+                   cl::sub(BoundsCmd), cl::cat(BoundsCat));
+cl::opt<std::string>
+    BoundsCollective("collective",
                      cl::desc("allgather, reducescatter, allreduce, "
-                              "alltoall, broadcast or reduce"),
+                              "alltoall, broadcast or reduce (default: the "
+                              "file's)"),
                      cl::sub(BoundsCmd), cl::cat(BoundsCat));
-cl::opt<ByteSizeList> BoundsSize("size", cl::Required,
+cl::opt<ByteSizeList> BoundsSize("size",
                                  cl::desc("Size M as nccl-tests counts it (the "
                                           "larger buffer), e.g. 1GiB or 1GB, "
                                           "or a list or LO:HI range as for "
-                                          "sim --sizes"),
+                                          "sim --sizes (default: the sizes "
+                                          "the file records)"),
                                  cl::sub(BoundsCmd), cl::cat(BoundsCat));
 cl::opt<int> BoundsRoot("root",
-                        cl::desc("Root of broadcast and reduce (default 0)"),
+                        cl::desc("Root of broadcast and reduce (default: the "
+                                 "file's root attribute, else 0)"),
                         cl::init(0), cl::sub(BoundsCmd), cl::cat(BoundsCat));
 cl::opt<bool> BoundsNoProtocolCosts(
     "no-protocol-costs",
@@ -297,10 +306,13 @@ std::optional<int> tacclc::runSubcommand() {
   }
   if (BoundsCmd) {
     BoundsOptions O;
+    O.Input = BoundsInput;
     O.Topology = BoundsTopology;
     O.Collective = BoundsCollective;
     O.Sizes = BoundsSize.Bytes;
+    O.SizesGiven = BoundsSize.getNumOccurrences() > 0;
     O.Root = BoundsRoot;
+    O.RootGiven = BoundsRoot.getNumOccurrences() > 0;
     O.Json = BoundsJson;
     O.ProtocolCosts = !BoundsNoProtocolCosts;
     O.IncludeDirs.assign(BoundsIncludeDirs.begin(), BoundsIncludeDirs.end());

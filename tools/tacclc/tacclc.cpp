@@ -4,9 +4,9 @@
 //
 //   tacclc FILE.sketch -o OUT.xml      Compile.cpp (options declared here)
 //   tacclc check | run FILE.xml        Execute.cpp
-//   tacclc sim FILE.xml --topology T   Simulate.cpp
+//   tacclc sim FILE.xml [--topology T] Simulate.cpp
 //   tacclc baseline ALGO ...           Baseline.cpp
-//   tacclc bounds --topology T ...     Bounds.cpp
+//   tacclc bounds [FILE.xml] ...      Bounds.cpp
 //   tacclc fmt [-i | --check] FILE...  Fmt.cpp
 //   tacclc lsp                         lsp/LspServer.h
 //

@@ -219,3 +219,23 @@ TEST_CASE("disagreements are explained by what the simulation measured") {
   CHECK(D->Reason.find("pipelining over 11 slices") != std::string::npos);
   CHECK(D->Reason.find("at 4 us") != std::string::npos);
 }
+
+TEST_CASE("a program ordered for a FIFO of one explains its gap by how it "
+          "was lowered") {
+  CallPrediction P;
+  P.TotalUs = 100;
+  P.FifoMessages = 8;
+  MeasuredCall M;
+  M.TimeUs = 200;
+  M.OrderedForFifo = 1;
+  std::optional<Disagreement> D = explainDisagreement(P, M);
+  REQUIRE(D);
+  CHECK(D->Class == "fifo-order");
+  CHECK(D->Reason.find("the order for 8 did not verify") != std::string::npos);
+  M.FifoAsAsked = true; // a baseline, lowered for one message from the start
+  D = explainDisagreement(P, M);
+  REQUIRE(D);
+  CHECK(D->Class == "fifo-order");
+  CHECK(D->Reason.find("(as it was lowered)") != std::string::npos);
+  CHECK(D->Reason.find("did not verify") == std::string::npos);
+}

@@ -2,7 +2,8 @@
 //
 // format/PlanWriter: what it prints loads back to the same plan and prints
 // to the same text, the dialect decides the `coll` spelling, names are
-// escaped and `root` appears only for rooted plans.
+// escaped, `root` appears only for rooted plans, and the provenance
+// attributes load back, without warnings, in both dialects.
 //
 //===----------------------------------------------------------------------===//
 #include "RuntimeTestUtil.h"
@@ -57,4 +58,45 @@ TEST_CASE("writePlan escapes the name and prints root only when set") {
   A.Root = 0;
   CHECK(writePlan(A, Dialect::Executor).find(" root=\"0\">") !=
         std::string::npos);
+}
+
+TEST_CASE("provenance attributes load back without warnings in both "
+          "dialects") {
+  Algo A = loadFixture("allgather_ring4.xml");
+  A.Origin.Compiler = "9.8.7";
+  A.Origin.Machine = "../m/box.sketch:box(nodes: 2)";
+  A.Origin.Sketch = "s.sketch:s";
+  A.Origin.Sizes = "1 KiB:64 KiB";
+  A.MaxBytes = 1 << 20; // the legacy runtime's range excludes 0
+  for (Dialect D : {Dialect::Executor, Dialect::Legacy}) {
+    std::string Xml = writePlan(A, D);
+    CHECK(Xml.find(" tacclc-version=\"9.8.7\" machine=\"../m/box.sketch:box("
+                   "nodes: 2)\" sketch=\"s.sketch:s\" sizes=\"1 KiB:64 "
+                   "KiB\">") != std::string::npos);
+    LoadOptions LO;
+    LO.D = D;
+    Report R;
+    std::optional<Algo> B = loadPlan(Xml, "p.xml", LO, R);
+    REQUIRE_MESSAGE(B, R.str());
+    CHECK_MESSAGE(R.empty(), R.str());
+    CHECK(B->Origin.Compiler == A.Origin.Compiler);
+    CHECK(B->Origin.Machine == A.Origin.Machine);
+    CHECK(B->Origin.Sketch == A.Origin.Sketch);
+    CHECK(B->Origin.Sizes == A.Origin.Sizes);
+    CHECK(writePlan(*B, D) == Xml);
+  }
+}
+
+TEST_CASE("a provenance value the MSCCL lexer would refuse is left out") {
+  Algo A = loadFixture("allgather_ring4.xml");
+  A.Origin.Machine = std::string(300, 'm');
+  A.Origin.Sketch = "a\nb";
+  A.Origin.Sizes = "1 MB";
+  std::string Xml = writePlan(A, Dialect::Executor);
+  CHECK(Xml.find("machine=") == std::string::npos);
+  CHECK(Xml.find("sketch=") == std::string::npos);
+  CHECK(Xml.find(" sizes=\"1 MB\">") != std::string::npos);
+  Report R;
+  CHECK(loadPlan(Xml, "p.xml", LoadOptions(), R));
+  CHECK_MESSAGE(R.empty(), R.str());
 }
