@@ -10,6 +10,7 @@
 #include "frontend/MachineRef.h"
 
 #include "frontend/Frontend.h"
+#include "support/Stdlib.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -47,7 +48,7 @@ std::optional<ir::Topology> instantiate(const std::string &Ref,
       llvm::SMLoc());
   FrontendOptions FO;
   FO.IncludeDirs = Dirs;
-  FO.StdlibDir = TACCLC_STDLIB_DIR;
+  FO.StdlibDir = stdlibDir();
   std::optional<ir::Sketch> S;
   if (auto Modules = loadModules(SM, Id, FO, Diags))
     S = analyzeSketch(*Modules, "", Diags);

@@ -11,6 +11,7 @@
 
 #include "lsp/LspServer.h"
 #include "sim/Simulator.h"
+#include "support/Stdlib.h"
 
 #include "llvm/Support/CommandLine.h"
 
@@ -255,7 +256,7 @@ std::optional<int> tacclc::runSubcommand() {
   if (LspCmd) {
     LspOptions O;
     O.IncludeDirs.assign(LspIncludeDirs.begin(), LspIncludeDirs.end());
-    O.StdlibDir = TACCLC_STDLIB_DIR;
+    O.StdlibDir = stdlibDir();
     return runLsp(O);
   }
   if (FmtCmd) {
