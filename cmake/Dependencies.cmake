@@ -43,14 +43,27 @@ if(TACCLC_ENABLE_CUDA)
               ENV NCCL_HOME PATH_SUFFIXES include)
     find_library(NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR}
                  ENV NCCL_HOME PATH_SUFFIXES lib lib64)
-    if(NCCL_INCLUDE_DIR AND NCCL_LIBRARY)
+    # The NCCL runtime and libtaccl-nccl use NCCL 2.28's device API
+    # (symmetric windows, ncclTeamLsa, ncclGetPeerPointer).
+    set(TACCLC_NCCL_VERSION 0)
+    if(NCCL_INCLUDE_DIR)
+      file(STRINGS ${NCCL_INCLUDE_DIR}/nccl.h _nccl_defs
+           REGEX "^#define NCCL_(MAJOR|MINOR|PATCH) +[0-9]+")
+      string(REGEX REPLACE ".*NCCL_MAJOR +([0-9]+).*NCCL_MINOR +([0-9]+).*NCCL_PATCH +([0-9]+).*"
+             "\\1.\\2.\\3" TACCLC_NCCL_VERSION "${_nccl_defs}")
+    endif()
+    if(NCCL_INCLUDE_DIR AND NCCL_LIBRARY
+       AND TACCLC_NCCL_VERSION VERSION_LESS 2.28)
+      message(STATUS "tacclc: nccl.h is NCCL ${TACCLC_NCCL_VERSION}, older "
+                     "than 2.28; CUDA runtime off")
+    elseif(NCCL_INCLUDE_DIR AND NCCL_LIBRARY)
       add_library(tacclc_nccl UNKNOWN IMPORTED)
       set_target_properties(tacclc_nccl PROPERTIES
         IMPORTED_LOCATION ${NCCL_LIBRARY}
         INTERFACE_INCLUDE_DIRECTORIES ${NCCL_INCLUDE_DIR})
       set(TACCLC_HAVE_CUDA ON)
-      message(STATUS "tacclc: CUDA ${CUDAToolkit_VERSION} and NCCL found; "
-                     "building the CUDA runtime probe")
+      message(STATUS "tacclc: CUDA ${CUDAToolkit_VERSION} and NCCL "
+                     "${TACCLC_NCCL_VERSION} found; building the CUDA runtime")
     else()
       message(STATUS "tacclc: nvcc found but NCCL missing; CUDA runtime off")
     endif()

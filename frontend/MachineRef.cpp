@@ -17,6 +17,7 @@
 #include "frontend/MachineRef.h"
 
 #include "frontend/Frontend.h"
+#include "support/Stdlib.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -84,7 +85,7 @@ std::string fileReference(llvm::StringRef Path, llvm::StringRef BaseDir,
   InStdlib = false;
   if (!llvm::sys::fs::is_regular_file(Path))
     return std::string();
-  std::string InLib = relativePath(Path, TACCLC_STDLIB_DIR);
+  std::string InLib = relativePath(Path, stdlibDir());
   if (!llvm::StringRef(InLib).startswith("..")) {
     InStdlib = true;
     return InLib;
@@ -251,7 +252,7 @@ std::optional<ir::Topology> tacclc::instantiateMachine(
     llvm::raw_ostream &Errs, std::string *Reference, llvm::StringRef BaseDir) {
   FrontendOptions FO;
   FO.IncludeDirs = IncludeDirs;
-  FO.StdlibDir = TACCLC_STDLIB_DIR;
+  FO.StdlibDir = stdlibDir();
   std::optional<Target> T = locate(Ref, FO, Errs);
   if (!T)
     return std::nullopt;

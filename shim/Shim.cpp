@@ -13,14 +13,17 @@
 // served after NCCL's group, everything else goes to NCCL inside it.
 // On first use the shim loads the algorithm directories (TACCL_ALGO_DIR,
 // then MSCCL_ALGO_DIR; colon-separated lists) and reports every file that
-// does not load, once, with the reason. TACCL_DEBUG=INFO logs what served
-// each call, as NCCL_DEBUG=INFO does for NCCL.
+// does not load, once, with the reason. TACCL_DEBUG=INFO logs, as
+// NCCL_DEBUG=INFO does for NCCL, what the library serves (ShimInfo.h: one
+// node; across nodes the MSCCL executor), whether each new communicator's
+// calls may be served and why not, and what served each call.
 //
 //===----------------------------------------------------------------------===//
 #include "shim/AlgoRegistry.h"
 #include "shim/NcclAbi.h"
 #include "shim/RealNccl.h"
 #include "shim/ShimBackend.h"
+#include "shim/ShimInfo.h"
 #include "shim/ShimInternal.h"
 
 #include "format/Collective.h"
@@ -61,6 +64,26 @@ void split(const char *List, std::vector<std::string> &Out) {
   }
 }
 
+/// TACCL_DEBUG=INFO at start: what was loaded, the backend, the real NCCL
+/// (its version) and what the library serves.
+void reportStart(const ShimState &St) {
+  const RealNccl &R = realNccl();
+  int Code = 0;
+  std::string Nccl = R.Why;
+  if (R.Loaded)
+    Nccl = R.Path + " (version " +
+           (R.ncclGetVersion && R.ncclGetVersion(&Code) == ncclSuccess
+                ? ncclVersionText(Code)
+                : std::string("unknown")) +
+           ")";
+  std::fprintf(stderr,
+               "TACCL INFO %zu algorithm(s) loaded, %zu not; backend %s; "
+               "NCCL %s\n%s\n",
+               St.Registry.algorithms().size(), St.Registry.failures().size(),
+               St.Backend ? St.Backend->name() : "off", Nccl.c_str(),
+               scopeLine().c_str());
+}
+
 ShimState &state() {
   static ShimState *S = [] {
     auto *St = new ShimState();
@@ -88,13 +111,7 @@ ShimState &state() {
                    "every call goes to NCCL\n",
                    Backend.c_str());
     if (St->Info)
-      std::fprintf(
-          stderr,
-          "TACCL INFO %zu algorithm(s) loaded, %zu not; backend %s; "
-          "NCCL %s\n",
-          St->Registry.algorithms().size(), St->Registry.failures().size(),
-          St->Backend ? St->Backend->name() : "off",
-          realNccl().Loaded ? realNccl().Path.c_str() : realNccl().Why.c_str());
+      reportStart(*St);
     return St;
   }();
   return *S;
@@ -174,6 +191,49 @@ bool infoOf(ncclComm_t Comm, CommInfo &Out) {
   return true;
 }
 
+/// Why the calls of \p I are not served, or Decline::None (calls an
+/// algorithm matches are). \p I.Rank < 0: not known yet.
+Decline declineOf(const CommInfo &I) {
+  ShimState &S = state();
+  if (!S.Backend)
+    return Decline::NoBackend;
+  if (I.NonBlocking)
+    return Decline::NonBlocking;
+  return S.Backend->declines(I);
+}
+
+/// TACCL_DEBUG=INFO: which calls of the new communicator \p Comm may be
+/// served. Its rank and size are asked of the real NCCL unless it may still
+/// be initializing (non-blocking, or created inside a group).
+void announce(ncclComm_t Comm) {
+  ShimState &S = state();
+  if (!S.Info)
+    return;
+  CommInfo I;
+  {
+    std::lock_guard<std::mutex> Lock(S.M);
+    auto It = S.Comms.find(Comm);
+    if (It == S.Comms.end())
+      return;
+    I = It->second;
+  }
+  if (I.NonBlocking || groupDepth() > 0 || !infoOf(Comm, I))
+    I.Rank = -1;
+  CommFacts F;
+  F.Rank = I.Rank;
+  F.NRanks = I.Rank >= 0 ? I.NRanks : 0;
+  F.Backend = S.Backend ? S.Backend->name() : nullptr;
+  F.Scope = S.Backend ? S.Backend->scope() : "";
+  for (const LoadedAlgo &A : S.Registry.algorithms())
+    F.Algorithms += A.A.NGpus == F.NRanks;
+  F.Why = declineOf(I);
+  if (F.Why == Decline::None && F.NRanks == 0)
+    F.Why = Decline::Unknown;
+  else if (F.Why == Decline::None && F.Algorithms == 0)
+    F.Why = Decline::NoAlgorithm;
+  std::fprintf(stderr, "%s\n", commInitLine(F).c_str());
+}
+
 std::optional<ReduceOp> opOf(ncclRedOp_t Op) {
   switch (Op) {
   case ncclSum:
@@ -196,8 +256,7 @@ bool tacclrt::shim::matchCall(CollKind Coll, const void *Send, void *Recv,
                               int Root, ncclComm_t Comm, cudaStream_t Stream,
                               CommInfo &I, ServedCall &C) {
   ShimState &S = state();
-  if (!shimServes() || !infoOf(Comm, I) || I.NonBlocking ||
-      !S.Backend->accepts(I))
+  if (!shimServes() || !infoOf(Comm, I) || declineOf(I) != Decline::None)
     return false;
   C.Shape.Coll = Coll;
   C.Shape.NRanks = unsigned(I.NRanks);
@@ -350,8 +409,10 @@ TACCL_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *Comm, int NRanks,
                                            ncclUniqueId Id, int Rank) {
   state();
   ncclResult_t R = forward_ncclCommInitRank(Comm, NRanks, Id, Rank);
-  if (R == ncclSuccess)
+  if (R == ncclSuccess) {
     follow(Comm, 1, cliqueOf(Id), false);
+    announce(*Comm);
+  }
   return R;
 }
 
@@ -361,8 +422,10 @@ TACCL_EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t *Comm, int NRanks,
   state();
   ncclResult_t R =
       forward_ncclCommInitRankConfig(Comm, NRanks, Id, Rank, Config);
-  if (R == ncclSuccess || R == ncclInProgress)
+  if (R == ncclSuccess || R == ncclInProgress) {
     follow(Comm, 1, cliqueOf(Id), false, nonBlocking(Config));
+    announce(*Comm);
+  }
   return R;
 }
 
@@ -377,6 +440,8 @@ TACCL_EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *Comms, int N,
       Clique = S.NextClique++;
     }
     follow(Comms, N, Clique, N > 1);
+    for (int K = 0; K < N; ++K)
+      announce(Comms[K]);
   }
   return R;
 }
@@ -393,6 +458,7 @@ TACCL_EXPORT ncclResult_t ncclCommSplit(ncclComm_t Comm, int Color, int Key,
       Clique = S.NextClique++;
     }
     follow(New, 1, Clique, false, nonBlocking(Config));
+    announce(*New);
   }
   return R;
 }

@@ -18,6 +18,7 @@
 
 #include "shim/AlgoRegistry.h"
 #include "shim/NcclAbi.h"
+#include "shim/ShimInfo.h"
 
 #include <cstdint>
 #include <memory>
@@ -57,10 +58,15 @@ class ShimBackend {
 public:
   virtual ~ShimBackend() = default;
   virtual const char *name() const = 0;
-  /// Whether calls on \p C can run here (else they are forwarded).
-  virtual bool accepts(const CommInfo &C) const {
+  /// Where the ranks it serves are, for the INFO log ("on one node (one
+  /// NVLink domain)").
+  virtual const char *scope() const = 0;
+  /// Why calls on \p C cannot run here (they are forwarded), or
+  /// Decline::None. \p C.Rank < 0: the communicator may still be
+  /// initializing, so the real NCCL must not be asked about it.
+  virtual Decline declines(const CommInfo &C) const {
     (void)C;
-    return true;
+    return Decline::None;
   }
   /// Whether \p Call can run now (else it is forwarded; every rank must
   /// decide alike).

@@ -26,7 +26,11 @@ public:
 
   /// Only communicators whose ranks all live in this process (made by one
   /// ncclCommInitAll): the call runs when the last of them has made it.
-  bool accepts(const CommInfo &C) const override { return C.SharedProcess; }
+  const char *scope() const override { return "in this process"; }
+
+  Decline declines(const CommInfo &C) const override {
+    return C.SharedProcess ? Decline::None : Decline::SeparateProcesses;
+  }
 
   ncclResult_t run(const CommInfo &C, const ServedCall &Call,
                    std::string &Why) override {

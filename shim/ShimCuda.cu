@@ -124,13 +124,21 @@ std::string planKey(const ServedCall &Call) {
 class CudaBackend : public ShimBackend {
 public:
   const char *name() const override { return "cuda"; }
+  const char *scope() const override {
+    return "on one node (one NVLink domain)";
+  }
 
-  bool accepts(const CommInfo &C) const override {
+  Decline declines(const CommInfo &C) const override {
     if (C.SharedProcess)
-      return false;
+      return Decline::SharedProcess;
+    if (C.Rank < 0)
+      return Decline::Unknown;
     const RealNccl &R = realNccl();
     // Peers by loads and stores only (one NVLink domain).
-    return R.ncclTeamLsa && R.ncclTeamLsa(C.Comm).nRanks == C.NRanks;
+    if (!R.ncclTeamLsa)
+      return Decline::NoLsaTeam;
+    return R.ncclTeamLsa(C.Comm).nRanks == C.NRanks ? Decline::None
+                                                    : Decline::SpansNodes;
   }
 
   void forget(ncclComm_t Comm, bool Aborting) override {

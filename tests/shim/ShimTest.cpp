@@ -17,7 +17,10 @@
 //     all_to_all) is served by the alltoall file, and other groups (a ring
 //     shift) and calls outside groups reach the fake;
 //   - the broken file is reported once, with its reason, and TACCL_DEBUG=INFO
-//     names the file that served each call.
+//     names the file that served each call, says once at start what the
+//     library serves (one node; the MSCCL executor across nodes) and the
+//     real NCCL's version, and at each communicator's creation whether its
+//     calls may be served (the 4-rank ones) or why not (no 2-rank file).
 // Exit status 0 when every check passes; each failure is printed.
 //
 //===----------------------------------------------------------------------===//
@@ -291,6 +294,27 @@ int main(int Argc, char **Argv) {
   check(occurrences(Said, "served by " + (Dir / "e-alltoall.xml").string()) ==
             4,
         "INFO names the alltoall for each rank:\n" + Said);
+  // What is served, said at start and at each communicator's creation.
+  check(occurrences(Said, "TACCL INFO libtaccl-nccl serves collectives on "
+                          "communicators whose ranks all reach each other by "
+                          "loads and stores (one node, one NVLink domain); "
+                          "every call on a communicator that spans nodes "
+                          "goes to NCCL; across nodes, run the same TACCL-EF "
+                          "files on the MSCCL executor") == 1,
+        "INFO says once what the library serves:\n" + Said);
+  check(occurrences(Said, std::string(Argv[1]) + " (version 2.28.9)") == 1,
+        "INFO names the real NCCL and its version:\n" + Said);
+  for (int R = 0; R < 4; ++R)
+    check(occurrences(Said, "TACCL INFO rank " + std::to_string(R) +
+                                ": serving 4 ranks in this process with the "
+                                "cpu backend and 4 algorithms for 4 ranks; "
+                                "calls on communicators that span nodes go "
+                                "to NCCL\n") == 1,
+          "INFO says rank " + std::to_string(R) + " of 4 is served:\n" + Said);
+  check(occurrences(Said, ": every call of this communicator of 2 ranks goes "
+                          "to NCCL: no loaded algorithm is for 2 ranks "
+                          "(TACCL_ALGO_DIR)\n") == 2,
+        "INFO says the 2-rank communicators are not served:\n" + Said);
   fs::remove_all(Dir);
   if (Failures == 0)
     std::printf("shim: forwarded and served calls right, the broken file "

@@ -29,6 +29,7 @@
 
 #include "support/Deadline.h"
 #include "support/Memory.h"
+#include "support/Stdlib.h"
 
 #include "format/Poll.h"
 
@@ -230,7 +231,7 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
 
   FrontendOptions FO;
   FO.IncludeDirs = Opts.IncludeDirs;
-  FO.StdlibDir = TACCLC_STDLIB_DIR;
+  FO.StdlibDir = stdlibDir();
   auto Modules = loadModules(SM, Id, FO, Diags);
   if (!Modules)
     return Fail();

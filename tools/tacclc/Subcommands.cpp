@@ -12,6 +12,7 @@
 #include "lsp/LspServer.h"
 #include "sim/Simulator.h"
 #include "support/Sizes.h"
+#include "support/Stdlib.h"
 
 #include "llvm/Support/CommandLine.h"
 
@@ -271,7 +272,7 @@ std::optional<int> tacclc::runSubcommand() {
   if (LspCmd) {
     LspOptions O;
     O.IncludeDirs.assign(LspIncludeDirs.begin(), LspIncludeDirs.end());
-    O.StdlibDir = TACCLC_STDLIB_DIR;
+    O.StdlibDir = stdlibDir();
     return runLsp(O);
   }
   if (FmtCmd) {

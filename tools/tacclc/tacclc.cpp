@@ -21,6 +21,7 @@
 #include "solver/Subprocess.h"
 #include "support/Memory.h"
 #include "support/Sizes.h"
+#include "support/Stdlib.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -292,8 +293,11 @@ int main(int argc, char **argv) {
     LLVMStats->removeArgument();
   cl::opt<bool> Stats("stats", cl::desc("Print model sizes and solve times"),
                       cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
-  cl::SetVersionPrinter(
-      [](raw_ostream &OS) { OS << "tacclc " << TACCLC_VERSION << "\n"; });
+  // The version, and which standard library imports search (Stdlib.h).
+  cl::SetVersionPrinter([](raw_ostream &OS) {
+    OS << "tacclc " << TACCLC_VERSION << "\n"
+       << describeStdlib(stdlibLocation()) << "\n";
+  });
   std::vector<const cl::OptionCategory *> Shown = subcommandCategories();
   Shown.push_back(&CompileCat);
   cl::HideUnrelatedOptions(Shown);
