@@ -62,6 +62,10 @@ struct RunOptions {
   /// Root of a broadcast, reduce, gather or scatter call; -1 takes the
   /// plan's `root` attribute, or 0 (with a warning) when it has none.
   int Root = -1;
+  /// Compare the outputs with the collective's reference. False skips the
+  /// comparison (nccl-tests' `-c 0`): RunResult then counts no element, and
+  /// only a refusal, a deadlock or an access error makes the run fail.
+  bool Verify = true;
 };
 
 /// What one run found.

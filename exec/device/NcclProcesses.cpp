@@ -269,7 +269,8 @@ RepeatedRun runOnNcclRanks(const Algo &A, const RunOptions &O,
   // 4. What the ranks saw, the outputs, the times.
   if (!reportRanks(A, O, P, D, Jobs, *Ends, Sink))
     return NotRun();
-  checkOutputs(A, S, Mem, D, Jobs, Sink, R);
+  if (O.Verify)
+    checkOutputs(A, S, Mem, D, Jobs, Sink, R);
   collectTimes(Rep, Runs, Jobs, Out);
   R.Ok = !R.Issues.hasErrors();
   R.Summary = fmt::format(

@@ -43,11 +43,17 @@ Subcommands (each exits 0 on success and prints what failed otherwise):
                        in both dialects; a sketch given for a program, and
                        machines of local files named either way; SKETCH is
                        a stdlib example, whose machine is found anywhere
-  bench BENCH XML      taccl-bench (path BENCH) on a correct ring XML for
+  bench BENCH XML REDUCE LEGACY
+                       taccl-bench (path BENCH) on a correct ring XML for
                        every element type: rounded sizes, no wrong element,
-                       exit 0; on a corrupted copy: wrong elements counted,
-                       exit 1; without a relay step (a deadlock): the size
-                       is "not run", exit 1; bad usage exits 2
+                       exit 0; -b/-e/-i/-f sweeps as nccl-tests steps them;
+                       nccl-tests' columns (out-of-place and in-place, type,
+                       redop) and closing lines, on XML and on an allreduce
+                       (REDUCE); --dialect and the deprecated --legacy on a
+                       legacy in-place file (LEGACY: out-of-place N/A); on a
+                       corrupted copy: wrong elements counted, exit 1, and
+                       with -c 0 not compared, exit 0; without a relay step
+                       (a deadlock): "not run", exit 1; bad usage exits 2
 """
 import difflib
 import json
@@ -867,38 +873,151 @@ def bounds():
     print("bounds: ok")
 
 
-def bench(binary, xml):
+def bench_table(text):
+    """The data rows of a taccl-bench table, split into fields."""
+    return [l.split() for l in text.splitlines()
+            if l.strip() and not l.startswith("#")]
+
+
+def bench_sweep(go, xml):
+    """-b/-e/-i/-f step as nccl-tests does; the defaults are its 32M/32M/1M;
+    --sizes and -b/-e/-i/-f do not mix."""
+    def sizes(*args):
+        out = json.loads(go(xml, *args, "-n", "1", "-w", "0", "--json",
+                            expect=0).stdout)
+        return [r["bytes"] for r in out["rows"]]
+    for args, want in ((["-b", "1K", "-e", "8K", "-f", "2"],
+                       [1024, 2048, 4096, 8192]),
+                       (["-b", "1K", "-e", "5000", "-i", "1K"],
+                        [1024, 2048, 3072, 4096]),
+                       (["--minbytes", "16", "--maxbytes", "500",
+                         "--stepfactor", "3"], [16, 48, 144, 432]),
+                       # 1K + 1M (the default step) fits, 1K + 2M does not.
+                       (["-b", "1K", "-e", "1100K"], [1024, 1024 + (1 << 20)]),
+                       # One size: -b = -e.
+                       (["-b", "4KB", "-e", "4KB"], [4000])):
+        got = sizes(*args)
+        if got != want:
+            sys.exit(f"FAIL: taccl-bench {' '.join(args)}: sizes {got}, "
+                     f"expected {want}")
+    # The defaults are nccl-tests': -b and -e 32M (32 MiB).
+    for args, said in ((["-b", "33M"], "--minbytes 34603008 is above "
+                        "--maxbytes 33554432"),
+                       (["-e", "1K"], "--minbytes 33554432 is above "
+                        "--maxbytes 1024")):
+        proc = go(xml, *args, expect=2)
+        if said not in proc.stderr:
+            sys.exit(f"FAIL: taccl-bench {' '.join(args)}: no '{said}' in:\n"
+                     f"{proc.stderr}")
+    proc = go(xml, "-b", "1K", "-e", "4K", "-f", "2", "-i", "1K", "-n", "1",
+              expect=0)
+    if "--stepbytes is ignored" not in proc.stderr:
+        sys.exit(f"FAIL: -i with -f > 1 is not warned about:\n{proc.stderr}")
+
+
+def bench_columns(go, xml, reduce_xml):
+    """Out-of-place and in-place columns with count, type, redop and root
+    per row, and nccl-tests' closing lines."""
+    text = go(xml, "-b", "1K", "-e", "4K", "-f", "2", "-n", "2", "-d", "half",
+              expect=0).stdout
+    header = [l for l in text.splitlines() if l.startswith("#  ")]
+    if (len(header) < 2 or "out-of-place" not in header[0]
+            or "in-place" not in header[0] or header[1].split()[1:] !=
+            ["size", "count", "type", "redop", "root"] +
+            ["time", "algbw", "busbw", "#wrong"] * 2):
+        sys.exit(f"FAIL: not nccl-tests' header:\n{text}")
+    rows = bench_table(text)
+    if ([r[:5] for r in rows] !=
+            [[str(b), str(b // 2 // 4), "float16", "none", "-1"]
+             for b in (1024, 2048, 4096)]
+            or any(len(r) != 13 or r[8] != "0" or r[12] != "0"
+                   for r in rows)):
+        sys.exit(f"FAIL: rows are not size count type redop root "
+                 f"+ 2 x (time algbw busbw #wrong):\n{text}")
+    if ("\n# Out of bounds values : 0 OK\n" not in text or not re.search(
+            r"\n# Avg bus bandwidth    : [0-9.e+-]+\n", text)):
+        sys.exit(f"FAIL: no nccl-tests closing lines:\n{text}")
+    out = json.loads(go(reduce_xml, "-b", "4K", "-e", "8K", "-f", "2", "-o",
+                        "max", "-n", "2", "--json", expect=0).stdout)
+    busbw = [r[p]["busbw_GBps"] for r in out["rows"]
+             for p in ("out_of_place", "in_place")]
+    if (any((r["type"], r["redop"], r["root"], r["count"]) !=
+            ("float32", "max", -1, r["bytes"] // 4) for r in out["rows"])
+            or out["out_of_bounds"] != 0 or len(busbw) != 4 or
+            abs(out["avg_busbw_GBps"] - sum(busbw) / 4) >
+            1e-5 * max(busbw)):
+        sys.exit(f"FAIL: allreduce JSON rows or average busbw: {out}")
+
+
+def bench_dialect(go, legacy_xml):
+    """--dialect as tacclc spells it; --legacy still works, with a warning;
+    a legacy file serves only in-place calls: out-of-place is N/A."""
+    args = [legacy_xml, "-b", "1K", "-e", "1K", "-n", "1"]
+    go(*args, expect=1)  # as msccl-executor: outofplace is missing
+    text = go(*args, "--dialect=msccl-legacy", expect=0).stdout
+    rows = bench_table(text)
+    if (len(rows) != 1 or rows[0][5:9] != ["N/A"] * 4
+            or rows[0][12] != "0" or "dialect msccl-legacy" not in text):
+        sys.exit(f"FAIL: legacy in-place file: out-of-place should be N/A:\n"
+                 f"{text}")
+    proc = go(*args, "--legacy", expect=0)
+    if (bench_table(proc.stdout)[0][:5] != rows[0][:5] or
+            "--legacy is deprecated; use --dialect=msccl-legacy"
+            not in proc.stderr):
+        sys.exit(f"FAIL: --legacy: no deprecation warning:\n{proc.stderr}")
+    go(*args, "--legacy", "--dialect=msccl-executor", expect=2)
+    go(*args, "--dialect=legacy", expect=2)
+
+
+def bench_corrupted(go, text, tmp):
+    """A receive into the wrong chunk: counted wrong (exit 1) with -c 1,
+    not compared with -c 0 (exit 0, #wrong N/A)."""
+    wrong = os.path.join(tmp, "wrong.xml")
+    steps = re.findall(r'<step [^>]*type="r"[^>]*/>', text)
+    if not steps:
+        sys.exit("FAIL: no plain receive to corrupt")
+    bad = re.sub(r'dstoff="(\d+)"',
+                 lambda m: f'dstoff="{(int(m.group(1)) + 1) % 4}"',
+                 steps[0], count=1)
+    open(wrong, "w").write(text.replace(steps[0], bad, 1))
+    out = json.loads(go(wrong, "--sizes", "4KB", "-n", "1", "--json",
+                        expect=1).stdout)
+    if (out["ok"] or out["out_of_bounds"] != 2 or
+            out["rows"][0]["out_of_place"]["wrong"] == 0):
+        sys.exit(f"FAIL: corrupted XML not counted wrong: {out}")
+    table = go(wrong, "--sizes", "4KB", "-n", "1", expect=1).stdout
+    if "# Out of bounds values : 2 FAILED" not in table:
+        sys.exit(f"FAIL: out-of-bounds line:\n{table}")
+    table = go(wrong, "--sizes", "4KB", "-n", "1", "-c", "0", expect=0).stdout
+    row = bench_table(table)[0]
+    if (row[8] != "N/A" or row[12] != "N/A" or "validation: 0" not in table
+            or "# Out of bounds values : 0 OK" not in table):
+        sys.exit(f"FAIL: -c 0 still checks:\n{table}")
+    out = json.loads(go(wrong, "--sizes", "4KB", "-n", "1", "--check", "0",
+                        "--json", expect=0).stdout)
+    if not out["ok"] or out["rows"][0]["in_place"]["wrong"] is not None:
+        sys.exit(f"FAIL: -c 0 JSON: {out}")
+
+
+def bench(binary, xml, reduce_xml, legacy_xml):
     def go(*args, expect):
         return run_tool(binary, *args, expect=expect)
 
-    import json
     for dtype in ("int8", "uint8", "int32", "uint32", "int64", "uint64",
                   "float16", "bfloat16", "float32", "float64"):
         out = json.loads(go(xml, "--sizes", "1000,4KB", "--dtype", dtype,
                             "--iters", "2", "--json", expect=0).stdout)
         rows = out["rows"]
         if (not out["ok"] or len(rows) != 2 or rows[0]["bytes"] < 1000
-                or any(r.get("wrong") != 0 or r["time_us"] <= 0
-                       for r in rows)):
+                or any(r[p]["wrong"] != 0 or r[p]["time_us"] <= 0
+                       for r in rows for p in ("out_of_place", "in_place"))):
             sys.exit(f"FAIL: taccl-bench --dtype {dtype}: {out}")
-    table = go(xml, "--sizes", "1KB:4KB", "--op", "max", expect=0).stdout
-    if len([l for l in table.splitlines() if not l.startswith("#")]) != 4:
-        sys.exit(f"FAIL: expected a header and 3 rows:\n{table}")
+    bench_sweep(go, xml)
+    bench_columns(go, xml, reduce_xml)
+    bench_dialect(go, legacy_xml)
     text = open(xml).read()
     with tempfile.TemporaryDirectory() as tmp:
-        # Receive into the wrong output chunk: wrong data, counted.
-        wrong = os.path.join(tmp, "wrong.xml")
-        steps = re.findall(r'<step [^>]*type="r"[^>]*/>', text)
-        if not steps:
-            sys.exit("FAIL: no plain receive to corrupt")
-        bad = re.sub(r'dstoff="(\d+)"',
-                     lambda m: f'dstoff="{(int(m.group(1)) + 1) % 4}"',
-                     steps[0], count=1)
-        open(wrong, "w").write(text.replace(steps[0], bad, 1))
-        out = json.loads(go(wrong, "--sizes", "4KB", "--json",
-                            expect=1).stdout)
-        if out["ok"] or out["rows"][0].get("wrong", 0) == 0:
-            sys.exit(f"FAIL: corrupted XML not counted wrong: {out}")
+        bench_corrupted(go, text, tmp)
         # A deleted relay (rcs) leaves the next rank waiting for a message
         # that never comes: a deadlock, the size is "not run", exit 1.
         hung = os.path.join(tmp, "hung.xml")
@@ -914,8 +1033,9 @@ def bench(binary, xml):
                 k += 1
             lines.append(line)
         open(hung, "w").write("".join(lines))
-        proc = go(hung, "--sizes", "4KB", expect=1)
-        if "not run:" not in proc.stdout:
+        proc = go(hung, "--sizes", "4KB", "-n", "1", "-c", "0", expect=1)
+        if ("# out-of-place not run:" not in proc.stdout or
+                "Calls not run        : 2 FAILED" not in proc.stdout):
             sys.exit(f"FAIL: deadlock not reported:\n{proc.stdout}")
     # The GPU backends and the NCCL column: refused where the build has no
     # CUDA (exit 2) or the machine no GPU (the size is not run, exit 1).
@@ -930,10 +1050,14 @@ def bench(binary, xml):
                 (proc.returncode in (0, 1) and "GPU" in said)):
             sys.exit(f"FAIL: taccl-bench {' '.join(args)} without a GPU "
                      f"exited {proc.returncode}:\n{said}")
-    go(xml, "--dtype", "float8", expect=2)
-    go(xml, "--backend", "tpu", expect=2)
-    go(xml, "--sizes", "4KB:1KB", expect=2)
-    print("bench: every element type, corrupted and hung files, usage errors")
+    for args in (["--dtype", "float8"], ["--backend", "tpu"],
+                 ["--sizes", "4KB:1KB"], ["-b", "foo"], ["-b", "8K", "-e",
+                 "1K"], ["--sizes", "4KB", "-b", "1K"], ["-c", "x"],
+                 ["--check"], ["-n", "0"], ["-b", "1", "-e", "1T", "-i", "1"]):
+        go(xml, *args, expect=2)
+    print("bench: nccl-tests sweeps, columns and closing lines, -c 0, "
+          "--dialect, every element type, corrupted and hung files, usage "
+          "errors")
 
 
 def slice_overlap(sketch):
@@ -1290,7 +1414,7 @@ def main():
      "provenance": lambda: provenance(rest[0]),
      "bounds": bounds,
      "search-path": lambda: search_path(rest[0]),
-     "bench": lambda: bench(rest[0], rest[1]),
+     "bench": lambda: bench(*rest[:4]),
      "gpu": lambda: gpu(*rest),
      "fmt": lambda: fmt(rest[0]),
      "fmt-fuzz": lambda: fmt_fuzz(rest[0]),

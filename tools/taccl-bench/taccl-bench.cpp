@@ -1,27 +1,35 @@
 //===- tools/taccl-bench/taccl-bench.cpp - Time a TACCL-EF file -----------===//
 //
-// taccl-bench ALGO.xml [--backend cpu|cuda|cuda-virtual|nccl] [--sizes 1KB:1GB]
-//                      [--dtype T] [--op O] [--iters N] [--warmup N] [--check]
-//                      [--inplace] [--nccl] [--json]
+// taccl-bench ALGO.xml [--backend cpu|cuda|cuda-virtual|nccl]
+//                      [-b MIN] [-e MAX] [-i STEP | -f FACTOR] [--sizes S]
+//                      [-d TYPE] [-o OP] [-n ITERS] [-w WARMUP] [-c 0|1]
+//                      [--dialect=msccl-executor|msccl-legacy] [--nccl]
+//                      [--json]
 //
-// The harness in the style of nccl-tests: for every size of the sweep it
-// runs the algorithm warm-up + iters times on the backend, and prints the
-// size it ran (the requested one rounded up to what the program divides),
-// the element count, the mean time of the timed runs, algbw (size / time),
-// busbw (algbw x nccl-tests' bus factor) and the number of wrong output
-// elements, then a summary line. The CPU backend is the reference executor
+// The harness in the style of nccl-tests: the same sweep flags and
+// defaults (-b/-e 32M, additive -i 1M steps unless -f gives a factor,
+// -n 20 timed runs after -w 1), and for every size one row with the call's
+// size, NCCL's count, the type, the reduction and the root, then time,
+// algbw, busbw and the number of wrong elements of the out-of-place call
+// and of the in-place call (N/A where the file does not serve that call),
+// and nccl-tests' closing lines. Sizes use the project's grammar
+// (support/Sizes.h): a lone K, M or G is binary as in nccl-tests, KB is
+// 1000 bytes. The CPU backend is the reference executor
 // (exec/CpuExecutor.cpp): its times measure the host's threads, not a
 // GPU. The cuda backends run the CUDA interpreter (exec/device/): every
 // rank on one GPU (cuda-virtual) or ranks spread over the GPUs (cuda), and
-// time the kernels. Both check every
-// element of every run, so --check only documents the intent. Exit status: 0
-// when every size ran and every element was right, 1 when the file or a run
-// failed, 2 on bad usage.
+// time the kernels. With -c 1 (the default) every run is compared element
+// by element with the collective's reference; -c 0 skips the comparison.
+// Exit status: 0 when every call ran and (checked) every element was
+// right, 1 when the file or a call failed, 2 on bad usage.
 //
 //===----------------------------------------------------------------------===//
+#include "tools/taccl-bench/BenchReport.h"
+
 #include "exec/CpuExecutor.h"
 #include "exec/device/CudaExecutor.h"
 #include "format/Collective.h"
+#include "format/Dialect.h"
 #include "format/Loader.h"
 #include "support/Sizes.h"
 
@@ -36,6 +44,8 @@
 #include <vector>
 
 using namespace llvm;
+using namespace tacclbench;
+using tacclc::ByteSize;
 
 namespace {
 
@@ -50,52 +60,92 @@ cl::opt<std::string> Backend("backend",
                                       "rank and GPU, through NCCL); the GPU "
                                       "ones need a CUDA build"),
                              cl::init("cpu"), cl::cat(BenchCat));
+cl::opt<ByteSize> MinBytes("minbytes",
+                           cl::desc("First size of the sweep (default 32M, "
+                                    "as nccl-tests)"),
+                           cl::init(ByteSize{32u << 20}), cl::cat(BenchCat));
+cl::alias MinBytesB("b", cl::desc("Alias for --minbytes"),
+                    cl::aliasopt(MinBytes), cl::NotHidden, cl::cat(BenchCat));
+cl::opt<ByteSize> MaxBytes("maxbytes",
+                           cl::desc("Last size of the sweep, inclusive "
+                                    "(default 32M, as nccl-tests)"),
+                           cl::init(ByteSize{32u << 20}), cl::cat(BenchCat));
+cl::alias MaxBytesE("e", cl::desc("Alias for --maxbytes"),
+                    cl::aliasopt(MaxBytes), cl::NotHidden, cl::cat(BenchCat));
+cl::opt<ByteSize> StepBytes("stepbytes",
+                            cl::desc("Add this much from one size to the "
+                                     "next (default 1M; ignored when "
+                                     "--stepfactor is above 1)"),
+                            cl::init(ByteSize{1u << 20}), cl::cat(BenchCat));
+cl::alias StepBytesI("i", cl::desc("Alias for --stepbytes"),
+                     cl::aliasopt(StepBytes), cl::NotHidden, cl::cat(BenchCat));
+cl::opt<unsigned> StepFactor("stepfactor",
+                             cl::desc("Multiply by this from one size to "
+                                      "the next (default 1: off, "
+                                      "--stepbytes steps)"),
+                             cl::init(1), cl::cat(BenchCat));
+cl::alias StepFactorF("f", cl::desc("Alias for --stepfactor"),
+                      cl::aliasopt(StepFactor), cl::NotHidden,
+                      cl::cat(BenchCat));
 cl::opt<std::string> Sizes("sizes",
-                           cl::desc("LO:HI (powers of two) or a list, e.g. "
-                                    "1KB:1MB or 4096,1MB (default 1KB:1MB)"),
-                           cl::init("1KB:1MB"), cl::cat(BenchCat));
+                           cl::desc("Instead of -b/-e/-i/-f: LO:HI (doubling) "
+                                    "or a list, e.g. 1KB:1MB or 4096,1MB"),
+                           cl::cat(BenchCat));
 cl::opt<std::string> Type("dtype",
                           cl::desc("Element type: int8, uint8, int32, uint32, "
-                                   "int64, uint64, float16, bfloat16, float32 "
-                                   "(default), float64"),
+                                   "int64, uint64, float16 (half), bfloat16, "
+                                   "float32 (float, the default), float64 "
+                                   "(double)"),
                           cl::init("float32"), cl::cat(BenchCat));
+cl::alias TypeD("d", cl::desc("Alias for --dtype"), cl::aliasopt(Type),
+                cl::NotHidden, cl::cat(BenchCat));
+cl::alias TypeLong("datatype", cl::desc("Alias for --dtype"),
+                   cl::aliasopt(Type), cl::NotHidden, cl::cat(BenchCat));
 cl::opt<std::string> Op("op",
                         cl::desc("Reduction: sum (default), prod, min, max"),
                         cl::init("sum"), cl::cat(BenchCat));
-cl::opt<unsigned> Iters("iters", cl::desc("Timed runs per size (default 5)"),
-                        cl::init(5), cl::cat(BenchCat));
-cl::opt<unsigned> Warmup("warmup",
-                         cl::desc("Untimed runs per size first (default 1)"),
+cl::alias OpO("o", cl::desc("Alias for --op"), cl::aliasopt(Op), cl::NotHidden,
+              cl::cat(BenchCat));
+cl::opt<unsigned> Iters("iters", cl::desc("Timed runs per call (default 20)"),
+                        cl::init(20), cl::cat(BenchCat));
+cl::alias ItersN("n", cl::desc("Alias for --iters"), cl::aliasopt(Iters),
+                 cl::NotHidden, cl::cat(BenchCat));
+cl::opt<unsigned> Warmup("warmup_iters",
+                         cl::desc("Untimed runs per call first (default 1)"),
                          cl::init(1), cl::cat(BenchCat));
-cl::opt<bool> Check("check",
-                    cl::desc("Check every output element (the CPU backend "
-                             "always does)"),
-                    cl::cat(BenchCat));
-cl::opt<bool> InPlace("inplace", cl::desc("Run in-place calls"),
-                      cl::cat(BenchCat));
+cl::alias WarmupW("w", cl::desc("Alias for --warmup_iters"),
+                  cl::aliasopt(Warmup), cl::NotHidden, cl::cat(BenchCat));
+cl::alias WarmupOld("warmup", cl::desc("Alias for --warmup_iters"),
+                    cl::aliasopt(Warmup), cl::cat(BenchCat));
+cl::opt<unsigned> Check("check",
+                        cl::desc("1 (default): compare every output element "
+                                 "of every run with the reference; 0: do "
+                                 "not (#wrong is N/A)"),
+                        cl::init(1), cl::cat(BenchCat));
+cl::alias CheckC("c", cl::desc("Alias for --check"), cl::aliasopt(Check),
+                 cl::NotHidden, cl::cat(BenchCat));
+cl::opt<tacclrt::Dialect> TargetDialect(
+    "dialect", cl::desc("Read the file as this MSCCL runtime does"),
+    cl::values(clEnumValN(tacclrt::Dialect::Executor, "msccl-executor",
+                          "Azure msccl-executor-nccl / RCCL (default)"),
+               clEnumValN(tacclrt::Dialect::Legacy, "msccl-legacy",
+                          "the original microsoft/msccl runtime")),
+    cl::init(tacclrt::Dialect::Executor), cl::cat(BenchCat));
 cl::opt<bool> Nccl("nccl",
                    cl::desc("Also time NCCL's own implementation of the "
                             "collective (needs a GPU per rank)"),
                    cl::cat(BenchCat));
 cl::opt<bool> Json("json", cl::desc("Print JSON instead of a table"),
                    cl::cat(BenchCat));
-cl::opt<bool> Legacy("legacy",
-                     cl::desc("Read the file as the original msccl runtime "
-                              "does"),
-                     cl::cat(BenchCat));
+// Deprecated spellings: they still work, with a warning.
+cl::opt<bool> Legacy("legacy", cl::desc("Deprecated: --dialect=msccl-legacy"),
+                     cl::Hidden, cl::cat(BenchCat));
+cl::opt<bool> InPlace("inplace",
+                      cl::desc("Deprecated and ignored: every row has an "
+                               "in-place column"),
+                      cl::Hidden, cl::cat(BenchCat));
 
 constexpr int ExitOk = 0, ExitFailed = 1, ExitUsage = 2;
-
-/// One row of the table.
-struct Row {
-  std::uint64_t Bytes = 0, Count = 0, Wrong = 0;
-  double MeanUs = 0, AlgBw = 0, BusBw = 0;
-  std::string Error; ///< Why the size did not run; empty if it did.
-  /// NCCL's time and busbw for the same call (--nccl), else why not.
-  std::optional<double> NcclUs;
-  double NcclBusBw = 0;
-  std::string NcclWhy;
-};
 
 bool isGpuBackend() { return Backend != "cpu"; }
 
@@ -108,14 +158,10 @@ std::uint64_t callBytes(const tacclrt::Algo &A, std::uint64_t Bytes,
   return (Bytes + Unit - 1) / Unit * Unit;
 }
 
-Row measure(const tacclrt::Algo &A, std::uint64_t Requested,
-            tacclrt::RunOptions RO) {
-  Row R;
-  R.Bytes = RO.Bytes = callBytes(A, Requested, tacclrt::sizeOf(RO.Type));
-  R.Count = R.Bytes / tacclrt::sizeOf(RO.Type) /
-            tacclrt::sizeMultiplier(A.Coll, unsigned(A.NGpus));
-  const double BusFactor =
-      tacclrt::busBandwidthFactor(A.Coll, unsigned(A.NGpus));
+/// Runs one call (\p RO, in place or not) warm-up + iters times.
+Placement runPlacement(const tacclrt::Algo &A, const tacclrt::RunOptions &RO,
+                       double BusFactor) {
+  Placement P;
   tacclrt::RepeatOptions Rep;
   Rep.Warmup = Warmup;
   Rep.Iters = Iters;
@@ -124,20 +170,21 @@ Row measure(const tacclrt::Algo &A, std::uint64_t Requested,
   auto Refused = [&](const tacclrt::RunResult &Run) {
     if (Run.Ok || Run.WrongElements != 0)
       return false;
-    R.Error = Run.Issues.empty() ? Run.Summary : Run.Issues.begin()->Message;
+    P.S = Placement::State::Failed;
+    P.Error = Run.Issues.empty() ? Run.Summary : Run.Issues.begin()->Message;
     return true;
   };
   double Total = 0;
   if (Backend == "nccl") {
     // The rank processes repeat the call themselves (and time NCCL).
     tacclrt::RepeatedRun Run = tacclrt::runOnNcclRanks(A, RO, Rep, Input);
-    R.Wrong = Run.Run.WrongElements;
+    P.Wrong = Run.Run.WrongElements;
     if (Refused(Run.Run))
-      return R;
+      return P;
     Total = Run.Run.Seconds * Iters;
     if (Run.NcclSeconds)
-      R.NcclUs = *Run.NcclSeconds * 1e6;
-    R.NcclWhy = Run.NcclWhy;
+      P.NcclUs = *Run.NcclSeconds * 1e6;
+    P.NcclWhy = Run.NcclWhy;
   } else {
     for (unsigned K = 0; K < Warmup + Iters; ++K) {
       tacclrt::RunResult Run =
@@ -148,96 +195,162 @@ Row measure(const tacclrt::Algo &A, std::uint64_t Requested,
                                        ? tacclrt::CudaMode::SpreadRanks
                                        : tacclrt::CudaMode::VirtualRanks,
                                    Input);
-      R.Wrong = std::max(R.Wrong, Run.WrongElements);
+      P.Wrong = std::max(P.Wrong, Run.WrongElements);
       if (Refused(Run))
-        return R;
+        return P;
       if (K >= Warmup)
         Total += Run.Seconds;
     }
     if (Nccl) {
       std::optional<double> S =
-          tacclrt::ncclBaselineSeconds(A, RO, Rep, R.NcclWhy);
+          tacclrt::ncclBaselineSeconds(A, RO, Rep, P.NcclWhy);
       if (S)
-        R.NcclUs = *S * 1e6;
+        P.NcclUs = *S * 1e6;
     }
   }
-  R.MeanUs = Total / Iters * 1e6;
-  R.AlgBw = R.MeanUs > 0 ? double(R.Bytes) / (R.MeanUs * 1e3) : 0;
-  R.BusBw = R.AlgBw * BusFactor;
-  if (R.NcclUs && *R.NcclUs > 0)
-    R.NcclBusBw = double(R.Bytes) / (*R.NcclUs * 1e3) * BusFactor;
+  P.S = Placement::State::Ran;
+  P.MeanUs = Total / Iters * 1e6;
+  P.AlgBw = P.MeanUs > 0 ? double(RO.Bytes) / (P.MeanUs * 1e3) : 0;
+  P.BusBw = P.AlgBw * BusFactor;
+  if (P.NcclUs && *P.NcclUs > 0)
+    P.NcclBusBw = double(RO.Bytes) / (*P.NcclUs * 1e3) * BusFactor;
+  return P;
+}
+
+/// One size: the out-of-place call, then the in-place one, each where the
+/// file serves it.
+Row measure(const tacclrt::Algo &A, std::uint64_t Requested,
+            tacclrt::RunOptions RO) {
+  Row R;
+  R.Bytes = RO.Bytes = callBytes(A, Requested, tacclrt::sizeOf(RO.Type));
+  R.Count = R.Bytes / tacclrt::sizeOf(RO.Type) /
+            tacclrt::sizeMultiplier(A.Coll, unsigned(A.NGpus));
+  const double BusFactor =
+      tacclrt::busBandwidthFactor(A.Coll, unsigned(A.NGpus));
+  if (A.OutOfPlace) {
+    RO.InPlace = false;
+    R.OutOfPlace = runPlacement(A, RO, BusFactor);
+  }
+  if (A.InPlace) {
+    RO.InPlace = true;
+    R.InPlace = runPlacement(A, RO, BusFactor);
+  }
   return R;
 }
 
-std::string quote(const std::string &S);
-
-/// The NCCL fields of a JSON row (--nccl), with a leading comma.
-std::string ncclJson(const Row &R) {
-  if (!Nccl)
-    return "";
-  if (!R.NcclUs)
-    return ", \"nccl_error\": " + quote(R.NcclWhy);
-  return fmt::format(", \"nccl_time_us\": {:.3f}, \"nccl_busbw_GBps\": {:.6g}",
-                     *R.NcclUs, R.NcclBusBw);
-}
-
-/// The NCCL columns of a table row (--nccl).
-std::string ncclColumns(const Row &R) {
-  if (!Nccl)
-    return "";
-  if (!R.NcclUs)
-    return "  nccl: " + R.NcclWhy;
-  return fmt::format(" {:>12.2f} {:>12.4f}", *R.NcclUs, R.NcclBusBw);
-}
-
-std::string quote(const std::string &S) {
-  std::string Out = "\"";
-  for (char C : S) {
-    if (C == '"' || C == '\\')
-      Out += '\\';
-    if (static_cast<unsigned char>(C) < 0x20)
-      Out += fmt::format("\\u{:04x}", C);
-    else
-      Out += C;
+/// The sizes to run and how they were given, or a usage error on stderr.
+std::optional<std::vector<std::uint64_t>> sweep(std::string &Described) {
+  bool Stepped = MinBytes.getNumOccurrences() || MaxBytes.getNumOccurrences() ||
+                 StepBytes.getNumOccurrences() ||
+                 StepFactor.getNumOccurrences();
+  std::string Why;
+  if (Sizes.getNumOccurrences()) {
+    if (Stepped) {
+      errs() << "taccl-bench: error: give the sweep either as --sizes or as "
+                "-b/-e/-i/-f, not both\n";
+      return std::nullopt;
+    }
+    Described = "sizes " + Sizes;
+    if (auto List = tacclc::parseSizeList(Sizes))
+      return List;
+    errs() << "taccl-bench: error: bad --sizes '" << Sizes << "': expected "
+           << "LO:HI or a comma list of " << tacclc::SizeSyntax << "\n";
+    return std::nullopt;
   }
-  return Out + "\"";
+  if (StepFactor > 1 && StepBytes.getNumOccurrences())
+    errs() << "taccl-bench: warning: --stepbytes is ignored: --stepfactor "
+           << StepFactor << " steps by a factor\n";
+  Described = fmt::format("minBytes {} maxBytes {} step: {}({})",
+                          std::uint64_t(MinBytes), std::uint64_t(MaxBytes),
+                          StepFactor > 1 ? std::uint64_t(StepFactor)
+                                         : std::uint64_t(StepBytes),
+                          StepFactor > 1 ? "factor" : "bytes");
+  auto List = ncclTestsSweep(MinBytes, MaxBytes, StepBytes, StepFactor, Why);
+  if (!List)
+    errs() << "taccl-bench: error: " << Why << "\n";
+  return List;
+}
+
+/// The runtime the file is read as: --dialect, or the deprecated --legacy
+/// (with a warning). Nothing, after an error, when the two disagree.
+std::optional<tacclrt::Dialect> dialect() {
+  if (!Legacy)
+    return TargetDialect.getValue();
+  if (TargetDialect.getNumOccurrences() &&
+      TargetDialect != tacclrt::Dialect::Legacy) {
+    errs() << "taccl-bench: error: --legacy (deprecated) contradicts "
+              "--dialect=msccl-executor\n";
+    return std::nullopt;
+  }
+  errs() << "taccl-bench: warning: --legacy is deprecated; use "
+            "--dialect=msccl-legacy\n";
+  return tacclrt::Dialect::Legacy;
+}
+
+/// Checks the options that the parser cannot; prints why not on stderr.
+bool usageOk() {
+  if (Backend != "cpu" && Backend != "cuda" && Backend != "cuda-virtual" &&
+      Backend != "nccl") {
+    errs() << "taccl-bench: error: unknown backend '" << Backend
+           << "' (cpu; cuda: ranks spread over the GPUs; cuda-virtual: every "
+              "rank on one GPU; nccl: a process per rank and GPU)\n";
+    return false;
+  }
+  if ((isGpuBackend() || Nccl) && !tacclrt::cudaInterpreterBuilt()) {
+    errs() << "taccl-bench: error: "
+           << (Nccl ? std::string("--nccl") : "backend '" + Backend + "'")
+           << " is not available: this build has no CUDA interpreter\n";
+    return false;
+  }
+  if (Iters == 0) {
+    errs() << "taccl-bench: error: --iters must be at least 1\n";
+    return false;
+  }
+  if (InPlace)
+    errs() << "taccl-bench: warning: --inplace is deprecated and ignored: "
+              "every row has an out-of-place and an in-place column\n";
+  return true;
 }
 
 } // namespace
 
 int main(int Argc, char **Argv) {
   cl::HideUnrelatedOptions(BenchCat);
-  cl::ParseCommandLineOptions(
-      Argc, Argv,
-      "taccl-bench: run a TACCL-EF (MSCCL XML) algorithm over a sweep of "
-      "sizes and report time, algbw, busbw and wrong elements\n");
-  if (Backend != "cpu" && Backend != "cuda" && Backend != "cuda-virtual" &&
-      Backend != "nccl") {
-    errs() << "taccl-bench: error: unknown backend '" << Backend
-           << "' (cpu; cuda: ranks spread over the GPUs; cuda-virtual: every "
-              "rank on one GPU; nccl: a process per rank and GPU)\n";
+  if (!cl::ParseCommandLineOptions(
+          Argc, Argv,
+          "taccl-bench: run a TACCL-EF (MSCCL XML) algorithm over a sweep of "
+          "sizes, as nccl-tests does, and report time, algbw, busbw and wrong "
+          "elements of its out-of-place and in-place calls\n\n"
+          "  taccl-bench ALGO.xml -b 8 -e 128M -f 2    doubling, 8 B to 128 "
+          "MiB\n"
+          "  taccl-bench ALGO.xml -b 1M -e 8M -i 1M    1 MiB steps\n"
+          "  taccl-bench ALGO.xml                      32 MiB only "
+          "(nccl-tests' "
+          "default)\n\n"
+          "Sizes: " +
+              std::string(tacclc::SizeSyntax) +
+              ". Exit status: 0 every call ran and was right, 1 the file or "
+              "a call failed, 2 bad usage.\n",
+          &errs()))
     return ExitUsage;
-  }
-  if ((isGpuBackend() || Nccl) && !tacclrt::cudaInterpreterBuilt()) {
-    errs() << "taccl-bench: error: "
-           << (Nccl ? std::string("--nccl") : "backend '" + Backend + "'")
-           << " is not available: this build has no CUDA interpreter\n";
+  if (!usageOk())
     return ExitUsage;
-  }
   auto T = tacclrt::parseDataType(Type);
   auto O = tacclrt::parseReduceOp(Op);
-  auto List = tacclc::parseSizeList(Sizes);
-  if (!T || !O || !List || Iters == 0) {
+  if (!T || !O) {
     errs() << "taccl-bench: error: "
-           << (!T      ? "unknown --dtype '" + Type + "'"
-               : !O    ? "unknown --op '" + Op + "' (sum, prod, min, max)"
-               : !List ? "bad --sizes '" + Sizes + "'"
-                       : std::string("--iters must be at least 1"))
+           << (!T ? "unknown --dtype '" + Type + "'"
+                  : "unknown --op '" + Op + "' (sum, prod, min, max)")
            << "\n";
     return ExitUsage;
   }
+  std::string Described;
+  auto List = sweep(Described);
+  std::optional<tacclrt::Dialect> D = dialect();
+  if (!List || !D)
+    return ExitUsage;
   tacclrt::LoadOptions LO;
-  LO.D = Legacy ? tacclrt::Dialect::Legacy : tacclrt::Dialect::Executor;
+  LO.D = *D;
   tacclrt::Report Rep;
   auto A = tacclrt::loadPlanFile(Input, LO, Rep);
   for (const tacclrt::Issue &I : Rep)
@@ -248,62 +361,38 @@ int main(int Argc, char **Argv) {
   tacclrt::RunOptions RO;
   RO.Type = *T;
   RO.Op = *O;
-  RO.InPlace = InPlace || (!A->OutOfPlace && A->InPlace);
-  RO.LegacySizeRange = Legacy;
+  RO.LegacySizeRange = *D == tacclrt::Dialect::Legacy;
+  RO.Verify = Check != 0;
+  Setup S;
+  S.File = Input;
+  S.Collective = std::string(tacclrt::nameOf(A->Coll));
+  S.Backend = Backend;
+  S.Dialect =
+      *D == tacclrt::Dialect::Legacy ? "msccl-legacy" : "msccl-executor";
+  S.Type = std::string(tacclrt::nameOf(*T));
+  S.RedOp =
+      tacclrt::isReduction(A->Coll) ? std::string(tacclrt::nameOf(*O)) : "none";
+  S.Sweep = Described;
+  S.Ranks = unsigned(A->NGpus);
+  S.Root = tacclrt::isRooted(A->Coll) ? std::max(A->Root, 0) : -1;
+  S.Check = Check != 0;
+  S.Nccl = Nccl;
+  S.Warmup = Warmup;
+  S.Iters = Iters;
+  if (!Json)
+    printHeader(outs(), S);
   std::vector<Row> Rows;
-  for (std::uint64_t Bytes : *List)
+  for (std::uint64_t Bytes : *List) {
     Rows.push_back(measure(*A, Bytes, RO));
-
-  bool Ok = true;
-  std::uint64_t Wrong = 0;
-  for (const Row &R : Rows) {
-    Ok = Ok && R.Error.empty() && R.Wrong == 0;
-    Wrong += R.Wrong;
-  }
-  const std::string Coll(tacclrt::nameOf(A->Coll));
-  if (Json) {
-    outs() << "{\"file\": " << quote(Input) << ", \"collective\": \"" << Coll
-           << "\", \"ranks\": " << A->NGpus << ", \"backend\": \"" << Backend
-           << "\", \"dtype\": \"" << tacclrt::nameOf(*T) << "\", \"op\": \""
-           << tacclrt::nameOf(*O)
-           << "\", \"inplace\": " << (RO.InPlace ? "true" : "false")
-           << ", \"rows\": [";
-    for (size_t I = 0; I < Rows.size(); ++I) {
-      const Row &R = Rows[I];
-      outs() << (I ? ", " : "")
-             << fmt::format("{{\"bytes\": {}, \"count\": {}, ", R.Bytes,
-                            R.Count);
-      if (!R.Error.empty())
-        outs() << "\"error\": " << quote(R.Error) << "}";
-      else
-        outs() << fmt::format("\"time_us\": {:.3f}, \"algbw_GBps\": {:.6g}, "
-                              "\"busbw_GBps\": {:.6g}, \"wrong\": {}{}}}",
-                              R.MeanUs, R.AlgBw, R.BusBw, R.Wrong, ncclJson(R));
+    if (!Json) {
+      printRow(outs(), S, Rows.back());
+      outs().flush(); // a row as soon as it is measured, as nccl-tests
     }
-    outs() << "], \"ok\": " << (Ok ? "true" : "false") << "}\n";
-    return Ok ? ExitOk : ExitFailed;
   }
-  outs() << fmt::format(
-      "# taccl-bench {}: {} on {} ranks, backend {}, {} {}, "
-      "{}, {} timed run(s) after {} warm-up\n",
-      Input, Coll, A->NGpus, Backend, tacclrt::nameOf(*T), tacclrt::nameOf(*O),
-      RO.InPlace ? "in-place" : "out-of-place", Iters, Warmup);
-  outs() << fmt::format(
-      "{:>14} {:>12} {:>12} {:>12} {:>12} {:>8}{}\n", "size (B)", "count",
-      "time (us)", "algbw (GB/s)", "busbw (GB/s)", "#wrong",
-      Nccl ? fmt::format(" {:>12} {:>12}", "nccl (us)", "nccl busbw")
-           : std::string());
-  for (const Row &R : Rows) {
-    if (!R.Error.empty()) {
-      outs() << fmt::format("{:>14} {:>12}  not run: {}\n", R.Bytes, R.Count,
-                            R.Error);
-      continue;
-    }
-    outs() << fmt::format(
-        "{:>14} {:>12} {:>12.2f} {:>12.4f} {:>12.4f} {:>8}{}\n", R.Bytes,
-        R.Count, R.MeanUs, R.AlgBw, R.BusBw, R.Wrong, ncclColumns(R));
-  }
-  outs() << fmt::format("# {}: {} size(s), {} wrong element(s)\n",
-                        Ok ? "ok" : "FAILED", Rows.size(), Wrong);
-  return Ok ? ExitOk : ExitFailed;
+  Summary Sum = summarize(Rows, S.Check);
+  if (Json)
+    printJson(outs(), S, Rows, Sum);
+  else
+    printFooter(outs(), S, Rows, Sum);
+  return Sum.Ok ? ExitOk : ExitFailed;
 }

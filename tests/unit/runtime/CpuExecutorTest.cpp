@@ -218,6 +218,24 @@ TEST_CASE("cpu: wrong data is counted and located") {
   CHECK(Listed == 5);
 }
 
+TEST_CASE("cpu: Verify = false runs without comparing (nccl-tests -c 0)") {
+  Algo A = loadFixture("allgather_ring4.xml");
+  A.Gpus[2].Tbs[0].Steps[4].DstOff = 1; // wrong data, as above
+  RunOptions O = options(4096);
+  O.Verify = false;
+  RunResult R = runOnCpu(A, O, "ring.xml");
+  CHECK_MESSAGE(R.Ok, R.Summary, "\n", R.Issues.str());
+  CHECK(R.ElementsChecked == 0);
+  CHECK(R.WrongElements == 0);
+  CHECK(R.Seconds > 0);
+  // A deadlock still fails the run: only the comparison is skipped.
+  Algo Hung = loadFixture("allgather_ring4.xml");
+  eraseStep(Hung, 0, 0, 1); // rank 0 never sends its own chunk
+  RunResult H = runOnCpu(Hung, O, "hung.xml");
+  CHECK_FALSE(H.Ok);
+  CHECK(findIssue(H.Issues, "deadlock"));
+}
+
 TEST_CASE("cpu: double counting shows up as wrong sums") {
   Algo A = loadFixture("allreduce_rrc2.xml");
   Tb &T = A.Gpus[0].Tbs[0];
