@@ -8,6 +8,7 @@
 //   tacclc baseline ALGO ...           Baseline.cpp
 //   tacclc bounds --topology T ...     Bounds.cpp
 //   tacclc fmt [-i | --check] FILE...  Fmt.cpp
+//   tacclc import-taccl SKETCH.json    ImportTaccl.cpp
 //   tacclc lsp                         lsp/LspServer.h
 //
 // The subcommands' options are declared in Subcommands.cpp. Usage errors
@@ -271,6 +272,8 @@ int main(int argc, char **argv) {
           "--collective C -o F\n"
           "  tacclc bounds --topology T --collective C --size S   bounds\n"
           "  tacclc fmt [-i | --check] FILE.sketch...   canonical layout\n"
+          "  tacclc import-taccl SKETCH.json [--topology PROFILE.json] -o "
+          "F.sketch   TACCL's JSON\n"
           "  tacclc lsp                      language server (stdio)\n\n"
           "Exit status: 0 success, 1 error in the input (a compile past its "
           "time limit or memory budget included), 2 usage or internal error "
