@@ -102,17 +102,20 @@ const TacclMachine *pickMachine(const TacclImportOptions &Opts,
       Diags.note(D, DiagId::DidYouMean, llvm::SMRange(), Near->Name);
     return nullptr;
   }
+  const TacclMachine *FromProfile = nullptr;
   if (Profile)
     if (const llvm::json::Object *O = Profile->root().getAsObject())
       if (llvm::Optional<llvm::StringRef> Name = O->getString("name"))
-        if (const TacclMachine *M = machineInName(*Name)) {
-          How = "the profile's name";
-          return M;
-        }
-  if (const TacclMachine *M = machineInName(SketchFile)) {
-    How = "the sketch's file name";
-    return M;
+        FromProfile = machineInName(*Name);
+  const TacclMachine *FromFile = machineInName(SketchFile);
+  if (FromProfile && FromFile && FromProfile != FromFile) {
+    Diags.report(DiagId::TacclTopologyConflict, llvm::SMLoc(),
+                 FromProfile->Name, FromFile->Name);
+    return nullptr;
   }
+  How = FromProfile ? "the profile's name" : "the sketch's file name";
+  if (const TacclMachine *M = FromProfile ? FromProfile : FromFile)
+    return M;
   Diags.report(DiagId::TacclTopologyUnnamed, llvm::SMLoc(), SketchFile,
                Profile ? " or of the profile's name" : "", tacclMachineNames());
   return nullptr;

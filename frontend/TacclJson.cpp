@@ -199,11 +199,10 @@ std::string kindOf(const json::Value &V) {
     return "null";
   case json::Value::Boolean:
     return "a boolean";
-  case json::Value::Number: {
-    std::string S;
-    llvm::raw_string_ostream(S) << V;
-    return S;
-  }
+  case json::Value::Number:
+    if (llvm::Optional<int64_t> I = V.getAsInteger())
+      return std::to_string(*I);
+    return decimalNumber(*V.getAsNumber());
   case json::Value::String:
     return "a string";
   case json::Value::Array:
@@ -212,13 +211,6 @@ std::string kindOf(const json::Value &V) {
     return "an object";
   }
   return "a value";
-}
-
-/// \p V as JSON text, for messages.
-std::string shown(double V) {
-  std::string S;
-  llvm::raw_string_ostream(S) << json::Value(V);
-  return S;
 }
 
 } // namespace
@@ -340,8 +332,8 @@ std::optional<double> JsonReader::number(const json::Value &V,
   }
   if (*D < Lo || (Positive && *D <= Lo) || !std::isfinite(*D)) {
     error(Path, fmt::format("expected a number {} {}, not {}",
-                            Positive ? "above" : "of at least", shown(Lo),
-                            shown(*D)));
+                            Positive ? "above" : "of at least",
+                            decimalNumber(Lo), decimalNumber(*D)));
     return std::nullopt;
   }
   return *D;
@@ -366,4 +358,19 @@ void JsonReader::warnUnknownKeys(const json::Object &O, const JsonPath &Path,
   for (const std::string &Key : Unknown)
     Diags.report(DiagId::JsonUnknownKey, Doc.locate(Path.field(Key), true), Key,
                  Path.quoted());
+}
+
+std::string tacclc::decimalNumber(double V) {
+  if (V == 0)
+    return "0";
+  int Magnitude = static_cast<int>(std::floor(std::log10(std::fabs(V))));
+  int Decimals = std::max(0, 5 - Magnitude);
+  std::string S = fmt::format("{:.{}f}", V, Decimals);
+  if (S.find('.') != std::string::npos) {
+    while (S.back() == '0')
+      S.pop_back();
+    if (S.back() == '.')
+      S.pop_back();
+  }
+  return S;
 }

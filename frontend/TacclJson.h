@@ -129,6 +129,11 @@ private:
   DiagnosticEngine &Diags;
 };
 
+/// \p V in decimal, rounded to 6 significant digits, without an exponent or
+/// trailing zeros (`0.3`, `102.5`), as the language writes numbers (and
+/// messages show them).
+std::string decimalNumber(double V);
+
 } // namespace tacclc
 
 #endif // TACCLC_FRONTEND_TACCLJSON_H

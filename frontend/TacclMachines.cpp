@@ -350,18 +350,3 @@ std::string tacclc::sketchIdentifier(llvm::StringRef Text) {
     S += '_';
   return S;
 }
-
-std::string tacclc::decimalNumber(double V) {
-  if (V == 0)
-    return "0";
-  int Magnitude = static_cast<int>(std::floor(std::log10(std::fabs(V))));
-  int Decimals = std::max(0, 5 - Magnitude);
-  std::string S = fmt::format("{:.{}f}", V, Decimals);
-  if (S.find('.') != std::string::npos) {
-    while (S.back() == '0')
-      S.pop_back();
-    if (S.back() == '.')
-      S.pop_back();
-  }
-  return S;
-}

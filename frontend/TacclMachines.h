@@ -86,10 +86,6 @@ std::optional<ProfileMachine> profileMachine(const TacclMachine &M,
 /// keyword gets one after it.
 std::string sketchIdentifier(llvm::StringRef Text);
 
-/// \p V in decimal, rounded to 6 significant digits, without an exponent or
-/// trailing zeros (`0.3`, `102.5`), as the language writes numbers.
-std::string decimalNumber(double V);
-
 } // namespace tacclc
 
 #endif // TACCLC_FRONTEND_TACCLMACHINES_H

@@ -41,10 +41,13 @@ private:
   void intranode(const json::Object &Root);
   void switches(const json::Object &Intra, const JsonPath &Path);
   void internode(const json::Object &Root);
-  void relays(const json::Value &Conn, const JsonPath &Path,
-              std::map<int64_t, std::vector<int64_t>> &Senders);
+  /// Adds the relay item; the links it gives each local GPU, or nothing
+  /// after errors.
+  std::optional<std::map<int64_t, std::vector<int64_t>>>
+  relays(const json::Value &Conn, const JsonPath &Path);
+  /// Adds the sender items; each sender must have links (when known).
   void senders(const json::Value &Map, const JsonPath &Path,
-               const std::map<int64_t, std::vector<int64_t>> &Links);
+               const std::map<int64_t, std::vector<int64_t>> *Links);
   void symmetry(const json::Object &Root);
   std::optional<std::map<int64_t, std::vector<int64_t>>>
   gpuMap(const json::Value &V, const JsonPath &Path);
@@ -196,12 +199,14 @@ void SketchReader::internode(const json::Object &Root) {
         Strategy && *Strategy != "relay")
       R.error(Path.field("strategy"),
               "expected \"relay\", not \"" + *Strategy + "\"");
-  std::map<int64_t, std::vector<int64_t>> Links;
+  // The senders are checked against the links only when these were read.
+  std::optional<std::map<int64_t, std::vector<int64_t>>> Links;
   if (const json::Value *Conn = get(*O, Path, "internode_conn"))
-    relays(*Conn, Path.field("internode_conn"), Links);
+    Links = relays(*Conn, Path.field("internode_conn"));
   const json::Value *Map = O->get("gpus_to_sender_rev_map");
   if (Map)
-    senders(*Map, Path.field("gpus_to_sender_rev_map"), Links);
+    senders(*Map, Path.field("gpus_to_sender_rev_map"),
+            Links ? &*Links : nullptr);
   JsonPath OrderPath = Path.field("enforce_ordering");
   if (const json::Value *Order = O->get("enforce_ordering"))
     if (R.boolean(*Order, OrderPath).value_or(false)) {
@@ -213,23 +218,25 @@ void SketchReader::internode(const json::Object &Root) {
     }
 }
 
-void SketchReader::relays(const json::Value &Conn, const JsonPath &Path,
-                          std::map<int64_t, std::vector<int64_t>> &Links) {
+std::optional<std::map<int64_t, std::vector<int64_t>>>
+SketchReader::relays(const json::Value &Conn, const JsonPath &Path) {
   if (llvm::Optional<llvm::StringRef> Name = Conn.getAsString()) {
-    if (*Name != "direct-map" && *Name != "fully-connected")
-      return R.error(Path, "expected \"direct-map\", \"fully-connected\" or "
-                           "a map of GPUs, not \"" +
-                               Name->str() + "\"");
-    for (int64_t G = 0; G < M.Gpus; ++G)
-      Links[G].push_back(G); // only the senders matter
+    if (*Name != "direct-map" && *Name != "fully-connected") {
+      R.error(Path, "expected \"direct-map\", \"fully-connected\" or a map "
+                    "of GPUs, not \"" +
+                        Name->str() + "\"");
+      return std::nullopt;
+    }
     Items.push_back(*Name == "direct-map" ? "relay direct" : "relay all");
-    return;
+    std::map<int64_t, std::vector<int64_t>> Links;
+    for (int64_t G = 0; G < M.Gpus; ++G)
+      Links[G].push_back(G); // only whether a GPU has links matters
+    return Links;
   }
   std::optional<std::map<int64_t, std::vector<int64_t>>> Map =
       gpuMap(Conn, Path);
   if (!Map)
-    return;
-  Links = *Map;
+    return std::nullopt;
   std::vector<std::string> Pairs;
   size_t Width = Map->empty() ? 0 : Map->begin()->second.size();
   for (const auto &[Src, Dsts] : *Map) {
@@ -242,18 +249,22 @@ void SketchReader::relays(const json::Value &Conn, const JsonPath &Path,
   }
   if (!Pairs.empty())
     Items.push_back("relay each " + llvm::join(Pairs, ", "));
+  return Map;
 }
 
 void SketchReader::senders(
     const json::Value &Map, const JsonPath &Path,
-    const std::map<int64_t, std::vector<int64_t>> &Links) {
+    const std::map<int64_t, std::vector<int64_t>> *Links) {
   std::optional<std::map<int64_t, std::vector<int64_t>>> Carried =
       gpuMap(Map, Path);
   if (!Carried)
     return;
+  auto HasLinks = [&](int64_t Gpu) {
+    auto It = Links->find(Gpu);
+    return It != Links->end() && !It->second.empty();
+  };
   for (const auto &[Sender, Gpus] : *Carried) {
-    auto It = Links.find(Sender);
-    if (It == Links.end() || It->second.empty())
+    if (Links && !HasLinks(Sender))
       R.error(Path.field(std::to_string(Sender)),
               fmt::format("GPU {} sends to no other node in internode_conn",
                           Sender));
