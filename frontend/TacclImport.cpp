@@ -121,8 +121,15 @@ const TacclMachine *pickMachine(const TacclImportOptions &Opts,
   return nullptr;
 }
 
-/// The collective item and the sketch's size; nothing after errors.
-std::optional<std::pair<std::string, std::string>>
+/// The values of the sketch's `collective` and `size` items (no size:
+/// none).
+struct CollectiveAndSize {
+  std::string Collective; ///< `allgather`, `broadcast root 3`.
+  std::string Size;
+};
+
+/// The collective and the sketch's size; nothing after errors.
+std::optional<CollectiveAndSize>
 collectiveAndSize(const TacclImportOptions &Opts, const TacclSketch &S,
                   int64_t Ranks, std::optional<uint64_t> ProfileBytes,
                   DiagnosticEngine &Diags) {
@@ -135,26 +142,25 @@ collectiveAndSize(const TacclImportOptions &Opts, const TacclSketch &S,
                  Opts.Collective, llvm::join(Names, ", "));
     return std::nullopt;
   }
-  std::string Item = std::string("collective ") + K->Name;
-  if (K->Rooted && !Opts.Root) {
-    Diags.report(DiagId::ImportRootRequired, llvm::SMLoc(), K->Name);
+  if (K->Rooted != Opts.Root.has_value()) {
+    Diags.report(K->Rooted ? DiagId::ImportRootRequired
+                           : DiagId::ImportRootNotAllowed,
+                 llvm::SMLoc(), K->Name);
     return std::nullopt;
   }
-  if (!K->Rooted && Opts.Root) {
-    Diags.report(DiagId::ImportRootNotAllowed, llvm::SMLoc(), K->Name);
-    return std::nullopt;
-  }
+  CollectiveAndSize Result{K->Name, ""};
   if (Opts.Root) {
     if (*Opts.Root < 0 || *Opts.Root >= Ranks) {
       Diags.report(DiagId::ImportRootOutOfRange, llvm::SMLoc(), *Opts.Root,
                    Ranks - 1);
       return std::nullopt;
     }
-    Item += " root " + std::to_string(*Opts.Root);
+    Result.Collective += " root " + std::to_string(*Opts.Root);
   }
+  if (Opts.SizeBytes)
+    Result.Size = sketchSize(*Opts.SizeBytes);
   if (Opts.SizeBytes || !ProfileBytes)
-    return std::make_pair(Item, Opts.SizeBytes ? sketchSize(*Opts.SizeBytes)
-                                               : std::string());
+    return Result;
   // Each chunk as large as the profile's betas were for, as TACCL costs
   // every chunk.
   uint64_t Count = K->RanksTimesChunks ? Ranks * S.Chunks : S.Chunks;
@@ -164,7 +170,75 @@ collectiveAndSize(const TacclImportOptions &Opts, const TacclSketch &S,
                  *ProfileBytes, MaxBytes);
     return std::nullopt;
   }
-  return std::make_pair(Item, sketchSize(Count * *ProfileBytes));
+  Result.Size = sketchSize(Count * *ProfileBytes);
+  return Result;
+}
+
+/// Everything the imported file is made of.
+struct ImportedFile {
+  std::vector<std::string> Notes; ///< Sentences of the header comment.
+  std::string Machine;            ///< The machine's import or its declaration.
+  std::string MachineName;
+  std::string SketchName;
+  CollectiveAndSize Items;
+  const TacclSketch *Sketch = nullptr;
+};
+
+/// The text of \p F, before its layout.
+std::string fileText(const ImportedFile &F) {
+  std::string Text =
+      commentLines(llvm::join(F.Notes, " ")) + "\n" + F.Machine + "\n\n";
+  Text += fmt::format("sketch {} on {}(nodes: {}) {{\ncollective {}\n",
+                      F.SketchName, F.MachineName, F.Sketch->Nodes,
+                      F.Items.Collective);
+  if (!F.Items.Size.empty())
+    Text += "size " + F.Items.Size + "\n";
+  Text += "chunks " + std::to_string(F.Sketch->Chunks) + "\n";
+  for (const std::string &Item : F.Sketch->Items)
+    Text += Item + "\n";
+  return Text + "}\n";
+}
+
+/// The parts of the file that imports \p SketchFile (and \p ProfileFile,
+/// when not empty) for machine \p M (named by \p How), with the profile's
+/// machine \p PM if any.
+ImportedFile importedFile(llvm::StringRef SketchFile,
+                          llvm::StringRef ProfileFile, const TacclMachine &M,
+                          llvm::StringRef How, const ProfileMachine *PM,
+                          const TacclSketch &S, const CollectiveAndSize &Items,
+                          bool SizeGiven) {
+  ImportedFile F;
+  F.Items = Items;
+  F.Sketch = &S;
+  F.MachineName = PM ? PM->Name : M.Name;
+  F.SketchName = sketchIdentifier(llvm::sys::path::stem(SketchFile));
+  if (F.SketchName == F.MachineName)
+    F.SketchName += "_sketch";
+  F.Notes.push_back(fmt::format(
+      "Imported by `tacclc import-taccl` from "
+      "TACCL's communication sketch {}{}. TACCL "
+      "topology: {} (named by {}).",
+      SketchFile.str(),
+      ProfileFile.empty() ? "" : " and topology profile " + ProfileFile.str(),
+      M.Name, How.str()));
+  if (PM) {
+    F.Notes.insert(F.Notes.end(), PM->Notes.begin(), PM->Notes.end());
+    F.Machine = PM->Definition;
+  } else {
+    F.Notes.push_back(fmt::format("Machine: the standard library's {} "
+                                  "(\"{}\") with its own costs.",
+                                  M.Name, M.Module));
+    F.Machine = fmt::format("import \"{}\"", M.Module);
+  }
+  F.Notes.push_back(fmt::format("Collective: {} (--collective; TACCL takes "
+                                "it on its command line).",
+                                Items.Collective));
+  F.Notes.push_back(Items.Size.empty() ? "Size: the language's default "
+                                         "(1\x1fMB)."
+                    : SizeGiven        ? "Size: --size."
+                                       : "Size: every chunk the profile's "
+                                         "size, as TACCL costs each chunk.");
+  return F;
 }
 
 /// Lays out \p Text and analyses it as the file \p Name; the layout, or
@@ -226,52 +300,18 @@ tacclc::importTacclSketch(unsigned SketchBuffer, unsigned ProfileBuffer,
   }
   if (!S || Diags.hasErrors())
     return std::nullopt;
-  int64_t Ranks = S->Nodes * M->Gpus;
-  auto CS = collectiveAndSize(
-      Opts, *S, Ranks, PM ? std::optional<uint64_t>(PM->Bytes) : std::nullopt,
-      Diags);
-  if (!CS)
+  std::optional<CollectiveAndSize> Items = collectiveAndSize(
+      Opts, *S, S->Nodes * M->Gpus,
+      PM ? std::optional<uint64_t>(PM->Bytes) : std::nullopt, Diags);
+  if (!Items)
     return std::nullopt;
 
-  std::string MachineName = PM ? PM->Name : M->Name;
-  std::string Name = sketchIdentifier(llvm::sys::path::stem(SketchFile));
-  if (Name == MachineName)
-    Name += "_sketch";
-  std::vector<std::string> Notes = {
-      fmt::format("Imported by `tacclc import-taccl` from TACCL's "
-                  "communication sketch {}{}. TACCL topology: {} (named by "
-                  "{}).",
-                  SketchFile.str(),
-                  Profile ? " and topology profile " +
-                                llvm::sys::path::filename(Profile->name()).str()
-                          : "",
-                  M->Name, How)};
-  if (PM)
-    Notes.insert(Notes.end(), PM->Notes.begin(), PM->Notes.end());
-  else
-    Notes.push_back(fmt::format("Machine: the standard library's {} "
-                                "(\"{}\") with its own costs.",
-                                M->Name, M->Module));
-  Notes.push_back(fmt::format("Collective: {} (--collective; TACCL takes it "
-                              "on its command line).",
-                              CS->first.substr(11)));
-  Notes.push_back(CS->second.empty() ? "Size: the language's default (1\x1fMB)."
-                  : Opts.SizeBytes   ? "Size: --size."
-                                     : "Size: every chunk the profile's size, "
-                                       "as TACCL costs each chunk.");
-  std::string Text = commentLines(llvm::join(Notes, " "));
-  Text += PM ? "\n" + PM->Definition + "\n"
-             : fmt::format("\nimport \"{}\"\n", M->Module);
-  Text += fmt::format("\nsketch {} on {}(nodes: {}) {{\n{}\n", Name,
-                      MachineName, S->Nodes, CS->first);
-  if (!CS->second.empty())
-    Text += "size " + CS->second + "\n";
-  Text += "chunks " + std::to_string(S->Chunks) + "\n";
-  for (const std::string &Item : S->Items)
-    Text += Item + "\n";
-  Text += "}\n";
+  ImportedFile F = importedFile(
+      SketchFile, Profile ? llvm::sys::path::filename(Profile->name()) : "", *M,
+      How, PM ? &*PM : nullptr, *S, *Items, Opts.SizeBytes.has_value());
   std::string Out = Opts.OutputPath.empty() || Opts.OutputPath == "-"
-                        ? Name + ".sketch"
+                        ? F.SketchName + ".sketch"
                         : Opts.OutputPath;
-  return formatAndCheck(Text, Out, Name, Opts, SketchFile, Diags);
+  return formatAndCheck(fileText(F), Out, F.SketchName, Opts, SketchFile,
+                        Diags);
 }

@@ -111,16 +111,15 @@ void SketchReader::intranode(const json::Object &Root) {
     return switches(*O, Path);
   if (*Strategy != "none" && *Strategy != "maxmin" && *Strategy != "minmax")
     return R.error(Path.field("strategy"),
-                   "expected \"switch\", \"none\", \"maxmin\" or \"minmax\", "
-                   "not \"" +
-                       *Strategy + "\"");
+                   fmt::format("expected \"switch\", \"none\", \"maxmin\" or "
+                               "\"minmax\", not \"{}\"",
+                               *Strategy));
   if (*Strategy != "none")
-    R.warning(
-        Path.field("strategy"),
-        "\"" + *Strategy +
-            "\" has no equivalent and is ignored: it "
-            "only changes TACCL's routing objective; tacclc minimises the "
-            "time");
+    R.warning(Path.field("strategy"),
+              fmt::format("\"{}\" has no equivalent and is ignored: it only "
+                          "changes TACCL's routing objective; tacclc "
+                          "minimises the time",
+                          *Strategy));
   for (llvm::StringRef Key : {"switches", "switch_hyperedge_strategy"})
     if (O->get(Key))
       R.warning(Path.field(Key), "ignored: the strategy is not \"switch\"");
@@ -171,9 +170,9 @@ void SketchReader::switches(const json::Object &Intra, const JsonPath &Path) {
     return;
   if (*Policy != "uc-min" && *Policy != "uc-max" && *Policy != "free") {
     R.warning(PolPath.index(0),
-              "\"" + *Policy +
-                  "\" is read as \"free\": TACCL sets no "
-                  "objective for it; tacclc's free minimises the time");
+              fmt::format("\"{}\" is read as \"free\": TACCL sets no "
+                          "objective for it; tacclc's free minimises the time",
+                          *Policy));
     *Policy = "free";
   }
   Items.push_back(fmt::format("policy {} {}", M.Switch, *Policy));
@@ -222,9 +221,9 @@ std::optional<std::map<int64_t, std::vector<int64_t>>>
 SketchReader::relays(const json::Value &Conn, const JsonPath &Path) {
   if (llvm::Optional<llvm::StringRef> Name = Conn.getAsString()) {
     if (*Name != "direct-map" && *Name != "fully-connected") {
-      R.error(Path, "expected \"direct-map\", \"fully-connected\" or a map "
-                    "of GPUs, not \"" +
-                        Name->str() + "\"");
+      R.error(Path, fmt::format("expected \"direct-map\", \"fully-connected\" "
+                                "or a map of GPUs, not \"{}\"",
+                                Name->str()));
       return std::nullopt;
     }
     Items.push_back(*Name == "direct-map" ? "relay direct" : "relay all");
@@ -325,9 +324,11 @@ SketchReader::gpuMap(const json::Value &V, const JsonPath &Path) {
   for (const auto &KV : *O) {
     llvm::StringRef Key = KV.first;
     JsonPath P = Path.field(Key);
+    // A GPU number as written canonically ("1", not "01" or "+1"), so that
+    // no two keys name one GPU.
     int64_t Gpu = -1;
-    if (Key.empty() || Key.size() > 9 || !llvm::all_of(Key, llvm::isDigit) ||
-        Key.getAsInteger(10, Gpu) || Gpu >= M.Gpus) {
+    if (Key.size() > 9 || Key.getAsInteger(10, Gpu) || Gpu < 0 ||
+        Gpu >= M.Gpus || Key != std::to_string(Gpu)) {
       R.error(
           P,
           fmt::format("the key is not a GPU of a node (0 to {})", M.Gpus - 1),

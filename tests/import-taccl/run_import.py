@@ -133,7 +133,7 @@ def main():
         failures = run_case(os.path.abspath(opts.tacclc), name, check, args,
                             opts.update)
         for f in failures:
-            print(f"FAIL {name}: {f}")
+            print(f"FAIL {name}: {f}", file=sys.stderr)
         bad += bool(failures)
         if not failures:
             print(f"ok {name}")
