@@ -1,4 +1,4 @@
-//===- frontend/TacclImport.h - TACCL's JSON sketches as sketches -*- C++ -*-//
+//===- frontend/TacclImport.h - TACCL JSON sketches as sketches -*- C++ -*-===//
 //
 // `tacclc import-taccl`: TACCL's communication sketch JSON (and optionally
 // its topology profile JSON) turned into the equivalent `.sketch` file, key

@@ -241,7 +241,11 @@ std::optional<JsonDocument> JsonDocument::parse(unsigned BufferId,
     Rest.split(']').first.rsplit("byte=").second.getAsInteger(10, Offset);
     Message = Rest.split("]: ").second;
   }
-  Diags.report(DiagId::JsonSyntax, At(Offset), Message.lower());
+  // llvm::json capitalises its messages; the project's start lower case.
+  std::string Shown = Message.str();
+  if (!Shown.empty())
+    Shown[0] = llvm::toLower(Shown[0]);
+  Diags.report(DiagId::JsonSyntax, At(Offset), Shown);
   return std::nullopt;
 }
 

@@ -97,13 +97,13 @@ def run_case(tacclc, name, check, args, update):
             f.write(SENTINEL)
         proc = run([tacclc, "import-taccl", *args, "-o", out])
         stderr = proc.stderr.replace(tmp + os.sep, "")
-        want = 1 if check == "error" else 0
+        want = {"error": 1, "usage": 2}.get(check, 0)
         failures = []
         if proc.returncode != want:
             failures.append(f"exit {proc.returncode}, expected {want}")
         failures += compare(os.path.join(EXPECTED, name + ".stderr"), stderr,
                             update, "stderr")
-        if check == "error":
+        if want:
             with open(out, encoding="utf-8") as f:
                 if f.read() != SENTINEL:
                     failures.append("the failed import changed -o's file")

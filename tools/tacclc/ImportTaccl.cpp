@@ -18,6 +18,8 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <fmt/format.h>
+
 using namespace llvm;
 using namespace tacclc;
 
@@ -106,8 +108,9 @@ std::optional<int> tacclc::runImportTacclIfNamed() {
   DiagnosticEngine Diags(SM);
   Diags.setShowNames(DiagNames);
   if (!(ProfileScale > 0 && ProfileScale < 1e12)) {
-    errs() << "tacclc: error: --profile-scale must be a positive number, not "
-           << ProfileScale << "\n";
+    errs() << fmt::format("tacclc: error: --profile-scale must be a positive "
+                          "number below 10^12, not {}\n",
+                          ProfileScale.getValue());
     return ExitInternal;
   }
   TacclImportOptions O;
