@@ -90,7 +90,20 @@ def check_output(tacclc, name, check, args, tmp, out):
     return failures
 
 
+def run_help(tacclc, args):
+    """`import-taccl --help` lists the subcommand's options."""
+    proc = run([tacclc, "import-taccl", *args])
+    missing = [o for o in ("--topology", "--machine", "--collective", "--size",
+                           "--profile-size", "--profile-scale", "-o")
+               if o not in proc.stdout]
+    if proc.returncode != 0 or missing:
+        return [f"--help exited {proc.returncode}, missing {missing}"]
+    return []
+
+
 def run_case(tacclc, name, check, args, update):
+    if check == "help":
+        return run_help(tacclc, args)
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.sketch")
         with open(out, "w", encoding="utf-8") as f:
