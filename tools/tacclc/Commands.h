@@ -12,6 +12,7 @@
 #include "passes/Options.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
 
 #include <cstdint>
 #include <optional>
@@ -153,6 +154,12 @@ struct FmtOptions {
 /// `tacclc fmt FILE...`: print, rewrite (-i) or check (--check) the
 /// canonical layout of sketch files (frontend/Format.h).
 int runFmt(const FmtOptions &Opts);
+
+/// `tacclc import-taccl SKETCH.json` (ImportTaccl.cpp, which declares its
+/// options): its exit status, or nothing when another command was named.
+std::optional<int> runImportTacclIfNamed();
+/// The options of `tacclc import-taccl`, for --help.
+const llvm::cl::OptionCategory &importTacclCategory();
 
 } // namespace tacclc
 

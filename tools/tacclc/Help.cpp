@@ -32,6 +32,8 @@ constexpr const char *ToolOverview =
     "  tacclc bounds --topology T --collective C --size S   bounds\n"
     "  tacclc bounds FILE.xml          bounds for what the file records\n"
     "  tacclc fmt [-i | --check] FILE.sketch...   canonical layout\n"
+    "  tacclc import-taccl SKETCH.json [--topology PROFILE.json] -o "
+    "F.sketch   TACCL's JSON\n"
     "  tacclc lsp                      language server (stdio)\n\n"
     "Sizes (sim --sizes, bounds --size, baseline --size, run --bytes, "
     "--max-memory) are whole numbers of bytes with an optional unit, "
@@ -93,10 +95,17 @@ constexpr Overview Overviews[] = {
      "success, 1 a file that cannot be read or parsed (or, with --check,\n"
      "one not in the layout), 2 a usage error or a formatter fault (the\n"
      "file is then left alone).\n"},
+    {"import-taccl",
+     "tacclc import-taccl SKETCH.json: write a TACCL communication sketch\n"
+     "(JSON, with its topology profile given by --topology) as a .sketch\n"
+     "file on the matching standard-library machine, checked by tacclc's\n"
+     "front end before it is written (docs/import-taccl.md). Exit status:\n"
+     "0 written, 1 an error in a JSON file, 2 a usage error.\n"},
     {"lsp",
      "tacclc lsp: serve the Language Server Protocol over standard input\n"
      "and output, for editors (editors/vscode): diagnostics as you type,\n"
-     "hover, go to definition, document symbols and formatting. Imports\n"
+     "hover, go to definition, completion, quick fixes, document symbols\n"
+     "and formatting. Imports\n"
      "are searched in the importing file's folder, the -I folders,\n"
      "$TACCLC_PATH and the standard library.\n"},
 };

@@ -1,9 +1,10 @@
 //===- tools/tacclc/Subcommands.cpp - Options of the subcommands ----------===//
 //
 // The command-line options (llvm::cl) of every subcommand but the compile
-// (check, run, sim, baseline, bounds, fmt, lsp) and of --dialect, which they
-// share with it; runSubcommand() gathers the named subcommand's options
-// into its options struct (Commands.h) and runs it.
+// (check, run, sim, baseline, bounds, fmt, lsp; import-taccl declares its
+// own in ImportTaccl.cpp) and of --dialect, which they share with it;
+// runSubcommand() gathers the named subcommand's options into its options
+// struct (Commands.h) and runs it.
 //
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/Subcommands.h"
@@ -259,7 +260,7 @@ cl::opt<double> Watchdog("watchdog",
 
 std::vector<const cl::OptionCategory *> tacclc::subcommandCategories() {
   return {&CommonCat, &ExecCat, &SimCat, &BaselineCat,
-          &BoundsCat, &FmtCat,  &LspCat};
+          &BoundsCat, &FmtCat,  &LspCat, &importTacclCategory()};
 }
 
 bool tacclc::legacyDialect() { return TargetDialect == Dialect::Legacy; }
@@ -269,6 +270,8 @@ bool tacclc::diagNames() { return DiagNames; }
 /// Runs the subcommand named on the command line, if any; its exit status.
 std::optional<int> tacclc::runSubcommand() {
   bool Legacy = legacyDialect();
+  if (std::optional<int> Status = runImportTacclIfNamed())
+    return Status;
   if (LspCmd) {
     LspOptions O;
     O.IncludeDirs.assign(LspIncludeDirs.begin(), LspIncludeDirs.end());

@@ -8,6 +8,7 @@
 //   tacclc baseline ALGO ...           Baseline.cpp
 //   tacclc bounds [FILE.xml] ...      Bounds.cpp
 //   tacclc fmt [-i | --check] FILE...  Fmt.cpp
+//   tacclc import-taccl SKETCH.json    ImportTaccl.cpp
 //   tacclc lsp                         lsp/LspServer.h
 //
 // The subcommands' options are declared in Subcommands.cpp. Usage errors
