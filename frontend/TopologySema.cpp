@@ -13,6 +13,7 @@
 #include "frontend/Units.h"
 #include "support/Suggest.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Casting.h"
 
 #include <fmt/format.h>

@@ -14,6 +14,7 @@
 #include "frontend/TacclImport.h"
 #include "support/InputFile.h"
 #include "support/Sizes.h"
+#include "support/Stdlib.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -124,7 +125,7 @@ std::optional<int> tacclc::runImportTacclIfNamed() {
     O.ProfileBytes = ProfileSize;
   O.ProfileScale = ProfileScale;
   O.OutputPath = Output;
-  O.StdlibDir = TACCLC_STDLIB_DIR;
+  O.StdlibDir = stdlibDir();
   if (!checkOutputs({Output}, Diags)) {
     Diags.flush(errs());
     return ExitUserError;

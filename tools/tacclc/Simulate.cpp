@@ -242,7 +242,7 @@ bool simulateFile(const std::string &Input, const tacclrt::Algo &A,
         "maxBytes={}{}: a runtime would not select this algorithm for them "
         "(their rows say 'not selected'); the times are what it would take "
         "if it did\n",
-        Input, F.Unselected, Sizes.size(), A->MinBytes, A->MaxBytes,
+        Input, F.Unselected, Sizes.size(), A.MinBytes, A.MaxBytes,
         Opts.LegacyDialect ? " (exclusive)" : "");
   if (Opts.Json)
     Text += fmt::format("{}\n  {{\"file\": {}, \"collective\": \"{}\", "
