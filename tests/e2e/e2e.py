@@ -251,7 +251,7 @@ def help_texts():
             sys.exit(f"FAIL: tacclc {sub} --help lists {name} under {got!r}, "
                      f"not {category!r}")
     # Defaults are documented where they are applied.
-    for sub, phrase in (("sim", "(default 1KB:1GB"),
+    for sub, phrase in (("sim", "(default 1KiB:1GiB"),
                         ("baseline", "default allgather"),
                         ("baseline", "Root of a rooted collective (default 0)"),
                         ("baseline", "Simple (default)"),

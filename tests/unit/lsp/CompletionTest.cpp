@@ -234,7 +234,7 @@ TEST_CASE("completion inside a machine and after numbers") {
   CHECK(Half.getString("detail") == llvm::StringRef("half = 1 (machine m)"));
 
   V Times{"ns", "us", "ms", "s"};
-  V Sizes{"B", "KB", "MB", "GB", "KiB", "MiB", "GiB"};
+  V Sizes{"B", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB"};
   CHECK(E.labels(Open + "  class c { alpha = 2 |") == Times);
   CHECK(E.labels(Open + "  class c { beta 2 us/|") == Sizes);
   CHECK(E.labels(Open + "  class c { beta 2 GB/|") == Times);

@@ -101,7 +101,7 @@ TEST_CASE("a child that exceeds its memory limit is reported as such") {
   CHECK(!Out);
   CHECK(Report.OutOfMemory);
   CHECK(Error.find("ran out of memory") != std::string::npos);
-  CHECK(Error.find("64.0 MB") != std::string::npos);
+  CHECK(Error.find("64.0 MiB") != std::string::npos);
   // Within the limit all is well.
   Error.clear();
   CHECK(runInChild([] { return std::string(8 << 20, 'y').substr(0, 2); },
