@@ -36,8 +36,12 @@ constexpr std::int64_t FlagStride = 65536;
 
 /// One message in flight.
 struct CpuMessage {
-  /// Cnt chunks of NElem elements each, chunk after chunk.
+  /// Cnt chunks of NElem elements each, chunk after chunk (Simple; the
+  /// receiver's decoded copy for LL and LL128).
   std::vector<std::byte> Data;
+  /// LL and LL128: the FIFO lines of the message's connection steps
+  /// (exec/LineCodec.h), in place of Data.
+  std::vector<std::uint64_t> Lines;
   /// Chunks carried.
   int Cnt = 0;
   /// Elements per chunk.
@@ -54,6 +58,10 @@ struct CpuFifo {
   int From = 0, To = 0, Chan = 0;
   /// Messages in order.
   std::deque<CpuMessage> Queue;
+  /// LL and LL128: connection steps the sender has written and the
+  /// receiver has read (each side counts its own; the line flags carry the
+  /// sender's count, which the receiver's must match).
+  std::atomic<std::uint64_t> SentSteps{0}, ReadSteps{0};
   /// Signalled after a push.
   std::condition_variable NotEmpty;
   /// Signalled after a pop.

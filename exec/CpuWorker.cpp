@@ -8,8 +8,15 @@
 // contiguous across slices. Every access is bounds-checked against the real
 // buffers; a violation aborts the run with an issue.
 //
+// Under LL and LL128 a message travels as the protocol's flagged lines
+// (exec/LineCodec.h): each chunk's slice takes one connection step per
+// slot's worth of data, its lines carry the sender's step count, and the
+// receiver decodes them only when every flag is the step it expects, as
+// NCCL's receivers poll the lines themselves.
+//
 //===----------------------------------------------------------------------===//
 #include "exec/CpuWorker.h"
+#include "exec/LineCodec.h"
 
 #include <fmt/format.h>
 
@@ -174,7 +181,68 @@ private:
                             Msg.Cnt, Msg.Cnt == 1 ? "" : "s", Msg.NElem));
       return false;
     }
-    return true;
+    return !usesLines(A.Proto) || readLines(Op, Msg);
+  }
+
+  /// Calls \p Visit(offset, bytes) for each connection step of a message of
+  /// \p Cnt chunks: a chunk's slice takes one step per slot of data.
+  template <typename F> void forEachStep(int Cnt, F Visit) const {
+    const std::uint64_t ChunkBytes = NElem * C.Ty->Size;
+    const std::uint64_t Slot = slotDataBytes(A.Proto);
+    for (int K = 0; K < Cnt; ++K) {
+      std::uint64_t Base = static_cast<std::uint64_t>(K) * ChunkBytes;
+      std::uint64_t Off = 0;
+      do {
+        std::uint64_t N = std::min(Slot, ChunkBytes - Off);
+        Visit(Base + Off, N);
+        Off += N;
+      } while (Off < ChunkBytes);
+    }
+  }
+
+  /// Replaces Msg.Data by the protocol's lines, stamped with this
+  /// connection's next steps.
+  void writeLines(CpuMessage &Msg) {
+    std::uint64_t Steps = 0;
+    forEachStep(Msg.Cnt, [&](std::uint64_t, std::uint64_t) { ++Steps; });
+    std::uint64_t Step = Send->SentSteps.fetch_add(Steps);
+    forEachStep(Msg.Cnt, [&](std::uint64_t Off, std::uint64_t N) {
+      encodeStep(A.Proto, Msg.Data.data() + Off, N, stepFlag(Step++),
+                 Msg.Lines);
+    });
+    Msg.Data = {};
+  }
+
+  /// Decodes Msg.Lines into Msg.Data, checking every flag against the
+  /// steps this receiver reads next.
+  bool readLines(const Operation &Op, CpuMessage &Msg) {
+    Msg.Data.resize(static_cast<std::size_t>(Msg.Cnt) * NElem * C.Ty->Size);
+    std::uint64_t Steps = 0;
+    forEachStep(Msg.Cnt, [&](std::uint64_t, std::uint64_t) { ++Steps; });
+    std::uint64_t Step = Recv->ReadSteps.fetch_add(Steps);
+    const std::uint64_t *Line = Msg.Lines.data();
+    const std::uint64_t *End = Line + Msg.Lines.size();
+    std::optional<LineFault> Fault;
+    std::uint64_t FaultStep = 0;
+    forEachStep(Msg.Cnt, [&](std::uint64_t Off, std::uint64_t N) {
+      std::uint64_t Words = linesFor(A.Proto, N) * lineWords(A.Proto);
+      if (Fault || Line + Words > End) {
+        if (!Fault)
+          Fault = LineFault{0, 0, stepFlag(Step)};
+        return;
+      }
+      Fault = decodeStep(A.Proto, Line, N, stepFlag(Step),
+                         Msg.Data.data() + Off);
+      FaultStep = Step++;
+      Line += Words;
+    });
+    if (!Fault)
+      return true;
+    Sync.fail(at(Op), message<MsgId::StaleLine>(
+                          nameOf(A.Proto), Fault->Line, FaultStep,
+                          Fault->Found, Fault->Expected, Msg.Rank, Msg.Tb,
+                          Msg.Pos, Msg.Iter));
+    return false;
   }
 
   bool send(const Operation &Op, std::vector<std::byte> Data) {
@@ -186,6 +254,8 @@ private:
     Msg.Tb = T.Id;
     Msg.Pos = Op.Pos;
     Msg.Iter = Iter;
+    if (usesLines(A.Proto))
+      writeLines(Msg);
     return Sync.push(Me, *Send, std::move(Msg));
   }
 
