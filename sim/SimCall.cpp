@@ -19,6 +19,7 @@
 #include "sim/SimCall.h"
 
 #include "format/Collective.h"
+#include "format/LineFormat.h"
 
 #include <fmt/format.h>
 
@@ -31,18 +32,14 @@ ProtocolCosts protocolCosts(Protocol P) {
   ProtocolCosts C;
   switch (P) {
   case Protocol::LL:
-    C.WirePerDataByte = 2;
     C.HopUs[0] = 0.6;
     C.HopUs[1] = 2.7;
     C.LaunchUs = 6.6;
-    C.StepBytes = 32 << 10;
     break;
   case Protocol::LL128:
-    C.WirePerDataByte = 128.0 / 120.0;
     C.HopUs[0] = 1.9;
     C.HopUs[1] = 4.0;
     C.LaunchUs = 14.0;
-    C.StepBytes = 576000;
     break;
   case Protocol::Simple:
     C.WirePerDataByte = 1;
@@ -52,6 +49,12 @@ ProtocolCosts protocolCosts(Protocol P) {
     // A 4 MiB buffer of 8 steps: a full 2 MiB slice takes 4 of them.
     C.StepBytes = 512 << 10;
     break;
+  }
+  // LL and LL128: the line format the executors use (format/LineFormat.h).
+  if (usesLines(P)) {
+    LineFormat F = lineFormatOf(P);
+    C.WirePerDataByte = double(F.LineBytes) / F.DataBytes;
+    C.StepBytes = slotDataBytes(P);
   }
   return C;
 }
@@ -64,8 +67,14 @@ double hopLatencyUs(const SimLink &L, Protocol P, const SimOptions &O) {
 }
 
 double wireBytes(double DataBytes, Protocol P, const SimOptions &O) {
-  return O.ProtocolOverheads ? DataBytes * protocolCosts(P).WirePerDataByte
-                             : DataBytes;
+  if (!O.ProtocolOverheads)
+    return DataBytes;
+  // Whole lines: the last one goes out padded.
+  if (usesLines(P)) {
+    LineFormat F = lineFormatOf(P);
+    return std::ceil(DataBytes / F.DataBytes) * F.LineBytes;
+  }
+  return DataBytes * protocolCosts(P).WirePerDataByte;
 }
 
 double launchLatencyUs(Protocol P, const SimOptions &O) {

@@ -10,6 +10,8 @@
 
 #include "sim/Simulator.h"
 
+#include "format/LineFormat.h"
+
 #include <doctest/doctest.h>
 
 using namespace tacclc;
@@ -45,9 +47,14 @@ TEST_CASE("the time model charges the simulator's protocol figures") {
     CHECK(TM.hopUs(LinkId(0)) == std::max(0.5, C.HopUs[0]));
     CHECK(TM.hopUs(LinkId(1)) == std::max(20.0, C.HopUs[1]));
     CHECK(TM.hopUs(LinkId(2)) == std::max(1.0, C.HopUs[1]));
-    // The wire carries the protocol's bytes per data byte.
+    // The wire carries the protocol's bytes: the 1000 B chunk, as 125
+    // LL lines of 16 B or 9 LL128 lines of 128 B (the last one padded).
     CHECK(TM.dataUs(LinkId(1)) ==
-          doctest::Approx(100e-6 * 1000 * C.WirePerDataByte));
+          doctest::Approx(100e-6 * tacclrt::lineWireBytes(P, 1000)));
+    CHECK(tacclrt::lineWireBytes(P, 1000) ==
+          (P == tacclrt::Protocol::LL      ? 2000
+           : P == tacclrt::Protocol::LL128 ? 1152
+                                           : 1000));
     CHECK(TM.costUs(LinkId(1)) ==
           doctest::Approx(TM.hopUs(LinkId(1)) + TM.dataUs(LinkId(1))));
   }

@@ -30,12 +30,12 @@ TEST_CASE("lines: geometry is NCCL's and matches the runtime's slices") {
   CHECK_FALSE(usesLines(Protocol::Simple));
   for (Protocol P : {Protocol::LL, Protocol::LL128})
     CHECK(slotDataBytes(P) == protocolSliceBytes(P));
-  CHECK(wireBytes(Protocol::LL, 8) == 16);
-  CHECK(wireBytes(Protocol::LL, 9) == 32);
-  CHECK(wireBytes(Protocol::LL128, 120) == 128);
-  CHECK(wireBytes(Protocol::LL128, 121) == 256);
-  CHECK(wireBytes(Protocol::Simple, 121) == 121);
-  CHECK(wireBytes(Protocol::LL, 0) == 0);
+  CHECK(lineWireBytes(Protocol::LL, 8) == 16);
+  CHECK(lineWireBytes(Protocol::LL, 9) == 32);
+  CHECK(lineWireBytes(Protocol::LL128, 120) == 128);
+  CHECK(lineWireBytes(Protocol::LL128, 121) == 256);
+  CHECK(lineWireBytes(Protocol::Simple, 121) == 121);
+  CHECK(lineWireBytes(Protocol::LL, 0) == 0);
   CHECK(stepFlag(0) != 0);
 }
 
@@ -53,7 +53,7 @@ TEST_CASE("lines: every byte count round-trips with flags in place") {
       std::vector<std::uint64_t> Lines;
       encodeStep(P, In.data(), Bytes, Flag, Lines);
       if (usesLines(P)) {
-        REQUIRE(Lines.size() * 8 == wireBytes(P, Bytes));
+        REQUIRE(Lines.size() * 8 == lineWireBytes(P, Bytes));
         const std::size_t W = lineWords(P);
         for (std::size_t L = 0; L < Lines.size() / W; ++L) {
           if (P == Protocol::LL) {
