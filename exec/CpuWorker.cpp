@@ -231,17 +231,17 @@ private:
           Fault = LineFault{0, 0, stepFlag(Step)};
         return;
       }
-      Fault = decodeStep(A.Proto, Line, N, stepFlag(Step),
-                         Msg.Data.data() + Off);
+      Fault =
+          decodeStep(A.Proto, Line, N, stepFlag(Step), Msg.Data.data() + Off);
       FaultStep = Step++;
       Line += Words;
     });
     if (!Fault)
       return true;
-    Sync.fail(at(Op), message<MsgId::StaleLine>(
-                          nameOf(A.Proto), Fault->Line, FaultStep,
-                          Fault->Found, Fault->Expected, Msg.Rank, Msg.Tb,
-                          Msg.Pos, Msg.Iter));
+    Sync.fail(at(Op),
+              message<MsgId::StaleLine>(nameOf(A.Proto), Fault->Line, FaultStep,
+                                        Fault->Found, Fault->Expected, Msg.Rank,
+                                        Msg.Tb, Msg.Pos, Msg.Iter));
     return false;
   }
 

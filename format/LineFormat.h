@@ -75,8 +75,7 @@ constexpr std::uint64_t linesFor(Protocol P, std::uint64_t Bytes) {
 
 /// Bytes on the wire for \p Bytes of data in \p P (Simple: the data).
 constexpr std::uint64_t lineWireBytes(Protocol P, std::uint64_t Bytes) {
-  return usesLines(P) ? linesFor(P, Bytes) * lineFormatOf(P).LineBytes
-                      : Bytes;
+  return usesLines(P) ? linesFor(P, Bytes) * lineFormatOf(P).LineBytes : Bytes;
 }
 
 static_assert(slotDataBytes(Protocol::LL) == 32u << 10,

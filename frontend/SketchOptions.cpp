@@ -177,11 +177,15 @@ bool tacclc::checkSketchOptions(const std::vector<const Node *> &Items,
   bool Ok = true;
   for (const Node *I : Items) {
     if (const auto *P = llvm::dyn_cast<ProtocolItem>(I)) {
-      if (P->Name != "Simple" && P->Name != "LL" && P->Name != "LL128") {
+      if (P->Name == "auto") {
+        Out.ProtocolAuto = true;
+      } else if (P->Name != "Simple" && P->Name != "LL" &&
+                 P->Name != "LL128") {
         Diags.report(DiagId::UnknownProtocol, P->NameRange, P->Name);
         Ok = false;
       } else {
         Out.Protocol = P->Name;
+        Out.ProtocolAuto = false;
       }
     } else if (const auto *So = llvm::dyn_cast<SolverItem>(I)) {
       const Quantity &Q = So->Value;

@@ -113,7 +113,7 @@ void tacclc::ir::printSketch(const Sketch &S, llvm::raw_ostream &OS) {
     OS << "  senders send their own chunks first\n";
   if (S.IdenticalResults)
     OS << "  identical results on every rank\n";
-  OS << fmt::format("  protocol {}", S.Protocol);
+  OS << fmt::format("  protocol {}", S.ProtocolAuto ? "auto" : S.Protocol);
   if (S.TimeLimitSeconds)
     OS << fmt::format(", time limit {:g} s", *S.TimeLimitSeconds);
   if (S.RelativeGap)

@@ -54,6 +54,9 @@ struct Sketch {
   uint64_t SizeBytes = 0;
   /// MSCCL protocol of the generated program: Simple, LL or LL128.
   std::string Protocol = "Simple";
+  /// `protocol auto`: the compiler picks the protocol (Protocol is then the
+  /// one the stages assume until the program is simulated under each).
+  bool ProtocolAuto = false;
   /// Solver settings from the sketch (the command line overrides them).
   std::optional<double> TimeLimitSeconds, RelativeGap;
   /// Generators of the sketch's symmetry group, each an automorphism.

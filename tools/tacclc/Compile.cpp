@@ -172,6 +172,7 @@ void printStats(const Synthesis &Result, const SynthesisOptions &Synth) {
 int writeProgram(const CompileOptions &Opts, DiagnosticEngine &Diags,
                  const ir::Sketch &Sketch, const Synthesis &Result,
                  const EmittedProgram &Emitted,
+                 std::optional<ProtocolChoice> Protocols,
                  std::chrono::steady_clock::time_point Began,
                  double LimitSeconds) {
   CallPrediction Predicted = predictCall(Sketch, Result.Schedule);
@@ -194,7 +195,8 @@ int writeProgram(const CompileOptions &Opts, DiagnosticEngine &Diags,
       Predicted,
       std::move(Times),
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Began)
-          .count()};
+          .count(),
+      std::move(Protocols)};
   // The program and its report are written together, or neither is.
   std::vector<OutputFile> Outputs{{Opts.Output, Emitted.Xml}};
   if (!Opts.ReportFile.empty())
@@ -267,6 +269,9 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
     return Fail();
   }
 
+  // `protocol auto`: the stages assume the protocol the time model favours
+  // at this size; the program is re-timed under each below.
+  Sketch->Protocol = stageProtocol(*Sketch);
   SynthesisOptions Synth = solverSettings(Opts, *Sketch);
   // Time (docs/synthesis.md, "Time and memory limits"): the stages share
   // the compile's limit until nine tenths of it, leaving the rest to
@@ -318,9 +323,22 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
       emitVerified(*Sketch, Sched, EO, Diags);
   if (!Emitted)
     return Fail();
+  std::optional<ProtocolChoice> Protocols;
+  if (Sketch->ProtocolAuto) {
+    Phase.emplace("choosing the protocol");
+    Protocols = chooseProtocol(Emitted->Plan, *Sketch);
+    if (Protocols && Protocols->Best != Emitted->Plan.Proto) {
+      Sketch->Protocol = std::string(tacclrt::nameOf(Protocols->Best));
+      EO.FifoMessages = TimeModel(*Sketch).fifoMessages(1);
+      Emitted = emitVerified(*Sketch, Sched, EO, Diags);
+      if (!Emitted)
+        return Fail();
+    }
+  }
   if (!Opts.Summary && Opts.ReportFile.empty())
     return emitText(Opts, Diags, Emitted->Xml);
-  return writeProgram(Opts, Diags, *Sketch, *Result, *Emitted, Began, Seconds);
+  return writeProgram(Opts, Diags, *Sketch, *Result, *Emitted,
+                      std::move(Protocols), Began, Seconds);
 }
 
 int tacclc::runCompile(const CompileOptions &Opts) {

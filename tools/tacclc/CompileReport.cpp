@@ -191,6 +191,8 @@ void tacclc::printSummary(const CompileFacts &F) {
                          Line, R.Solve.Variables, R.Solve.Constraints);
     OS << fmt::format("{:<11} {}; {}\n", R.Name, Line, R.Detail);
   }
+  if (F.Protocols)
+    printProtocolChoice(OS, *F.Protocols);
   printTimes(OS, S, F.Predicted, F.Times);
   OS << fmt::format("program     {} steps ({} relays fused{}), up to {} "
                     "threadblocks per rank, {} channel(s)\n",

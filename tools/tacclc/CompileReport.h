@@ -16,6 +16,7 @@
 #include "passes/Synthesize.h"
 #include "passes/TimeModel.h"
 #include "tools/tacclc/ProgramTimes.h"
+#include "tools/tacclc/ProtocolChoice.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -40,6 +41,8 @@ struct CompileFacts {
   CallPrediction Predicted; ///< The schedule model's time of the call.
   ProgramTimes Times;       ///< The simulations' times of the program.
   double TotalSeconds = 0;  ///< Wall time of the whole compile.
+  /// `protocol auto`: every protocol's simulated times and the winner.
+  std::optional<ProtocolChoice> Protocols = std::nullopt;
 };
 
 /// Which time to trust for what, in one line (the `trust` line after the

@@ -51,10 +51,10 @@ TEST_CASE("the time model charges the simulator's protocol figures") {
     // LL lines of 16 B or 9 LL128 lines of 128 B (the last one padded).
     CHECK(TM.dataUs(LinkId(1)) ==
           doctest::Approx(100e-6 * tacclrt::lineWireBytes(P, 1000)));
-    CHECK(tacclrt::lineWireBytes(P, 1000) ==
-          (P == tacclrt::Protocol::LL      ? 2000
-           : P == tacclrt::Protocol::LL128 ? 1152
-                                           : 1000));
+    CHECK(tacclrt::lineWireBytes(P, 1000) == (P == tacclrt::Protocol::LL ? 2000
+                                              : P == tacclrt::Protocol::LL128
+                                                  ? 1152
+                                                  : 1000));
     CHECK(TM.costUs(LinkId(1)) ==
           doctest::Approx(TM.hopUs(LinkId(1)) + TM.dataUs(LinkId(1))));
   }

@@ -127,10 +127,9 @@ TEST_CASE("lines: the CPU executor runs every fixture under LL and LL128") {
       Algo A = loadFixture(C.Fixture);
       A.Proto = P;
       for (DataType T :
-           {DataType::Int8, DataType::UInt8, DataType::Int32,
-            DataType::UInt32, DataType::Int64, DataType::UInt64,
-            DataType::Float16, DataType::BFloat16, DataType::Float32,
-            DataType::Float64}) {
+           {DataType::Int8, DataType::UInt8, DataType::Int32, DataType::UInt32,
+            DataType::Int64, DataType::UInt64, DataType::Float16,
+            DataType::BFloat16, DataType::Float32, DataType::Float64}) {
         std::string TypeName(nameOf(T));
         CAPTURE(TypeName);
         RunOptions O;

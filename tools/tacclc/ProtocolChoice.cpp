@@ -1,0 +1,132 @@
+//===- tools/tacclc/ProtocolChoice.cpp - `protocol auto` ------------------===//
+//
+// Step 1 costs one chunk crossing the sketch's slowest link under each
+// protocol's time model: the launch, the hop's latency and the chunk's
+// wire time (or the FIFO's pace where messages are small), so LL wins where
+// latency dominates and Simple where bandwidth does. Step 2 re-times the
+// lowered program with the `proto` attribute changed (the schedule and
+// program stay; the runtime's slicing and the wire costs follow the
+// protocol) at each size and keeps the protocol with the least
+// geometric-mean time; ties keep the stages' protocol, then the order
+// Simple, LL128, LL.
+//
+//===----------------------------------------------------------------------===//
+#include "tools/tacclc/ProtocolChoice.h"
+
+#include "codegen/SimMachine.h"
+#include "ir/Printer.h"
+#include "passes/TimeModel.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+using namespace tacclc;
+
+namespace {
+
+const tacclrt::Protocol Candidates[] = {
+    tacclrt::Protocol::Simple, tacclrt::Protocol::LL128, tacclrt::Protocol::LL};
+
+/// One chunk through the slowest link of \p S under protocol \p Name.
+double oneChunkUs(ir::Sketch S, std::string_view Name) {
+  S.Protocol = std::string(Name);
+  TimeModel TM(S);
+  double Worst = 0;
+  for (unsigned I = 0; I < S.Topo.links().size(); ++I)
+    Worst =
+        std::max(Worst, TM.hopUs(ir::LinkId(I)) + TM.laneLoadUs(ir::LinkId(I)));
+  return TM.launchUs() + Worst;
+}
+
+/// The sizes to compare: the design point, then the range's ends.
+std::vector<std::uint64_t> sizesOf(const ir::Sketch &S) {
+  std::vector<std::uint64_t> Out{S.SizeBytes};
+  for (std::uint64_t B : {S.MinBytes, S.MaxBytes})
+    if (B && std::find(Out.begin(), Out.end(), B) == Out.end())
+      Out.push_back(B);
+  return Out;
+}
+
+} // namespace
+
+std::string tacclc::stageProtocol(const ir::Sketch &S) {
+  if (!S.ProtocolAuto)
+    return S.Protocol;
+  std::string Best = "Simple";
+  double BestUs = std::numeric_limits<double>::infinity();
+  for (tacclrt::Protocol P : Candidates) {
+    double Us = oneChunkUs(S, tacclrt::nameOf(P));
+    if (Us < BestUs) {
+      BestUs = Us;
+      Best = std::string(tacclrt::nameOf(P));
+    }
+  }
+  return Best;
+}
+
+std::optional<ProtocolChoice> tacclc::chooseProtocol(const tacclrt::Algo &Plan,
+                                                     const ir::Sketch &S) {
+  ProtocolChoice C;
+  C.Sizes = sizesOf(S);
+  tacclrt::Protocol Assumed =
+      tacclrt::parseProtocol(S.Protocol).value_or(tacclrt::Protocol::Simple);
+  double BestScore = std::numeric_limits<double>::infinity();
+  bool Any = false;
+  for (tacclrt::Protocol P : Candidates) {
+    tacclrt::Algo A = Plan;
+    A.Proto = P;
+    std::vector<double> Times;
+    double LogSum = 0;
+    bool Ok = true;
+    for (std::uint64_t Bytes : C.Sizes) {
+      ir::Sketch At = S;
+      At.SizeBytes = Bytes;
+      std::optional<SketchCall> Call = sketchCall(A, At);
+      tacclrt::SimResult R;
+      if (Call)
+        R = tacclrt::simulate(A, Call->Machine, Call->Options);
+      if (!Call || !R.Ok || !(R.TimeUs > 0)) {
+        Ok = false;
+        break;
+      }
+      Times.push_back(R.TimeUs);
+      LogSum += std::log(R.TimeUs);
+    }
+    if (!Ok)
+      continue;
+    double Score = LogSum / double(Times.size());
+    // Within a part in a million counts as a tie.
+    bool Better = Score < BestScore - 1e-6 ||
+                  (std::abs(Score - BestScore) <= 1e-6 && P == Assumed);
+    if (!Any || Better) {
+      BestScore = std::min(BestScore, Score);
+      C.Best = P;
+    }
+    Any = true;
+    C.Times.emplace_back(P, std::move(Times));
+  }
+  if (!Any)
+    return std::nullopt;
+  return C;
+}
+
+void tacclc::printProtocolChoice(llvm::raw_ostream &OS,
+                                 const ProtocolChoice &C) {
+  std::vector<std::string> Sizes;
+  for (std::uint64_t B : C.Sizes)
+    Sizes.push_back(ir::formatBytes(B));
+  std::vector<std::string> Rows;
+  for (const auto &[P, Times] : C.Times) {
+    std::vector<std::string> Us;
+    for (double T : Times)
+      Us.push_back(ir::formatUs(T));
+    Rows.push_back(
+        fmt::format("{} {}", tacclrt::nameOf(P), fmt::join(Us, " / ")));
+  }
+  OS << fmt::format("protocol    {} (auto): {} at {} by tacclc sim\n",
+                    tacclrt::nameOf(C.Best), fmt::join(Rows, ", "),
+                    fmt::join(Sizes, " / "));
+}
