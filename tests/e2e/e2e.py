@@ -1398,6 +1398,70 @@ def gpu(*folders):
           f"{short} skipped (fewer GPUs than ranks)")
 
 
+RING4 = """topology ring4 {
+  ranks 4
+  link 0 <-> 1 alpha 1 us beta 10 us/MB
+  link 1 <-> 2 alpha 1 us beta 10 us/MB
+  link 2 <-> 3 alpha 1 us beta 10 us/MB
+  link 3 <-> 0 alpha 1 us beta 10 us/MB
+}
+"""
+
+
+def protocol_auto():
+    """`protocol auto`: the program is written for the protocol with the
+    least geometric-mean simulated time over the sizes the report lists,
+    the report and the XML agree, the output is deterministic, and the
+    program (LL's and LL128's flagged lines on the CPU executor) computes
+    its collective in several data types."""
+    import json
+    import math
+    chosen = set()
+    with tempfile.TemporaryDirectory() as tmp:
+        for coll, size, want in (("allgather", "1 KiB", "LL"),
+                                 ("allreduce", "4 KiB", None),
+                                 ("allgather", "64 MiB", "Simple"),
+                                 ("alltoall", "16 KiB .. 1 MiB", None)):
+            src = os.path.join(tmp, "auto.sketch")
+            with open(src, "w") as f:
+                f.write(RING4 + f"sketch s on ring4 {{\n  collective {coll}\n"
+                        f"  size {size}\n  protocol auto\n}}\n")
+            xml, rep = os.path.join(tmp, "a.xml"), os.path.join(tmp, "a.json")
+            run(src, "-o", xml, "--report", rep, expect=0)
+            report = json.load(open(rep))
+            choice = report["protocol_choice"]
+            if not choice or set(choice["times_us"]) != {"Simple", "LL",
+                                                         "LL128"}:
+                sys.exit(f"FAIL: {coll} {size}: no protocol choice: {report}")
+            score = {p: sum(map(math.log, t)) / len(t)
+                     for p, t in choice["times_us"].items()}
+            best = min(score, key=score.get)
+            proto = attributes(xml)["proto"]
+            if proto != report["protocol"] or score[proto] > score[best] + 1e-9:
+                sys.exit(f"FAIL: {coll} {size}: wrote {proto}, report says "
+                         f"{report['protocol']}, fastest is {best}: {choice}")
+            if want and proto != want:
+                sys.exit(f"FAIL: {coll} {size}: chose {proto}, not {want}")
+            chosen.add(proto)
+            first = open(xml).read()
+            run(src, "-o", xml, expect=0)
+            if open(xml).read() != first:
+                sys.exit(f"FAIL: {coll} {size}: output differs between runs")
+            for dtype in ("int8", "float16", "float64"):
+                run("run", xml, "--backend", "cpu", "--bytes", "96KiB",
+                    "--dtype", dtype, expect=0)
+        # Without `protocol auto` nothing is compared.
+        with open(src, "w") as f:
+            f.write(RING4 + "sketch s on ring4 {\n  collective allgather\n"
+                    "  size 1 KiB\n  protocol LL128\n}\n")
+        run(src, "-o", xml, "--report", rep, expect=0)
+        report = json.load(open(rep))
+        if report["protocol_choice"] is not None or \
+                attributes(xml)["proto"] != "LL128":
+            sys.exit(f"FAIL: a named protocol was changed: {report}")
+    print(f"protocol-auto: chose {', '.join(sorted(chosen))} by simulation")
+
+
 def main():
     global TACCLC
     TACCLC = sys.argv[1]
@@ -1423,7 +1487,8 @@ def main():
      "help": help_texts,
      "slice-overlap": lambda: slice_overlap(rest[0]),
      "fifo-order": lambda: fifo_order(rest[0]),
-     "spread-overlap": lambda: spread_overlap(rest[0])}[cmd]()
+     "spread-overlap": lambda: spread_overlap(rest[0]),
+     "protocol-auto": protocol_auto}[cmd]()
 
 
 if __name__ == "__main__":

@@ -242,9 +242,25 @@ std::string tacclc::reportJson(const CompileFacts &F) {
                         Gaps.empty() ? "" : ",\n", jsonQuote(G.Between),
                         jsonQuote(G.Why.Class), jsonQuote(G.Why.Reason));
   const std::optional<MeasuredCall> &Sim = F.Times.Simulated;
+  // `protocol auto`: the sizes compared and each protocol's times there.
+  std::string Choice = "null";
+  if (F.Protocols) {
+    std::vector<std::string> Times;
+    for (const auto &[Proto, Us] : F.Protocols->Times) {
+      std::vector<std::string> Each;
+      for (double T : Us)
+        Each.push_back(num(T));
+      Times.push_back(fmt::format("{}: [{}]", jsonQuote(tacclrt::nameOf(Proto)),
+                                  fmt::join(Each, ", ")));
+    }
+    Choice = fmt::format("{{\"sizes\": [{}], \"times_us\": {{{}}}}}",
+                         fmt::join(F.Protocols->Sizes, ", "),
+                         fmt::join(Times, ", "));
+  }
   return fmt::format(
       "{{\n  \"sketch\": {},\n  \"topology\": {},\n  \"collective\": {},\n"
       "  \"ranks\": {},\n  \"bytes\": {},\n  \"chunks\": {},\n"
+      "  \"protocol\": {},\n  \"protocol_choice\": {},\n"
       "  \"total_seconds\": {},\n  \"predicted_us\": {},\n"
       "  \"prediction\": {},\n"
       "  \"simulated_us\": {},\n  \"referee_us\": {},\n"
@@ -252,8 +268,9 @@ std::string tacclc::reportJson(const CompileFacts &F) {
       "  \"stages\": [\n{}\n  ]\n}}\n",
       jsonQuote(S.Name), jsonQuote(S.Topo.getName()),
       jsonQuote(ir::collectiveName(S.Coll.getKind())), S.Topo.getNumRanks(),
-      S.SizeBytes, S.Coll.getNumChunks(), num(F.TotalSeconds), num(P.TotalUs),
-      Prediction, Sim ? num(Sim->TimeUs) : std::string("null"),
+      S.SizeBytes, S.Coll.getNumChunks(), jsonQuote(S.Protocol), Choice,
+      num(F.TotalSeconds), num(P.TotalUs), Prediction,
+      Sim ? num(Sim->TimeUs) : std::string("null"),
       F.Times.RefereeUs ? num(*F.Times.RefereeUs) : std::string("null"),
       jsonQuote(F.Times.RefereeNote), Gaps.empty() ? "" : "\n",
       Gaps.empty() ? Gaps : Gaps + "\n  ", Stages);
