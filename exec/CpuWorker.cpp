@@ -184,8 +184,17 @@ private:
     return !usesLines(A.Proto) || readLines(Op, Msg);
   }
 
+  /// Connection steps of a message of \p Cnt chunks: a chunk's slice takes
+  /// one step per slot of data (one for an empty slice).
+  std::uint64_t stepsOf(int Cnt) const {
+    const std::uint64_t ChunkBytes = NElem * C.Ty->Size;
+    const std::uint64_t Slot = slotDataBytes(A.Proto);
+    return static_cast<std::uint64_t>(Cnt) *
+           std::max<std::uint64_t>(1, (ChunkBytes + Slot - 1) / Slot);
+  }
+
   /// Calls \p Visit(offset, bytes) for each connection step of a message of
-  /// \p Cnt chunks: a chunk's slice takes one step per slot of data.
+  /// \p Cnt chunks, in order (stepsOf(Cnt) calls).
   template <typename F> void forEachStep(int Cnt, F Visit) const {
     const std::uint64_t ChunkBytes = NElem * C.Ty->Size;
     const std::uint64_t Slot = slotDataBytes(A.Proto);
@@ -203,9 +212,7 @@ private:
   /// Replaces Msg.Data by the protocol's lines, stamped with this
   /// connection's next steps.
   void writeLines(CpuMessage &Msg) {
-    std::uint64_t Steps = 0;
-    forEachStep(Msg.Cnt, [&](std::uint64_t, std::uint64_t) { ++Steps; });
-    std::uint64_t Step = Send->SentSteps.fetch_add(Steps);
+    std::uint64_t Step = Send->SentSteps.fetch_add(stepsOf(Msg.Cnt));
     forEachStep(Msg.Cnt, [&](std::uint64_t Off, std::uint64_t N) {
       encodeStep(A.Proto, Msg.Data.data() + Off, N, stepFlag(Step++),
                  Msg.Lines);
@@ -217,9 +224,7 @@ private:
   /// steps this receiver reads next.
   bool readLines(const Operation &Op, CpuMessage &Msg) {
     Msg.Data.resize(static_cast<std::size_t>(Msg.Cnt) * NElem * C.Ty->Size);
-    std::uint64_t Steps = 0;
-    forEachStep(Msg.Cnt, [&](std::uint64_t, std::uint64_t) { ++Steps; });
-    std::uint64_t Step = Recv->ReadSteps.fetch_add(Steps);
+    std::uint64_t Step = Recv->ReadSteps.fetch_add(stepsOf(Msg.Cnt));
     const std::uint64_t *Line = Msg.Lines.data();
     const std::uint64_t *End = Line + Msg.Lines.size();
     std::optional<LineFault> Fault;

@@ -73,6 +73,16 @@ std::optional<ProtocolChoice> tacclc::chooseProtocol(const tacclrt::Algo &Plan,
   C.Sizes = sizesOf(S);
   tacclrt::Protocol Assumed =
       tacclrt::parseProtocol(S.Protocol).value_or(tacclrt::Protocol::Simple);
+  // The machine and the call at each size do not depend on the protocol.
+  std::vector<SketchCall> Calls;
+  for (std::uint64_t Bytes : C.Sizes) {
+    ir::Sketch At = S;
+    At.SizeBytes = Bytes;
+    std::optional<SketchCall> Call = sketchCall(Plan, At);
+    if (!Call)
+      return std::nullopt;
+    Calls.push_back(std::move(*Call));
+  }
   double BestScore = std::numeric_limits<double>::infinity();
   bool Any = false;
   for (tacclrt::Protocol P : Candidates) {
@@ -81,14 +91,9 @@ std::optional<ProtocolChoice> tacclc::chooseProtocol(const tacclrt::Algo &Plan,
     std::vector<double> Times;
     double LogSum = 0;
     bool Ok = true;
-    for (std::uint64_t Bytes : C.Sizes) {
-      ir::Sketch At = S;
-      At.SizeBytes = Bytes;
-      std::optional<SketchCall> Call = sketchCall(A, At);
-      tacclrt::SimResult R;
-      if (Call)
-        R = tacclrt::simulate(A, Call->Machine, Call->Options);
-      if (!Call || !R.Ok || !(R.TimeUs > 0)) {
+    for (const SketchCall &Call : Calls) {
+      tacclrt::SimResult R = tacclrt::simulate(A, Call.Machine, Call.Options);
+      if (!R.Ok || !(R.TimeUs > 0)) {
         Ok = false;
         break;
       }
