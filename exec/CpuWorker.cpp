@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "exec/CpuWorker.h"
 #include "exec/LineCodec.h"
+#include "format/LineLanes.h"
 
 #include <fmt/format.h>
 
@@ -187,25 +188,18 @@ private:
   /// Connection steps of a message of \p Cnt chunks: a chunk's slice takes
   /// one step per slot of data (one for an empty slice).
   std::uint64_t stepsOf(int Cnt) const {
-    const std::uint64_t ChunkBytes = NElem * C.Ty->Size;
-    const std::uint64_t Slot = slotDataBytes(A.Proto);
     return static_cast<std::uint64_t>(Cnt) *
-           std::max<std::uint64_t>(1, (ChunkBytes + Slot - 1) / Slot);
+           lines::stepsPerChunk(A.Proto, NElem * C.Ty->Size);
   }
 
   /// Calls \p Visit(offset, bytes) for each connection step of a message of
-  /// \p Cnt chunks, in order (stepsOf(Cnt) calls).
+  /// \p Cnt chunks, in order (stepsOf(Cnt) calls), cut as the CUDA
+  /// interpreter cuts it (format/LineLanes.h).
   template <typename F> void forEachStep(int Cnt, F Visit) const {
     const std::uint64_t ChunkBytes = NElem * C.Ty->Size;
-    const std::uint64_t Slot = slotDataBytes(A.Proto);
-    for (int K = 0; K < Cnt; ++K) {
-      std::uint64_t Base = static_cast<std::uint64_t>(K) * ChunkBytes;
-      std::uint64_t Off = 0;
-      do {
-        std::uint64_t N = std::min(Slot, ChunkBytes - Off);
-        Visit(Base + Off, N);
-        Off += N;
-      } while (Off < ChunkBytes);
+    for (std::uint64_t K = 0; K < stepsOf(Cnt); ++K) {
+      lines::StepPart S = lines::stepPart(A.Proto, ChunkBytes, K);
+      Visit(S.Chunk * ChunkBytes + S.Offset, S.Bytes);
     }
   }
 

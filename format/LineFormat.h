@@ -24,6 +24,7 @@
 #ifndef TACCLC_FORMAT_LINEFORMAT_H
 #define TACCLC_FORMAT_LINEFORMAT_H
 
+#include "format/HostDevice.h"
 #include "format/Plan.h"
 
 #include <cstdint>
@@ -44,7 +45,7 @@ struct LineFormat {
 };
 
 /// The layout \p P uses.
-constexpr LineFormat lineFormatOf(Protocol P) {
+TACCLRT_HD constexpr LineFormat lineFormatOf(Protocol P) {
   switch (P) {
   case Protocol::LL:
     // 512 KiB per connection / 8 steps / 16 B per line.
@@ -59,22 +60,25 @@ constexpr LineFormat lineFormatOf(Protocol P) {
 }
 
 /// Whether \p P moves data in flagged lines (LL and LL128).
-constexpr bool usesLines(Protocol P) { return lineFormatOf(P).LineBytes != 0; }
+TACCLRT_HD constexpr bool usesLines(Protocol P) {
+  return lineFormatOf(P).LineBytes != 0;
+}
 
 /// Bytes of data one step slot of \p P holds (0 for Simple).
-constexpr std::uint64_t slotDataBytes(Protocol P) {
+TACCLRT_HD constexpr std::uint64_t slotDataBytes(Protocol P) {
   LineFormat F = lineFormatOf(P);
   return std::uint64_t(F.SlotLines) * F.DataBytes;
 }
 
 /// Lines that carry \p Bytes of data in \p P (the last one padded).
-constexpr std::uint64_t linesFor(Protocol P, std::uint64_t Bytes) {
+TACCLRT_HD constexpr std::uint64_t linesFor(Protocol P, std::uint64_t Bytes) {
   LineFormat F = lineFormatOf(P);
   return F.DataBytes ? (Bytes + F.DataBytes - 1) / F.DataBytes : 0;
 }
 
 /// Bytes on the wire for \p Bytes of data in \p P (Simple: the data).
-constexpr std::uint64_t lineWireBytes(Protocol P, std::uint64_t Bytes) {
+TACCLRT_HD constexpr std::uint64_t lineWireBytes(Protocol P,
+                                                 std::uint64_t Bytes) {
   return usesLines(P) ? linesFor(P, Bytes) * lineFormatOf(P).LineBytes : Bytes;
 }
 

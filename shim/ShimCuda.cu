@@ -63,6 +63,10 @@ struct Placed {
   DevView View{};
   unsigned long long *Flags = nullptr;
   std::uint64_t FlagBytes = 0;
+  /// Bytes of the window cleared before each call: the counts, and under
+  /// LL and LL128 also this rank's FIFO lines (an old line's flag would
+  /// match a new call's step).
+  std::uint64_t ResetBytes = 0;
   unsigned Threads = 0, Blocks = 0;
 };
 
@@ -191,7 +195,7 @@ public:
     const RealNccl &R = realNccl();
     if (!Captured && S.Last)
       cudaStreamWaitEvent(St, S.Last, 0);
-    if (cudaMemsetAsync(S.WinBase, 0, S.CountBytes, St) != cudaSuccess ||
+    if (cudaMemsetAsync(S.WinBase, 0, P.ResetBytes, St) != cudaSuccess ||
         cudaMemsetAsync(P.Flags, 0, P.FlagBytes, St) != cudaSuccess ||
         !R.ncclAllReduce ||
         R.ncclAllReduce(S.Barrier, S.Barrier, 1, ncclInt32, ncclSum, S.Comm,
@@ -323,6 +327,7 @@ private:
       return nullptr;
     }
     P->FlagBytes = std::max<std::uint64_t>(Pl.Blocks.size() * 8, 8);
+    P->ResetBytes = S.CountBytes + (usesLines(Pl.Proto) ? Me.FifoBytes : 0);
     P->Flags = static_cast<unsigned long long *>(S.Dm.zeroed(P->FlagBytes));
     const std::uint64_t ScratchBytes = Me.ScratchElems * Pl.TypeSize;
     if (ScratchBytes > S.ScratchCap) {
@@ -350,6 +355,7 @@ private:
     V.Iterations = Pl.Iterations;
     V.SlotBytes = Pl.SlotBytes;
     V.FifoSlots = Pl.FifoSlots;
+    V.Proto = Pl.Proto;
     V.Op = tacclrt::cuda::opCode(Pl.Op);
     V.TimeoutNs = 60ull * 1000000000ull;
     if (!P->Flags || !V.Blocks || !V.Ops || !V.Deps || !V.Conns ||

@@ -205,6 +205,7 @@ bool makeLaunches(DeviceMemory &Dm, const DevicePlan *D, const RunOptions &O,
     V.Iterations = D->Iterations;
     V.SlotBytes = D->SlotBytes;
     V.FifoSlots = D->FifoSlots;
+    V.Proto = D->Proto;
     V.Op = cuda::opCode(D->Op);
     V.TimeoutNs = static_cast<unsigned long long>(
         (O.WatchdogSeconds > 0 ? O.WatchdogSeconds : 3600.0) * 1e9);

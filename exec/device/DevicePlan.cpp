@@ -13,8 +13,10 @@
 //   4. connections: one per (sender, receiver, channel) that some block
 //      sends on or receives from, in sorted order; its FifoSlots slots sit
 //      in the receiver's FIFO memory, one after another;
-//   5. the slot size: the largest message (cnt x the first slice, which is
-//      the largest) in bytes, rounded up to 16 for vector accesses.
+//   5. the slot size: under Simple the largest message (cnt x the first
+//      slice, which is the largest) in bytes, rounded up to 16 for vector
+//      accesses; under LL and LL128 the lines of the largest step (one
+//      slice, or one slot's data when the slice is larger).
 //
 //===----------------------------------------------------------------------===//
 #include "exec/device/DevicePlan.h"
@@ -23,6 +25,7 @@
 #include "exec/HostBuffers.h"
 #include "exec/device/PlanPrepared.h"
 #include "format/IssueSink.h"
+#include "format/LineLanes.h"
 #include "format/Program.h"
 
 #include <fmt/format.h>
@@ -77,6 +80,7 @@ DevicePlan startPlan(const Algo &A, const RunOptions &O, const CallSetup &S) {
   D.Type = O.Type;
   D.Op = O.Op;
   D.TypeSize = static_cast<std::uint32_t>(sizeOf(O.Type));
+  D.Proto = A.Proto;
   D.ChunkElems = S.Cfg.SizePerChunk;
   D.SliceElems = std::min(S.Cfg.SliceElems, S.Cfg.SizePerChunk);
   D.Iterations = static_cast<std::uint64_t>(S.Cfg.Iterations);
@@ -186,8 +190,13 @@ bool addBlocks(const Algo &A, const Program *P, DevicePlan &D,
 /// memory in its receiver, and each block's connections.
 void addConnections(const Program *P, DevicePlan &D,
                     std::map<ConnKey, int> &ConnOf, std::int32_t MaxCnt) {
-  D.SlotBytes =
-      (std::uint64_t(MaxCnt) * D.SliceElems * D.TypeSize + 15) / 16 * 16;
+  const std::uint64_t SliceBytes = D.SliceElems * D.TypeSize;
+  if (usesLines(D.Proto))
+    D.SlotBytes =
+        lines::unitsFor(D.Proto, std::min(SliceBytes, slotDataBytes(D.Proto))) *
+        lines::UnitBytes;
+  else
+    D.SlotBytes = (std::uint64_t(MaxCnt) * SliceBytes + 15) / 16 * 16;
   for (auto &[Key, Index] : ConnOf) {
     auto [Src, Dst, Chan] = Key;
     Index = static_cast<int>(D.Conns.size());
@@ -259,12 +268,14 @@ std::string describe(const DevicePlan &P) {
   for (const DevRank &R : P.Ranks)
     Fifo += R.FifoBytes;
   return fmt::format(
-      "{} on {} ranks, {} {}: {} blocks, {} operations, {} dependencies, {} "
+      "{} on {} ranks, {} {}, {}: {} blocks, {} operations, {} dependencies, "
+      "{} "
       "connections; chunks of {} elements in {} iteration(s) of up to {}; "
       "FIFO {} x {} B per connection, {} B in all",
       nameOf(P.Coll), P.Ranks.size(), nameOf(P.Type), nameOf(P.Op),
-      P.Blocks.size(), P.Ops.size(), P.Deps.size(), P.Conns.size(),
-      P.ChunkElems, P.Iterations, P.SliceElems, P.FifoSlots, P.SlotBytes, Fifo);
+      nameOf(P.Proto), P.Blocks.size(), P.Ops.size(), P.Deps.size(),
+      P.Conns.size(), P.ChunkElems, P.Iterations, P.SliceElems, P.FifoSlots,
+      P.SlotBytes, Fifo);
 }
 
 } // namespace tacclrt

@@ -18,11 +18,16 @@
 //     [c * ChunkElems + t * SliceElems, + sliceElems(t)), where
 //     sliceElems(t) = min(SliceElems, ChunkElems - t * SliceElems); an
 //     operation of Cnt chunks moves that slice of each of its Cnt chunks;
-//   - every (SrcOff, DstOff) + Cnt is within its rank's buffer of that kind,
-//     and (Cnt x SliceElems x TypeSize) fits one FIFO slot;
+//   - every (SrcOff, DstOff) + Cnt is within its rank's buffer of that kind;
 //   - a message travels through connection SendConn of the sending block
 //     and RecvConn of the receiving one: FifoSlots slots of SlotBytes each,
-//     at FifoOffset in the receiver's FIFO memory.
+//     at FifoOffset in the receiver's FIFO memory;
+//   - under Simple a message is one step: its Cnt pieces of SliceElems
+//     elements fill one slot, and the sender's posted count says it is
+//     there; under LL and LL128 it is Cnt x stepsPerChunk() steps of at
+//     most one slot's data (format/LineLanes.h), each in its own slot as
+//     flagged lines the receiver polls, and posted counts are not used.
+//   In every protocol the receiver's consumed count frees slots.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_EXEC_DEVICE_DEVICEPLAN_H
@@ -112,9 +117,12 @@ struct DevicePlan {
   DataType Type = DataType::Float32;
   ReduceOp Op = ReduceOp::Sum;
   std::uint32_t TypeSize = 4;
+  /// How messages move through the FIFO (format/LineFormat.h).
+  Protocol Proto = Protocol::Simple;
   /// Elements per chunk, per slice, and loop iterations.
   std::uint64_t ChunkElems = 0, SliceElems = 0, Iterations = 0;
-  /// Slots per connection and bytes per slot (a multiple of 16).
+  /// Slots per connection and bytes per slot (a multiple of 16; under LL
+  /// and LL128 the bytes of the lines of the largest step).
   std::uint32_t FifoSlots = 8;
   std::uint64_t SlotBytes = 0;
   std::vector<DevRank> Ranks;

@@ -124,6 +124,10 @@ private:
   DeviceMemory Dm;
   std::vector<char *> Storage; ///< The rank's storages on its GPU.
   std::uint64_t CountBytes = 0;
+  /// Bytes cleared before every run: the counts, and under LL and LL128
+  /// also this rank's FIFO lines (an old line's flag would match a new
+  /// run's step).
+  std::uint64_t ResetBytes = 0;
   unsigned long long *Flags = nullptr;
   int *Barrier = nullptr;
   int *Error = nullptr;
@@ -188,6 +192,9 @@ private:
                 WindowAlign);
     const std::uint64_t WinBytes =
         CountBytes + alignUp(std::max<std::uint64_t>(MaxFifo, 16), WindowAlign);
+    ResetBytes =
+        CountBytes +
+        (usesLines(D.Proto) ? D.Ranks[std::size_t(J.Rank)].FifoBytes : 0);
     if (!ncclOk(ncclMemAlloc(&WinBase, WinBytes), "ncclMemAlloc") ||
         !cudaOk(cudaMemset(WinBase, 0, WinBytes), "cudaMemset") ||
         !cudaOk(cudaDeviceSynchronize(), "cudaDeviceSynchronize") ||
@@ -252,6 +259,7 @@ private:
     V.Iterations = D.Iterations;
     V.SlotBytes = D.SlotBytes;
     V.FifoSlots = D.FifoSlots;
+    V.Proto = D.Proto;
     V.Op = opCode(D.Op);
     V.TimeoutNs = static_cast<unsigned long long>(
         (J.Opts->WatchdogSeconds > 0 ? J.Opts->WatchdogSeconds : 3600.0) * 1e9);
@@ -285,7 +293,7 @@ private:
                                     cudaMemcpyHostToDevice, Stream),
                     "restoring the buffers"))
           return false;
-      if (!cudaOk(cudaMemsetAsync(WinBase, 0, CountBytes, Stream),
+      if (!cudaOk(cudaMemsetAsync(WinBase, 0, ResetBytes, Stream),
                   "clearing the counts") ||
           !cudaOk(cudaMemsetAsync(Flags, 0,
                                   J.Plan->Blocks.size() *

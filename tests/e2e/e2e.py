@@ -1353,6 +1353,26 @@ def fmt_fuzz(stdlib):
           "fixed point, no failed self-check")
 
 
+def with_protocols(files, tmp):
+    """Every file as written, and each under the two protocols it does not
+    name: LL and LL128 run the kernel's line path, Simple its slot path."""
+    out = []
+    for xml in files:
+        text = open(xml).read()
+        own = attr(text, "proto")
+        out.append(xml)
+        for proto in ("Simple", "LL", "LL128"):
+            if proto == own:
+                continue
+            stem, ext = os.path.splitext(os.path.basename(xml))
+            copy = os.path.join(tmp, f"{stem}.{proto}{ext}")
+            with open(copy, "w") as f:
+                f.write(re.sub(r'proto="[^"]*"', f'proto="{proto}"', text,
+                               count=1))
+            out.append(copy)
+    return out
+
+
 def gpu(*folders):
     files = sorted(os.path.join(f, n) for f in folders for n in os.listdir(f)
                    if n.endswith(".xml"))
@@ -1361,6 +1381,11 @@ def gpu(*folders):
         print("no GPU: skipping (" + (probe.stderr.strip().splitlines() or
                                      ["?"])[-1] + ")")
         return
+    with tempfile.TemporaryDirectory() as tmp:
+        gpu_runs(with_protocols(files, tmp))
+
+
+def gpu_runs(files):
     ran = 0
     for xml in files:
         text = open(xml).read()
@@ -1380,7 +1405,8 @@ def gpu(*folders):
                         sys.exit(f"FAIL: {xml} {dtype} {' '.join(extra + size)}"
                                  f" on the GPU:\n{proc.stdout}{proc.stderr}")
                     ran += 1
-    print(f"gpu: {ran} runs of {len(files)} files on one GPU, all correct")
+    print(f"gpu: {ran} runs of {len(files)} files (each file under Simple, LL "
+          f"and LL128) on one GPU, all correct")
     # A process per rank through NCCL, where there is a GPU per rank.
     ran, short = 0, 0
     for xml in files:
