@@ -348,7 +348,12 @@ SgOutcome SgRun::finish() {
 /// SimGrid's command line for model \p K.
 std::vector<std::string> engineArgs(SimEngineKind K) {
   std::vector<std::string> Args{"tacclc-sim", "--log=root.thresh:critical",
-                                "--cfg=contexts/stack-size:256"};
+                                "--cfg=contexts/stack-size:256",
+                                // No guard page per actor: each one costs
+                                // memory maps, and a program of 30,000
+                                // threadblocks would pass the kernel's
+                                // limit (vm.max_map_count, 65,530).
+                                "--cfg=contexts/guard-size:0"};
   switch (K) {
   case SimEngineKind::SimGridLv08:
     Args.push_back("--cfg=network/model:LV08");

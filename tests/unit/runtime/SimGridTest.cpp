@@ -239,3 +239,43 @@ TEST_CASE("simgrid: a machine without the plan's link is refused before "
   CHECK_FALSE(Sg.Ok);
   CHECK(findIssue(Sg.Issues, "no link"));
 }
+
+TEST_CASE("simgrid: tens of thousands of threadblocks run (no guard page "
+          "per actor)") {
+  if (!haveSimGrid())
+    return;
+  // Allgather on two ranks whose copies are spread over 17,000 threadblocks
+  // each: 34,000 actors, which would exhaust the kernel's memory maps
+  // (vm.max_map_count, 65,530 by default) with a guard page per actor.
+  Algo A = loadFixture("allgather_ring4.xml");
+  A.NGpus = 2;
+  A.Gpus.resize(2);
+  A.NChunksPerLoop = 2;
+  constexpr int Tbs = 17000;
+  for (int R = 0; R < 2; ++R) {
+    Gpu &G = A.Gpus[std::size_t(R)];
+    G.Id = R;
+    G.IChunks = 1;
+    G.OChunks = 2;
+    G.SChunks = 0;
+    G.Tbs.clear();
+    for (int T = 0; T < Tbs; ++T) {
+      Tb B;
+      B.Id = T;
+      Step S;
+      S.Type = StepType::Copy;
+      S.SrcBuf = BufferKind::Input;
+      S.SrcOff = 0;
+      S.DstBuf = BufferKind::Output;
+      S.DstOff = R;
+      S.Cnt = 1;
+      B.Steps.push_back(S);
+      G.Tbs.push_back(B);
+    }
+  }
+  SimOptions O = raw();
+  O.Bytes = 4096;
+  SimResult Sg = simulateOn(SimEngineKind::SimGrid, A, mesh(2, 1, 1e-3, true),
+                            O, "a.xml");
+  CHECK_MESSAGE(Sg.Ok, Sg.Issues.str());
+}
