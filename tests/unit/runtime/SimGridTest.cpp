@@ -6,7 +6,8 @@
 // multiplicity 2, protocol costs; then every hand-written XML of the corpus
 // on randomised machines (alphas, betas, multiplicities, shared ports,
 // protocols, sizes), which must agree within 10%. Also the engine names,
-// ns-3's refusal and a deadlock's report. Skipped, with a message, in a
+// ns-3's refusal, a deadlock's report, and a program of 34,000
+// threadblocks (one SimGrid actor each). Skipped, with a message, in a
 // build without SimGrid.
 //
 //===----------------------------------------------------------------------===//
@@ -275,7 +276,7 @@ TEST_CASE("simgrid: tens of thousands of threadblocks run (no guard page "
   }
   SimOptions O = raw();
   O.Bytes = 4096;
-  SimResult Sg = simulateOn(SimEngineKind::SimGrid, A, mesh(2, 1, 1e-3, true),
-                            O, "a.xml");
+  SimResult Sg =
+      simulateOn(SimEngineKind::SimGrid, A, mesh(2, 1, 1e-3, true), O, "a.xml");
   CHECK_MESSAGE(Sg.Ok, Sg.Issues.str());
 }
