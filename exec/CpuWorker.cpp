@@ -197,7 +197,8 @@ private:
   /// interpreter cuts it (format/LineLanes.h).
   template <typename F> void forEachStep(int Cnt, F Visit) const {
     const std::uint64_t ChunkBytes = NElem * C.Ty->Size;
-    for (std::uint64_t K = 0; K < stepsOf(Cnt); ++K) {
+    const std::uint64_t Steps = stepsOf(Cnt);
+    for (std::uint64_t K = 0; K < Steps; ++K) {
       lines::StepPart S = lines::stepPart(A.Proto, ChunkBytes, K);
       Visit(S.Chunk * ChunkBytes + S.Offset, S.Bytes);
     }

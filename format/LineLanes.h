@@ -53,9 +53,9 @@ struct StepPart {
 TACCLRT_HD constexpr StepPart stepPart(Protocol P, std::uint64_t ChunkBytes,
                                        std::uint64_t K) {
   const std::uint64_t PerChunk = stepsPerChunk(P, ChunkBytes);
-  const std::uint64_t Offset = (K % PerChunk) * slotDataBytes(P);
-  const std::uint64_t Left = ChunkBytes - Offset;
   const std::uint64_t Slot = slotDataBytes(P);
+  const std::uint64_t Offset = (K % PerChunk) * Slot;
+  const std::uint64_t Left = ChunkBytes - Offset;
   return {std::uint32_t(K / PerChunk), Offset, Left < Slot ? Left : Slot};
 }
 

@@ -36,6 +36,7 @@
 #include "format/Call.h"
 #include "format/Collective.h"
 #include "format/Diagnostic.h"
+#include "format/HostDevice.h"
 #include "format/Plan.h"
 
 #include <cstdint>
@@ -57,6 +58,31 @@ enum class DevOpType : std::uint8_t {
   Copy,
   Reduce
 };
+
+/// Whether an operation of type \p T receives a message.
+TACCLRT_HD constexpr bool receives(DevOpType T) {
+  return T == DevOpType::Recv || T == DevOpType::RecvCopySend ||
+         T == DevOpType::RecvReduceSend || T == DevOpType::RecvReduceCopy ||
+         T == DevOpType::RecvReduceCopySend;
+}
+
+/// Whether an operation of type \p T sends a message.
+TACCLRT_HD constexpr bool sends(DevOpType T) {
+  return T == DevOpType::Send || T == DevOpType::RecvCopySend ||
+         T == DevOpType::RecvReduceSend || T == DevOpType::RecvReduceCopySend;
+}
+
+/// Whether an operation of type \p T reduces the message it receives with
+/// its source.
+TACCLRT_HD constexpr bool reducesMessage(DevOpType T) {
+  return T == DevOpType::RecvReduceSend || T == DevOpType::RecvReduceCopy ||
+         T == DevOpType::RecvReduceCopySend;
+}
+
+/// Whether an operation of type \p T writes its destination buffer.
+TACCLRT_HD constexpr bool writesDestination(DevOpType T) {
+  return T != DevOpType::Send && T != DevOpType::RecvReduceSend;
+}
 
 /// Which buffer of its rank an operand is.
 enum class DevBuffer : std::uint8_t { Input, Output, Scratch };

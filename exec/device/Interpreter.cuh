@@ -32,19 +32,6 @@
 
 namespace tacclrt::cuda {
 
-/// Whether an operation of type \p T receives a message.
-__device__ inline bool receives(DevOpType T) {
-  return T == DevOpType::Recv || T == DevOpType::RecvCopySend ||
-         T == DevOpType::RecvReduceSend || T == DevOpType::RecvReduceCopy ||
-         T == DevOpType::RecvReduceCopySend;
-}
-
-/// Whether an operation of type \p T sends a message.
-__device__ inline bool sends(DevOpType T) {
-  return T == DevOpType::Send || T == DevOpType::RecvCopySend ||
-         T == DevOpType::RecvReduceSend || T == DevOpType::RecvReduceCopySend;
-}
-
 /// What one block works with: its rank's buffers and its two connections
 /// with their counts (which live with each connection's receiver).
 struct BlockContext {
@@ -75,11 +62,8 @@ __device__ bool runLineOp(const DevView &V, const DevOp &Op,
                           std::uint64_t First, std::uint64_t N,
                           const WaitSite &Site) {
   const bool Recv = receives(Op.Type), Send = sends(Op.Type);
-  const bool Reduce = Op.Type == DevOpType::RecvReduceSend ||
-                      Op.Type == DevOpType::RecvReduceCopy ||
-                      Op.Type == DevOpType::RecvReduceCopySend;
-  const bool WritesDst =
-      Op.Type != DevOpType::Send && Op.Type != DevOpType::RecvReduceSend;
+  const bool Reduce = reducesMessage(Op.Type);
+  const bool WritesDst = writesDestination(Op.Type);
   const std::uint64_t ChunkBytes = N * sizeof(T);
   const std::uint64_t Steps =
       std::uint64_t(Op.Cnt) * lines::stepsPerChunk(V.Proto, ChunkBytes);

@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "exec/HostBuffers.h"
-#include "exec/device/DevicePlan.h"
+#include "exec/device/PlanPrepared.h"
 #include "format/LineLanes.h"
 #include "tests/unit/runtime/RuntimeTestUtil.h"
 
@@ -26,22 +26,6 @@ using namespace tacclrt;
 using namespace tacclrt::test;
 
 namespace {
-
-bool receives(DevOpType T) {
-  return T == DevOpType::Recv || T == DevOpType::RecvCopySend ||
-         T == DevOpType::RecvReduceSend || T == DevOpType::RecvReduceCopy ||
-         T == DevOpType::RecvReduceCopySend;
-}
-
-bool sends(DevOpType T) {
-  return T == DevOpType::Send || T == DevOpType::RecvCopySend ||
-         T == DevOpType::RecvReduceSend || T == DevOpType::RecvReduceCopySend;
-}
-
-bool reducesMessage(DevOpType T) {
-  return T == DevOpType::RecvReduceSend || T == DevOpType::RecvReduceCopy ||
-         T == DevOpType::RecvReduceCopySend;
-}
 
 /// Where a block stands.
 struct BlockState {
@@ -169,9 +153,7 @@ private:
     float *Src =
         !Recv || reducesMessage(Op.Type) ? At(Op.SrcBuf, Op.SrcOff) : nullptr;
     float *Dst =
-        Op.Type != DevOpType::Send && Op.Type != DevOpType::RecvReduceSend
-            ? At(Op.DstBuf, Op.DstOff)
-            : nullptr;
+        writesDestination(Op.Type) ? At(Op.DstBuf, Op.DstOff) : nullptr;
     const bool Drop = Send && B.SendConn == Dropped.first && S.Sent == 0;
     for (std::uint64_t U = 0; U < Units; ++U) {
       unsigned char Data[16] = {}, Result[16] = {};
@@ -202,52 +184,33 @@ private:
   }
 };
 
-const char *const Fixtures[] = {
-    "allgather_ring4.xml", "allgather_ring4_inplace.xml",
-    "allreduce_deps2.xml", "allreduce_orders3.xml",
-    "allreduce_ring3.xml", "allreduce_rrc2.xml",
-    "alltoall3.xml",       "reducescatter2.xml"};
-
-RunOptions call(const Algo &A, std::uint64_t ElemsPerChunk,
-                std::size_t SliceBytes) {
-  RunOptions O;
-  O.Type = DataType::Float32;
-  O.Bytes = ElemsPerChunk * std::uint64_t(A.NChunksPerLoop) * 4;
-  O.SliceBytes = SliceBytes;
-  O.InPlace = !A.OutOfPlace && A.InPlace;
-  return O;
-}
-
 /// Plans fixture \p Name under \p P for the call, runs it on the host and
-/// returns the wrong elements (-1 on a deadlock).
+/// returns the wrong elements (-1 on a deadlock). With \p DropConn, the
+/// first line sent on that connection goes without its flag unit.
 long runFixture(const char *Name, Protocol P, std::uint64_t Elems,
-                std::size_t Slice, int DropConn = -1,
-                std::uint64_t DropUnit = 0) {
+                std::size_t Slice, int DropConn = -1) {
   Algo A = loadFixture(Name);
   A.Proto = P;
-  RunOptions O = call(A, Elems, Slice);
   Report R;
   IssueSink Sink(R, Name);
-  CallSetup S;
-  std::vector<CpuRankMemory> Mem;
-  REQUIRE(prepareCall(A, O, Sink, R, Name, S));
-  REQUIRE(allocateHostBuffers(A, S, Mem, Sink));
-  auto D = planForDevice(A, O, R, Name);
-  REQUIRE_MESSAGE(D, R.str());
-  CHECK(D->Proto == P);
+  std::optional<PreparedDeviceRun> Run =
+      prepareDeviceRun(A, deviceCall(A, Elems, Slice), Sink, R, Name);
+  REQUIRE_MESSAGE(Run, R.str());
+  const DevicePlan &D = Run->Plan;
+  CHECK(D.Proto == P);
   // A slot holds the lines of one step, never more than a slot's data.
-  CHECK(D->SlotBytes ==
+  CHECK(D.SlotBytes ==
         lines::unitsFor(
-            P, std::min<std::uint64_t>(D->SliceElems * 4, slotDataBytes(P))) *
+            P, std::min<std::uint64_t>(D.SliceElems * 4, slotDataBytes(P))) *
             lines::UnitBytes);
-  LineEmulator E(*D, Mem);
+  LineEmulator E(D, Run->Run.Mem);
   if (DropConn >= 0)
-    E.dropUnit(DropConn, P == Protocol::LL ? 0 : DropUnit);
+    E.dropUnit(DropConn, P == Protocol::LL ? 0 : lines::Ll128Units - 1);
   if (!E.run())
     return -1;
   RunResult Res;
-  S.Cfg.Tracking = false;
-  verifyOutputs(A, S, Mem, Sink, Res);
+  Run->Run.S.Cfg.Tracking = false;
+  verifyOutputs(A, Run->Run.S, Run->Run.Mem, Sink, Res);
   CHECK(Res.ElementsChecked > 0);
   return long(Res.WrongElements);
 }
@@ -257,7 +220,7 @@ long runFixture(const char *Name, Protocol P, std::uint64_t Elems,
 TEST_CASE("device lines: every fixture computes under LL and LL128") {
   for (Protocol P : {Protocol::LL, Protocol::LL128}) {
     CAPTURE(nameOf(P));
-    for (const char *Name : Fixtures) {
+    for (const char *Name : DeviceFixtures) {
       CAPTURE(Name);
       // The protocol's slice; a few lines per slice; chunks several slots.
       const std::size_t Big = 2 * slotDataBytes(P) + 4000;
@@ -277,8 +240,7 @@ TEST_CASE("device lines: an unwritten line is waited for, never read") {
   for (Protocol P : {Protocol::LL, Protocol::LL128}) {
     CAPTURE(nameOf(P));
     CHECK(runFixture("allgather_ring4.xml", P, 64, 0) == 0);
-    // The flag unit of the first line (LL128 trusts a line by its flag).
-    CHECK(runFixture("allgather_ring4.xml", P, 64, 0, /*DropConn=*/0,
-                     /*DropUnit=*/lines::Ll128Units - 1) == -1);
+    // LL128 trusts a line by its flag unit, so that is the one dropped.
+    CHECK(runFixture("allgather_ring4.xml", P, 64, 0, /*DropConn=*/0) == -1);
   }
 }

@@ -24,22 +24,6 @@ using namespace tacclrt::test;
 
 namespace {
 
-const char *const Fixtures[] = {
-    "allgather_ring4.xml", "allgather_ring4_inplace.xml",
-    "allreduce_deps2.xml", "allreduce_orders3.xml",
-    "allreduce_ring3.xml", "allreduce_rrc2.xml",
-    "alltoall3.xml",       "reducescatter2.xml"};
-
-RunOptions call(const Algo &A, std::uint64_t ElemsPerChunk,
-                std::size_t SliceBytes, DataType T = DataType::Float32) {
-  RunOptions O;
-  O.Type = T;
-  O.Bytes = ElemsPerChunk * std::uint64_t(A.NChunksPerLoop) * sizeOf(T);
-  O.SliceBytes = SliceBytes;
-  O.InPlace = !A.OutOfPlace && A.InPlace;
-  return O;
-}
-
 std::uint64_t elemsOf(const DevRank &R, DevBuffer B) {
   return B == DevBuffer::Input    ? R.InputElems
          : B == DevBuffer::Output ? R.OutputElems
@@ -118,7 +102,7 @@ void checkPlan(const Algo &A, const DevicePlan &D) {
 } // namespace
 
 TEST_CASE("device plan: every fixture, one slice and many") {
-  for (const char *Name : Fixtures) {
+  for (const char *Name : DeviceFixtures) {
     CAPTURE(Name);
     Algo A = loadFixture(Name);
     REQUIRE(!A.Gpus.empty());
@@ -128,7 +112,7 @@ TEST_CASE("device plan: every fixture, one slice and many") {
         CAPTURE(Elems);
         CAPTURE(Slice);
         Report R;
-        auto D = planForDevice(A, call(A, Elems, Slice, T), R, Name);
+        auto D = planForDevice(A, deviceCall(A, Elems, Slice, T), R, Name);
         REQUIRE_MESSAGE(D, R.str());
         CHECK(D->ChunkElems == Elems);
         if (Slice)
@@ -141,7 +125,7 @@ TEST_CASE("device plan: every fixture, one slice and many") {
 TEST_CASE("device plan: in place, the input lives inside the output") {
   Algo A = loadFixture("allgather_ring4_inplace.xml");
   Report R;
-  RunOptions O = call(A, 64, 0);
+  RunOptions O = deviceCall(A, 64, 0);
   O.InPlace = true;
   auto D = planForDevice(A, O, R, "ip");
   REQUIRE_MESSAGE(D, R.str());
@@ -159,7 +143,7 @@ TEST_CASE("device plan: out-of-buffer operands and bad calls are refused") {
   Step &S = A.Gpus[1].Tbs[0].Steps.back();
   S.DstOff = A.Gpus[1].OChunks + 1;
   Report R;
-  CHECK_FALSE(planForDevice(A, call(A, 64, 0), R, "a"));
+  CHECK_FALSE(planForDevice(A, deviceCall(A, 64, 0), R, "a"));
   CHECK(R.hasErrors());
   // A copy whose last chunk is one past the end.
   Algo B = Base;
@@ -169,11 +153,11 @@ TEST_CASE("device plan: out-of-buffer operands and bad calls are refused") {
       break;
     }
   Report R2;
-  CHECK_FALSE(planForDevice(B, call(B, 64, 0), R2, "b"));
+  CHECK_FALSE(planForDevice(B, deviceCall(B, 64, 0), R2, "b"));
   CHECK(R2.hasErrors());
   // A size that does not divide into the loop's chunks.
   Report R3;
-  RunOptions Odd = call(Base, 64, 0);
+  RunOptions Odd = deviceCall(Base, 64, 0);
   Odd.Bytes += 4;
   CHECK_FALSE(planForDevice(Base, Odd, R3, "c"));
   CHECK(R3.hasErrors());
@@ -211,15 +195,7 @@ bool emulate(const DevicePlan &D, std::vector<CpuRankMemory> &Mem) {
       if (S.It == D.Iterations || B.NumOps == 0)
         continue;
       const DevOp &Op = D.Ops[B.FirstOp + S.Op];
-      bool Recv = Op.Type == DevOpType::Recv ||
-                  Op.Type == DevOpType::RecvCopySend ||
-                  Op.Type == DevOpType::RecvReduceSend ||
-                  Op.Type == DevOpType::RecvReduceCopy ||
-                  Op.Type == DevOpType::RecvReduceCopySend;
-      bool Send = Op.Type == DevOpType::Send ||
-                  Op.Type == DevOpType::RecvCopySend ||
-                  Op.Type == DevOpType::RecvReduceSend ||
-                  Op.Type == DevOpType::RecvReduceCopySend;
+      bool Recv = receives(Op.Type), Send = sends(Op.Type);
       bool Ready = true;
       for (std::uint32_t K = 0; K < Op.NumDeps; ++K) {
         const DevDep &Dep = D.Deps[Op.FirstDep + K];
@@ -302,13 +278,13 @@ bool emulate(const DevicePlan &D, std::vector<CpuRankMemory> &Mem) {
 } // namespace
 
 TEST_CASE("device plan: the kernel's contract computes every fixture") {
-  for (const char *Name : Fixtures) {
+  for (const char *Name : DeviceFixtures) {
     CAPTURE(Name);
     Algo A = loadFixture(Name);
     for (auto [Elems, Slice] :
          {std::pair<std::uint64_t, std::size_t>(64, 0), {96, 40}, {1000, 64}}) {
       CAPTURE(Elems);
-      RunOptions O = call(A, Elems, Slice);
+      RunOptions O = deviceCall(A, Elems, Slice);
       Report R;
       IssueSink Sink(R, Name);
       CallSetup S;

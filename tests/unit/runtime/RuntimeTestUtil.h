@@ -2,12 +2,14 @@
 //
 // Helpers shared by the runtime unit tests: reading the XML fixtures of
 // tests/xml/, loading text with a report, searching reports for a
-// message, and small text and plan mutations.
+// message, small text and plan mutations, and the fixtures and calls the
+// device-plan tests run.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLRT_TESTS_RUNTIMETESTUTIL_H
 #define TACCLRT_TESTS_RUNTIMETESTUTIL_H
 
+#include "format/Call.h"
 #include "format/Diagnostic.h"
 #include "format/Loader.h"
 #include "format/Plan.h"
@@ -19,6 +21,26 @@
 #include <string>
 
 namespace tacclrt::test {
+
+/// The fixtures the device-plan tests flatten and run on the host.
+inline const char *const DeviceFixtures[] = {
+    "allgather_ring4.xml", "allgather_ring4_inplace.xml",
+    "allreduce_deps2.xml", "allreduce_orders3.xml",
+    "allreduce_ring3.xml", "allreduce_rrc2.xml",
+    "alltoall3.xml",       "reducescatter2.xml"};
+
+/// A call of \p A with \p ElemsPerChunk elements of \p T per chunk and
+/// slices of \p SliceBytes (0: the protocol's), in place where \p A is.
+inline RunOptions deviceCall(const Algo &A, std::uint64_t ElemsPerChunk,
+                             std::size_t SliceBytes,
+                             DataType T = DataType::Float32) {
+  RunOptions O;
+  O.Type = T;
+  O.Bytes = ElemsPerChunk * std::uint64_t(A.NChunksPerLoop) * sizeOf(T);
+  O.SliceBytes = SliceBytes;
+  O.InPlace = !A.OutOfPlace && A.InPlace;
+  return O;
+}
 
 /// Path of fixture \p Name in tests/xml/.
 inline std::string fixturePath(const std::string &Name) {
