@@ -211,7 +211,19 @@ private:
       for (const auto &Name : Li->Classes)
         OS << " " << Name.Text;
     } else if (const auto *Pr = llvm::dyn_cast<ProtocolItem>(&N)) {
-      OS << "Protocol " << Pr->Name;
+      OS << "Protocol";
+      for (const ProtocolChoiceAst &C : Pr->Choices) {
+        OS << (&C == &Pr->Choices.front() ? " " : ", ") << C.Name;
+        if (C.Below) {
+          OS << " below ";
+          quantity(*C.Below);
+        }
+      }
+    } else if (const auto *Ph = llvm::dyn_cast<PhasesItem>(&N)) {
+      OS << "Phases";
+      for (const PhaseAst &P : Ph->Phases)
+        OS << (&P == &Ph->Phases.front() ? " " : ", ")
+           << (P.Within ? "within " : "across ") << P.What;
     } else if (const auto *So = llvm::dyn_cast<SolverItem>(&N)) {
       OS << (N.getKind() == Node::K_GapItem ? "Gap " : "TimeLimit ");
       quantity(So->Value);

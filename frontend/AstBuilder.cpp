@@ -310,9 +310,23 @@ private:
     if (auto *E = dynamic_cast<P::ExcludeItemContext *>(Item))
       return std::make_unique<PairsItem>(Node::K_ExcludeItem, range(E),
                                          pairs(E->endpointPair()));
-    if (auto *Pr = dynamic_cast<P::ProtocolItemContext *>(Item))
-      return std::make_unique<ProtocolItem>(range(Pr), Pr->name->getText(),
-                                            range(Pr->name));
+    if (auto *Pr = dynamic_cast<P::ProtocolItemContext *>(Item)) {
+      std::vector<ProtocolChoiceAst> Choices;
+      for (auto *C : Pr->protocolChoice()) {
+        ProtocolChoiceAst Choice{C->name->getText(), range(C->name), {}};
+        if (C->bound)
+          Choice.Below = quantity(C->bound);
+        Choices.push_back(std::move(Choice));
+      }
+      return std::make_unique<ProtocolItem>(range(Pr), std::move(Choices));
+    }
+    if (auto *Ph = dynamic_cast<P::PhasesItemContext *>(Item)) {
+      std::vector<PhaseAst> Phases;
+      for (auto *C : Ph->phaseScope())
+        Phases.push_back({C->where->getType() == P::WITHIN, C->what->getText(),
+                          range(C->what), range(C)});
+      return std::make_unique<PhasesItem>(range(Ph), std::move(Phases));
+    }
     if (auto *T = dynamic_cast<P::TimeLimitItemContext *>(Item))
       return std::make_unique<SolverItem>(Node::K_TimeLimitItem, range(T),
                                           quantity(T->quantity()));

@@ -259,14 +259,41 @@ public:
   static bool classof(const Node *N) { return N->getKind() == K_InstancesItem; }
 };
 
-/// `protocol Simple|LL|LL128`.
-class ProtocolItem : public Node {
-public:
-  ProtocolItem(llvm::SMRange R, std::string Name, llvm::SMRange NameRange)
-      : Node(K_ProtocolItem, R), Name(std::move(Name)), NameRange(NameRange) {}
+/// One choice of a `protocol` item: `LL` or `LL below 64 KiB`.
+struct ProtocolChoiceAst {
   std::string Name;
   llvm::SMRange NameRange;
+  /// The size the choice stops below; none on the last choice of a list.
+  std::optional<Quantity> Below;
+};
+
+/// `protocol Simple|LL|LL128|auto`, or a protocol per size range:
+/// `protocol LL below 64 KiB, LL128 below 1 MiB, Simple`.
+class ProtocolItem : public Node {
+public:
+  ProtocolItem(llvm::SMRange R, std::vector<ProtocolChoiceAst> Choices)
+      : Node(K_ProtocolItem, R), Choices(std::move(Choices)) {}
+  /// In source order; never empty.
+  std::vector<ProtocolChoiceAst> Choices;
   static bool classof(const Node *N) { return N->getKind() == K_ProtocolItem; }
+};
+
+/// One phase of `phases within nodes, across nodes`.
+struct PhaseAst {
+  bool Within = true; ///< `within` (else `across`).
+  std::string What;   ///< The noun: `nodes`.
+  llvm::SMRange WhatRange;
+  llvm::SMRange Range; ///< The whole phase.
+};
+
+/// `phases within nodes, across nodes, ...`: solve the sketch in phases.
+class PhasesItem : public Node {
+public:
+  PhasesItem(llvm::SMRange R, std::vector<PhaseAst> Phases)
+      : Node(K_PhasesItem, R), Phases(std::move(Phases)) {}
+  /// In source order; never empty.
+  std::vector<PhaseAst> Phases;
+  static bool classof(const Node *N) { return N->getKind() == K_PhasesItem; }
 };
 
 /// `time limit Q` (solver time per MILP) or `gap X` (relative MILP gap).

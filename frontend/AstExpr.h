@@ -76,6 +76,7 @@ public:
     K_InstancesItem,
     K_ContiguousItem,
     K_ProtocolItem,
+    K_PhasesItem,
     K_TimeLimitItem,
     K_GapItem,
     K_SymmetryItem,

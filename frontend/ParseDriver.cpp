@@ -106,9 +106,7 @@ public:
   size_t getCharPositionInLine() override {
     return Lex.getCharPositionInLine();
   }
-  antlr4::CharStream *getInputStream() override {
-    return Lex.getInputStream();
-  }
+  antlr4::CharStream *getInputStream() override { return Lex.getInputStream(); }
   std::string getSourceName() override { return Lex.getSourceName(); }
   antlr4::TokenFactory<antlr4::CommonToken> *getTokenFactory() override {
     return Lex.getTokenFactory();

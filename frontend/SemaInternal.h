@@ -179,6 +179,11 @@ bool runLoop(const ast::ForStmt &F, Scope &S, uint64_t &Iterations,
 
 /// Checks protocol, solver settings and symmetries among \p Items (the
 /// merged single items of a sketch) into \p Out, whose Topo is set.
+/// Checks a `protocol` item into \p Out (after the size range is known):
+/// one protocol, `auto`, or a protocol per part of the size range.
+bool checkProtocol(const ast::ProtocolItem &P, ir::Sketch &Out,
+                   DiagnosticEngine &Diags);
+
 bool checkSketchOptions(const std::vector<const ast::Node *> &Items,
                         ir::Sketch &Out, DiagnosticEngine &Diags);
 

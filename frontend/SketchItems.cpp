@@ -135,8 +135,8 @@ bool checkCollective(const CollectiveItem &Coll, unsigned PerRank,
       Diags.report(DiagId::UnknownCollective, Coll.NameRange, Coll.Name,
                    llvm::join(Names, ", "));
     else
-      Diags.fixIt(Diags.report(DiagId::UnknownCollectiveSuggest,
-                               Coll.NameRange, Coll.Name, Close),
+      Diags.fixIt(Diags.report(DiagId::UnknownCollectiveSuggest, Coll.NameRange,
+                               Coll.Name, Close),
                   Coll.NameRange, Close);
     return false;
   }

@@ -31,6 +31,8 @@ const char *itemName(Node::Kind K) {
     return "links";
   case Node::K_ProtocolItem:
     return "protocol";
+  case Node::K_PhasesItem:
+    return "phases";
   case Node::K_SymmetryItem:
     return "symmetry";
   case Node::K_GapItem:

@@ -1,7 +1,9 @@
 //===- frontend/SketchOptions.cpp - Protocol, solver settings, symmetry ---===//
 //
 // Checks the sketch items that do not shape the topology:
-//   - `protocol Simple|LL|LL128` (the MSCCL protocol of the program);
+//   - `protocol ...` (SketchProtocol.cpp);
+//   - `phases within nodes, across nodes, ...` (the phases' order; solved
+//     by passes/Phases.cpp), for non-reducing collectives on several nodes;
 //   - `time limit Q` (a time > 0) and `gap X` (0 <= X < 1) for the solver;
 //   - `symmetry ...`: each generator is turned into a rank permutation and
 //     proved to be an automorphism of the logical topology: every link must
@@ -170,6 +172,38 @@ std::optional<std::vector<unsigned>> permutation(const SymmetryForm &F,
   }
   return Perm;
 }
+/// `phases within nodes, across nodes, ...`: the phases of a sketch on a
+/// machine of several nodes whose collective does not reduce.
+bool checkPhases(const PhasesItem &Item, ir::Sketch &Out,
+                 DiagnosticEngine &Diags) {
+  bool Ok = true;
+  for (size_t I = 0; I < Item.Phases.size(); ++I) {
+    const PhaseAst &P = Item.Phases[I];
+    const char *Where = P.Within ? "within" : "across";
+    if (P.What != "nodes") {
+      Diags.report(DiagId::PhaseNoun, P.Range, Where, P.What);
+      Ok = false;
+    } else if (I && Item.Phases[I - 1].Within == P.Within) {
+      Diags.report(DiagId::PhaseRepeated, P.Range, Where);
+      Ok = false;
+    }
+    Out.Phases.push_back(
+        {P.Within ? ir::Phase::WithinNodes : ir::Phase::AcrossNodes, P.Range});
+  }
+  if (!Ok)
+    return false;
+  if (Out.Topo.getNumNodes() < 2) {
+    Diags.report(DiagId::PhasesOneNode, Item.getRange(),
+                 Out.Topo.getName().str());
+    return false;
+  }
+  if (ir::isCombining(Out.Coll.getKind())) {
+    Diags.report(DiagId::PhasesReducing, Item.getRange(),
+                 ir::collectiveName(Out.Coll.getKind()).str());
+    return false;
+  }
+  return true;
+}
 } // namespace
 
 bool tacclc::checkSketchOptions(const std::vector<const Node *> &Items,
@@ -177,16 +211,9 @@ bool tacclc::checkSketchOptions(const std::vector<const Node *> &Items,
   bool Ok = true;
   for (const Node *I : Items) {
     if (const auto *P = llvm::dyn_cast<ProtocolItem>(I)) {
-      if (P->Name == "auto") {
-        Out.ProtocolAuto = true;
-      } else if (P->Name != "Simple" && P->Name != "LL" &&
-                 P->Name != "LL128") {
-        Diags.report(DiagId::UnknownProtocol, P->NameRange, P->Name);
-        Ok = false;
-      } else {
-        Out.Protocol = P->Name;
-        Out.ProtocolAuto = false;
-      }
+      Ok &= checkProtocol(*P, Out, Diags);
+    } else if (const auto *Ph = llvm::dyn_cast<PhasesItem>(I)) {
+      Ok &= checkPhases(*Ph, Out, Diags);
     } else if (const auto *So = llvm::dyn_cast<SolverItem>(I)) {
       const Quantity &Q = So->Value;
       if (I->getKind() == Node::K_TimeLimitItem) {

@@ -16,6 +16,7 @@
 #include "frontend/TacclMachines.h"
 
 #include "frontend/Frontend.h"
+#include "frontend/Keywords.h"
 #include "support/InputFile.h"
 #include "support/Sizes.h"
 
@@ -332,21 +333,12 @@ std::optional<ProfileMachine> tacclc::profileMachine(const TacclMachine &M,
 }
 
 std::string tacclc::sketchIdentifier(llvm::StringRef Text) {
-  static constexpr const char *Keywords[] = {
-      "all",       "alpha",   "at",         "beta",       "by",     "carries",
-      "chunks",    "class",   "collective", "contiguous", "direct", "each",
-      "exclude",   "first",   "for",        "from",       "gap",    "gpus",
-      "identical", "import",  "in",         "instances",  "limit",  "link",
-      "links",     "machine", "map",        "nic",        "node",   "on",
-      "per",       "policy",  "protocol",   "ranks",      "relay",  "results",
-      "root",      "rotate",  "sender",     "size",       "sketch", "switch",
-      "symmetry",  "time",    "topology",   "within"};
   std::string S;
   for (char C : Text)
     S += llvm::isAlnum(C) || C == '_' ? C : '_';
   if (S.empty() || llvm::isDigit(S.front()))
     S.insert(S.begin(), '_');
-  if (llvm::is_contained(Keywords, llvm::StringRef(S)))
+  if (isSketchKeyword(S))
     S += '_';
   return S;
 }

@@ -116,11 +116,20 @@ sketchItem
   | CONTIGUOUS IDENT (COMMA IDENT)* SEMI?                      # contiguousItem
   | EXCLUDE endpointPair (COMMA endpointPair)* SEMI?           # excludeItem
   | FOR var=IDENT IN range LBRACE sketchItem* RBRACE           # sketchForItem
-  | PROTOCOL name=IDENT SEMI?                                  # protocolItem
+  | PROTOCOL protocolChoice (COMMA protocolChoice)* SEMI?       # protocolItem
+  | PHASES phaseScope (COMMA phaseScope)* SEMI?                # phasesItem
   | TIME LIMIT quantity SEMI?                                  # timeLimitItem
   | GAP number SEMI?                                           # gapItem
   | SYMMETRY symmetry (COMMA symmetry)* SEMI?                  # symmetryItem
   ;
+
+// `LL below 64 KiB`: a protocol for the sizes under a bound; the last
+// choice of a list has no bound (it takes every larger size).
+protocolChoice : name=IDENT (BELOW bound=quantity)? ;
+
+// `within nodes` or `across nodes`: the links one phase of a phased solve
+// may use.
+phaseScope : where=(WITHIN | ACROSS) what=IDENT ;
 
 // uc-min, uc-max, free
 policyName : first=IDENT (MINUS second=IDENT)? ;
@@ -187,6 +196,9 @@ RESULTS    : 'results' ;
 POLICY     : 'policy' ;
 INSTANCES  : 'instances' ;
 CONTIGUOUS : 'contiguous' ;
+BELOW      : 'below' ;
+PHASES     : 'phases' ;
+ACROSS     : 'across' ;
 
 ARROW   : '->' ;
 BIARROW : '<->' ;

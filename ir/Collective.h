@@ -105,6 +105,14 @@ public:
   /// Chunks in each rank's output buffer.
   unsigned getOutputChunks() const { return OutputChunks; }
 
+  /// Replaces where chunk \p C starts and where it must end (both sorted):
+  /// how one phase of a phased solve sees the collective.
+  void setChunkEnds(ChunkId C, std::vector<RankId> Pre,
+                    std::vector<RankId> Post) {
+    Chunks[C.index()].Pre = std::move(Pre);
+    Chunks[C.index()].Post = std::move(Post);
+  }
+
   /// True if \p R holds \p C before the call.
   bool isPre(ChunkId C, RankId R) const;
   /// True if \p R must hold \p C after the call.

@@ -114,11 +114,26 @@ void tacclc::ir::printSketch(const Sketch &S, llvm::raw_ostream &OS) {
   if (S.IdenticalResults)
     OS << "  identical results on every rank\n";
   OS << fmt::format("  protocol {}", S.ProtocolAuto ? "auto" : S.Protocol);
+  if (!S.ProtocolRanges.empty()) {
+    std::vector<std::string> Parts;
+    for (const ProtocolRange &R : S.ProtocolRanges)
+      Parts.push_back(R.BelowBytes ? fmt::format("{} below {}", R.Protocol,
+                                                 formatBytes(R.BelowBytes))
+                                   : R.Protocol);
+    OS << fmt::format(" at the design point ({})", fmt::join(Parts, ", "));
+  }
   if (S.TimeLimitSeconds)
     OS << fmt::format(", time limit {:g} s", *S.TimeLimitSeconds);
   if (S.RelativeGap)
     OS << fmt::format(", gap {:g}", *S.RelativeGap);
   OS << "\n";
+  if (!S.Phases.empty()) {
+    std::vector<std::string> Names;
+    for (const Phase &P : S.Phases)
+      Names.push_back(P.Where == Phase::WithinNodes ? "within nodes"
+                                                    : "across nodes");
+    OS << fmt::format("  phases {}\n", fmt::join(Names, ", "));
+  }
   for (const Symmetry &Sym : S.Symmetries) {
     OS << fmt::format("  symmetry {}: [", Sym.Description);
     for (size_t I = 0; I < Sym.Perm.size(); ++I)

@@ -42,6 +42,22 @@ struct MachineUse {
   llvm::SMRange DeclLoc;
 };
 
+/// One part of a sketch's size range and the protocol written for it.
+struct ProtocolRange {
+  std::string Protocol;
+  /// The part ends below this size, in bytes; 0 on the last part (it takes
+  /// every larger size).
+  uint64_t BelowBytes = 0;
+  llvm::SMRange Loc; ///< The choice in the sketch.
+};
+
+/// One phase of a sketch solved in phases: which links it uses.
+struct Phase {
+  enum Scope { WithinNodes, AcrossNodes };
+  Scope Where = WithinNodes;
+  llvm::SMRange Loc; ///< The `phase` item.
+};
+
 /// A fully resolved sketch.
 struct Sketch {
   std::string Name;
@@ -57,6 +73,10 @@ struct Sketch {
   /// `protocol auto`: the compiler picks the protocol (Protocol is then the
   /// one the stages assume until the program is simulated under each).
   bool ProtocolAuto = false;
+  /// `protocol LL below 64 KiB, ..., Simple`: one protocol per part of the
+  /// size range, smallest sizes first; empty when one protocol (or auto)
+  /// serves every size. Protocol is then the one of the design point.
+  std::vector<ProtocolRange> ProtocolRanges;
   /// Solver settings from the sketch (the command line overrides them).
   std::optional<double> TimeLimitSeconds, RelativeGap;
   /// Generators of the sketch's symmetry group, each an automorphism.
@@ -86,8 +106,18 @@ struct Sketch {
   /// then bind the receiving end of a link, which sends once reversed.
   bool Transposed = false;
 
-  /// True if chunk \p C may cross link \p L under the relay rules.
+  /// `phase within nodes`, `phase across nodes`: the phases the sketch is
+  /// solved in, in order (passes/Phases.h); empty: one solve of the whole.
+  std::vector<Phase> Phases;
+  /// In the sketch of one phase: the links it may use (indexed like
+  /// Topo.links()); empty: every link.
+  std::vector<bool> PhaseLinks;
+
+  /// True if chunk \p C may cross link \p L under the relay rules (and,
+  /// in one phase's sketch, the phase's links).
   bool mayCarry(ChunkId C, LinkId L) const {
+    if (!PhaseLinks.empty() && !PhaseLinks[L.index()])
+      return false;
     if (Carries.empty())
       return true;
     const Link &Ln = Topo.link(L);

@@ -26,6 +26,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 
 using namespace tacclc;
 using namespace tacclc::ir;
@@ -36,9 +37,6 @@ constexpr size_t MaxGroupSize = 4096;
 
 using Perm = std::vector<unsigned>;
 
-/// (sorted pre, sorted post): how a chunk is identified up to its order.
-using ChunkKey = std::pair<Perm, Perm>;
-
 Perm sortedImage(llvm::ArrayRef<RankId> Ranks, const Perm &P) {
   Perm Out;
   for (RankId R : Ranks)
@@ -47,17 +45,29 @@ Perm sortedImage(llvm::ArrayRef<RankId> Ranks, const Perm &P) {
   return Out;
 }
 
+/// (sorted pre, sorted post, source or -1): how a chunk is identified up
+/// to its order. The source counts in one phase of a phased solve, where
+/// chunks from different ranks may start and end at the same ranks (the
+/// rank permutation still maps a chunk's source to its image's source: the
+/// phases' collectives do not reduce, so a chunk starts at its source).
+using ChunkKey = std::tuple<Perm, Perm, int>;
+
+/// The key of chunk \p Ch under rank permutation \p P.
+ChunkKey keyOf(const Chunk &Ch, const Perm &P, bool BySource) {
+  return {sortedImage(Ch.Pre, P), sortedImage(Ch.Post, P),
+          BySource ? int(P[Ch.Source.index()]) : -1};
+}
+
 /// The chunk permutation of rank permutation \p P, or nothing when some
 /// chunk has no image (\p Missing is then set to it).
 std::optional<Perm>
 chunkPermutation(const Collective &Coll,
                  const std::map<ChunkKey, std::vector<unsigned>> &ByKey,
-                 const Perm &P, unsigned &Missing) {
+                 const Perm &P, bool BySource, unsigned &Missing) {
   Perm Out(Coll.getNumChunks());
   for (const auto &[Key, Chunks] : ByKey) {
     const Chunk &First = Coll.chunk(ChunkId(Chunks.front()));
-    auto It =
-        ByKey.find({sortedImage(First.Pre, P), sortedImage(First.Post, P)});
+    auto It = ByKey.find(keyOf(First, P, BySource));
     if (It == ByKey.end() || It->second.size() != Chunks.size()) {
       Missing = Chunks.front();
       return std::nullopt;
@@ -81,16 +91,16 @@ std::optional<LinkId> linkImage(const Topology &Topo, const Perm &P,
 }
 
 /// The chunks of \p Coll grouped by their (pre, post) rank sets, in order.
-std::map<ChunkKey, std::vector<unsigned>> chunksByKey(const Collective &Coll,
-                                                      const Perm &Identity) {
+std::map<ChunkKey, std::vector<unsigned>>
+chunksByKey(const Collective &Coll, const Perm &Identity, bool BySource) {
   std::map<ChunkKey, std::vector<unsigned>> ByKey;
-  for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
-    const Chunk &Ch = Coll.chunk(ChunkId(C));
-    ByKey[{sortedImage(Ch.Pre, Identity), sortedImage(Ch.Post, Identity)}]
-        .push_back(C);
-  }
+  for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
+    ByKey[keyOf(Coll.chunk(ChunkId(C)), Identity, BySource)].push_back(C);
   return ByKey;
 }
+
+/// Whether chunks are told apart by their sources too: in a phase's sketch.
+bool bySource(const Sketch &S) { return !S.PhaseLinks.empty(); }
 
 /// Step 3a for generator \p Sym: why it does not map chunks, relay rules
 /// or switch policies onto themselves, or nothing when it does.
@@ -101,7 +111,7 @@ checkGenerator(const Sketch &S,
   const Topology &Topo = S.Topo;
   const Collective &Coll = S.Coll;
   unsigned Missing = 0;
-  auto Chunks = chunkPermutation(Coll, ByKey, Sym.Perm, Missing);
+  auto Chunks = chunkPermutation(Coll, ByKey, Sym.Perm, bySource(S), Missing);
   if (!Chunks)
     return fmt::format("it maps {} onto no chunk of the {}",
                        chunkText(S, Missing),
@@ -118,6 +128,11 @@ checkGenerator(const Sketch &S,
                                Topo.switches()[Im.Switch].Policy))
       return fmt::format("it maps link {} -> {} onto a link "
                          "with another switch policy",
+                         Lk.Src.index(), Lk.Dst.index());
+    if (!S.PhaseLinks.empty() &&
+        S.PhaseLinks[L] != S.PhaseLinks[Image->index()])
+      return fmt::format("the phase uses link {} -> {} but not its image, or "
+                         "the other way round",
                          Lk.Src.index(), Lk.Dst.index());
     if (Topo.nodeOf(Lk.Src) == Topo.nodeOf(Lk.Dst) || S.Carries.empty())
       continue;
@@ -184,7 +199,7 @@ mapElements(const Sketch &S,
     const Perm &P = RankPerm[E];
     mapLinks(S.Topo, P, LinkPerm[E], InvLinkPerm[E]);
     unsigned Missing = 0;
-    auto Chunks = chunkPermutation(S.Coll, ByKey, P, Missing);
+    auto Chunks = chunkPermutation(S.Coll, ByKey, P, bySource(S), Missing);
     if (!Chunks)
       reportInternalError("a product of chunk symmetries is not one");
     // 3b. A free action: no element but the identity fixes a chunk.
@@ -242,27 +257,41 @@ SymmetryGroup SymmetryGroup::trivial(const Sketch &S) {
   return G;
 }
 
-SymmetryGroup tacclc::buildSymmetryGroup(const Sketch &S,
-                                         DiagnosticEngine &Diags) {
+std::optional<SymmetryGroup>
+tacclc::tryBuildSymmetryGroup(const Sketch &S, std::string &Why,
+                              const Symmetry *&Culprit) {
   SymmetryGroup G = SymmetryGroup::trivial(S);
   if (S.Symmetries.empty())
     return G;
-  const Symmetry &First = S.Symmetries.front();
-  auto Unused = [&](const Symmetry &Sym, const std::string &Why) {
-    Diags.report(DiagId::SymmetryUnused, Sym.Loc, Sym.Description, Why);
-    return SymmetryGroup::trivial(S);
-  };
+  Culprit = &S.Symmetries.front();
   const std::map<ChunkKey, std::vector<unsigned>> ByKey =
-      chunksByKey(S.Coll, G.RankPerm[0]);
+      chunksByKey(S.Coll, G.RankPerm[0], bySource(S));
   for (const Symmetry &Sym : S.Symmetries)
-    if (auto Why = checkGenerator(S, ByKey, Sym))
-      return Unused(Sym, *Why);
-  if (auto Why = closeGroup(S, G.RankPerm))
-    return Unused(First, *Why);
+    if (auto Problem = checkGenerator(S, ByKey, Sym)) {
+      Culprit = &Sym;
+      Why = *Problem;
+      return std::nullopt;
+    }
+  if (auto Problem = closeGroup(S, G.RankPerm)) {
+    Why = *Problem;
+    return std::nullopt;
+  }
   PhaseScope Phase("mapping links and chunks under the symmetry group");
-  if (auto Why = mapElements(S, ByKey, G.RankPerm, G.LinkPerm, G.InvLinkPerm,
-                             G.ChunkPerm))
-    return Unused(First, *Why);
+  if (auto Problem = mapElements(S, ByKey, G.RankPerm, G.LinkPerm,
+                                 G.InvLinkPerm, G.ChunkPerm)) {
+    Why = *Problem;
+    return std::nullopt;
+  }
   G.NumOrbits = computeOrbits(G.ChunkPerm, G.Rep, G.Via);
   return G;
+}
+
+SymmetryGroup tacclc::buildSymmetryGroup(const Sketch &S,
+                                         DiagnosticEngine &Diags) {
+  std::string Why;
+  const Symmetry *Culprit = nullptr;
+  if (auto G = tryBuildSymmetryGroup(S, Why, Culprit))
+    return std::move(*G);
+  Diags.report(DiagId::SymmetryUnused, Culprit->Loc, Culprit->Description, Why);
+  return SymmetryGroup::trivial(S);
 }

@@ -16,6 +16,8 @@
 #include "ir/Sketch.h"
 #include "support/Diagnostics.h"
 
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace tacclc {
@@ -65,8 +67,9 @@ public:
   unsigned numOrbits() const { return NumOrbits; }
 
 private:
-  friend SymmetryGroup buildSymmetryGroup(const ir::Sketch &,
-                                          DiagnosticEngine &);
+  friend std::optional<SymmetryGroup>
+  tryBuildSymmetryGroup(const ir::Sketch &, std::string &,
+                        const ir::Symmetry *&);
   std::vector<std::vector<unsigned>> RankPerm, LinkPerm, InvLinkPerm, ChunkPerm;
   std::vector<unsigned> Rep, Via;
   unsigned NumOrbits = 0;
@@ -78,6 +81,12 @@ private:
 /// chunk), warns at the `symmetry` item and returns the trivial group: the
 /// sketch is still compiled, only without the reduction.
 SymmetryGroup buildSymmetryGroup(const ir::Sketch &S, DiagnosticEngine &Diags);
+
+/// buildSymmetryGroup() without a diagnostic: nothing when the group does
+/// not act, with why in \p Why and the symmetry to blame in \p Culprit.
+std::optional<SymmetryGroup>
+tryBuildSymmetryGroup(const ir::Sketch &S, std::string &Why,
+                      const ir::Symmetry *&Culprit);
 
 } // namespace tacclc
 

@@ -17,8 +17,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Synthesize.h"
+
 #include "passes/ExactSchedule.h"
 #include "passes/ListSchedule.h"
+#include "passes/Phases.h"
 #include "passes/ReduceSchedule.h"
 #include "passes/SpreadOverlap.h"
 
@@ -311,6 +313,12 @@ namespace {
 /// The stages \p S runs, in order: true for routing, false for scheduling
 /// (ordering and stage 3).
 std::vector<bool> plannedStages(const Sketch &S) {
+  if (!S.Phases.empty()) {
+    std::vector<bool> Stages;
+    for (size_t I = 0; I < S.Phases.size(); ++I)
+      Stages.insert(Stages.end(), {true, false});
+    return Stages;
+  }
   if (S.Coll.getKind() != CollectiveKind::AllReduce)
     return {true, false};
   if (routesTransposed(S))
@@ -337,6 +345,29 @@ std::optional<Synthesis> tacclc::synthesize(const Sketch &S,
   Synthesis Out;
   StageRunner Run(Opts, Diags, Hooks, Out.Stages);
   Run.plan(plannedStages(S));
+  if (!S.Phases.empty()) {
+    // One solve per phase, the schedules one after another (Phases.h).
+    auto Phases = phaseSketches(S, Diags);
+    if (!Phases)
+      return std::nullopt;
+    std::vector<Routes> PhaseRoutes;
+    std::vector<Schedule> PhaseSchedules;
+    for (size_t I = 0; I < Phases->size(); ++I) {
+      const Sketch &P = (*Phases)[I];
+      std::string Prefix = fmt::format("phase {} ", I + 1);
+      auto Rt = Run.route(P, Prefix);
+      if (!Rt)
+        return std::nullopt;
+      StageOptions Scheduling = Run.budget(false);
+      Schedule Ordered = Run.order(P, *Rt, true, Prefix, Scheduling);
+      PhaseSchedules.push_back(
+          Run.schedule(P, Ordered, true, Prefix, Scheduling));
+      PhaseRoutes.push_back(std::move(*Rt));
+    }
+    Out.Routes = composeRoutes(PhaseRoutes);
+    Out.Schedule = composeSchedules(PhaseSchedules);
+    return Out;
+  }
   CollectiveKind Kind = S.Coll.getKind();
   bool Combining = isCombining(Kind);
   if (Combining) {

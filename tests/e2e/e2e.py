@@ -56,6 +56,7 @@ Subcommands (each exits 0 on success and prints what failed otherwise):
                        (a deadlock): "not run", exit 1; bad usage exits 2
 """
 import difflib
+import glob
 import json
 import os
 import shutil
@@ -122,6 +123,8 @@ def roundtrip(sketch, name=None, time_limit=None):
     with tempfile.TemporaryDirectory() as tmp:
         a, b = os.path.join(tmp, "a.xml"), os.path.join(tmp, "b.xml")
         summary = run(sketch, *select, "-o", a, "--summary", expect=0).stderr
+        # A protocol per part of the size range writes a.LL.xml, ...
+        programs = written(a)
         # Fusion keeps schedule order and cannot deadlock: the driver's
         # unfused fallback must never be needed.
         if "fusion did not verify" in summary or \
@@ -131,23 +134,44 @@ def roundtrip(sketch, name=None, time_limit=None):
         # short by the time limit depends on how far the solver got.
         if "time limit" not in summary:
             run(sketch, *select, "-o", b, expect=0)
-            if open(a, "rb").read() != open(b, "rb").read():
+            again = written(b)
+            if len(again) != len(programs) or any(
+                    open(x, "rb").read() != open(y, "rb").read()
+                    for x, y in zip(programs, again)):
                 sys.exit("FAIL: two compiles of the same sketch differ")
         else:
             print(f"note: {name or sketch} stopped at the time limit; "
                   "determinism not compared")
-        run("check", a, expect=0)
-        run("run", a, "--backend", "cpu", expect=0)
-        # A size that needs several loop iterations of the executor.
-        text = open(a).read()
-        n = int(re.search(r'nchunksperloop="(\d+)"', text).group(1))
-        g = int(re.search(r'ngpus="(\d+)"', text).group(1))
-        unit = n * g * 4
-        big = unit * ((5 * 1024 * 1024) // unit + 1)
-        run("run", a, "--backend", "cpu", "--bytes", str(big), expect=0)
-        if 'inplace="1"' in text:
-            run("run", a, "--backend", "cpu", "--inplace", expect=0)
+        for a in programs:
+            run_program(a)
     print(f"roundtrip {os.path.basename(sketch)} {name or ''}: ok")
+
+
+def written(out):
+    """The programs a compile with `-o OUT` wrote: OUT, or one per protocol
+    beside it (OUT.LL.xml, ...)."""
+    if os.path.exists(out):
+        return [out]
+    found = sorted(glob.glob(out[:-len(".xml")] + ".*.xml"))
+    if not found:
+        sys.exit(f"FAIL: no program written for -o {out}")
+    return found
+
+
+def run_program(a):
+    """Checks program A and runs it on the CPU executor at its default size
+    and at one that takes several loop iterations."""
+    run("check", a, expect=0)
+    run("run", a, "--backend", "cpu", expect=0)
+    # A size that needs several loop iterations of the executor.
+    text = open(a).read()
+    n = int(re.search(r'nchunksperloop="(\d+)"', text).group(1))
+    g = int(re.search(r'ngpus="(\d+)"', text).group(1))
+    unit = n * g * 4
+    big = unit * ((5 * 1024 * 1024) // unit + 1)
+    run("run", a, "--backend", "cpu", "--bytes", str(big), expect=0)
+    if 'inplace="1"' in text:
+        run("run", a, "--backend", "cpu", "--inplace", expect=0)
 
 
 def delete_steps(sketch):
@@ -1461,23 +1485,48 @@ def protocol_auto():
             if not choice or set(choice["times_us"]) != {"Simple", "LL",
                                                          "LL128"}:
                 sys.exit(f"FAIL: {coll} {size}: no protocol choice: {report}")
+            times = choice["times_us"]
             score = {p: sum(map(math.log, t)) / len(t)
-                     for p, t in choice["times_us"].items()}
+                     for p, t in times.items()}
             best = min(score, key=score.get)
-            proto = attributes(xml)["proto"]
-            if proto != report["protocol"] or score[proto] > score[best] + 1e-9:
-                sys.exit(f"FAIL: {coll} {size}: wrote {proto}, report says "
-                         f"{report['protocol']}, fastest is {best}: {choice}")
-            if want and proto != want:
-                sys.exit(f"FAIL: {coll} {size}: chose {proto}, not {want}")
-            chosen.add(proto)
-            first = open(xml).read()
+            programs = report["programs"]
+            # The overall winner keeps every size where it is within 2% of
+            # the fastest; elsewhere the fastest gets its own program.
+            sizes = choice["sizes"]
+            split = any(times[best][i] > 1.02 * min(t[i] for t in times.values())
+                        for i in range(len(sizes)))
+            if split != (len(programs) > 1):
+                sys.exit(f"FAIL: {coll} {size}: {len(programs)} programs for "
+                         f"{choice}")
+            if len(programs) == 1:
+                proto = attributes(xml)["proto"]
+                if proto != report["protocol"] or \
+                        score[proto] > score[best] + 1e-9:
+                    sys.exit(f"FAIL: {coll} {size}: wrote {proto}, report "
+                             f"says {report['protocol']}, fastest is {best}: "
+                             f"{choice}")
+                if want and proto != want:
+                    sys.exit(f"FAIL: {coll} {size}: chose {proto}, not {want}")
+            else:
+                check_parts(programs, coll, size)
+                for i, b in enumerate(sizes):
+                    part = [p for p in programs
+                            if p["min_bytes"] <= b <= p["max_bytes"]]
+                    fastest = min(t[i] for t in times.values())
+                    if len(part) != 1 or \
+                            times[part[0]["protocol"]][i] > 1.02 * fastest:
+                        sys.exit(f"FAIL: {coll} {size}: {b} B served by "
+                                 f"{part}, not the fastest: {choice}")
+            files = [p["file"] for p in programs]
+            chosen.update(p["protocol"] for p in programs)
+            first = [open(f).read() for f in files]
             run(src, "-o", xml, expect=0)
-            if open(xml).read() != first:
+            if [open(f).read() for f in files] != first:
                 sys.exit(f"FAIL: {coll} {size}: output differs between runs")
-            for dtype in ("int8", "float16", "float64"):
-                run("run", xml, "--backend", "cpu", "--bytes", "96KiB",
-                    "--dtype", dtype, expect=0)
+            for f in files:
+                for dtype in ("int8", "float16", "float64"):
+                    run("run", f, "--backend", "cpu", "--bytes", "96KiB",
+                        "--dtype", dtype, expect=0)
         # Without `protocol auto` nothing is compared.
         with open(src, "w") as f:
             f.write(RING4 + "sketch s on ring4 {\n  collective allgather\n"
@@ -1488,6 +1537,150 @@ def protocol_auto():
                 attributes(xml)["proto"] != "LL128":
             sys.exit(f"FAIL: a named protocol was changed: {report}")
     print(f"protocol-auto: chose {', '.join(sorted(chosen))} by simulation")
+
+
+def check_parts(programs, coll, size):
+    """The programs of a compile that split its size range: each file says
+    its protocol and its part, and the parts tile the range."""
+    lo, _, hi = size.partition(" .. ")
+    for i, p in enumerate(programs):
+        a = attributes(p["file"])
+        if a["proto"] != p["protocol"] or \
+                int(a["minBytes"]) != p["min_bytes"] or \
+                int(a["maxBytes"]) != p["max_bytes"]:
+            sys.exit(f"FAIL: {coll} {size}: {p['file']} has {a}, the report "
+                     f"says {p}")
+        if i and p["min_bytes"] != programs[i - 1]["max_bytes"] + 1:
+            sys.exit(f"FAIL: {coll} {size}: parts do not tile: {programs}")
+        run("check", p["file"], expect=0)
+    units = {"KiB": 1 << 10, "MiB": 1 << 20}
+    bytes_of = lambda t: int(t.split()[0]) * units[t.split()[1]]
+    if programs[0]["min_bytes"] != bytes_of(lo) or \
+            programs[-1]["max_bytes"] != bytes_of(hi):
+        sys.exit(f"FAIL: {coll} {size}: parts miss the range: {programs}")
+
+
+PAIR = """machine pair(nodes: int = 2) {
+  gpus per node = 2
+  class nv { alpha = 0.7 us; beta = 20 us/MB }
+  class ib { alpha = 2 us; beta = 80 us/MB }
+  nic ib
+  for n in 0..nodes {
+    link nv n:0 <-> n:1
+  }
+}
+"""
+
+
+def phases():
+    """`phases`: every non-reducing collective, in both orders of the two
+    phases, compiles to a verified program that computes its collective on
+    the CPU executor in several data types, deterministically; so does a
+    phased NDv2 x2 allgather. The stages run once per phase."""
+    cases = [("allgather", ""), ("alltoall", ""), ("broadcast", " root 0:0"),
+             ("gather", " root 1:1"), ("scatter", " root 0:1")]
+    orders = ["within nodes, across nodes", "across nodes, within nodes"]
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "ph.sketch")
+        names = []
+        with open(src, "w") as f:
+            f.write('import "topologies/ndv2"\n' + PAIR)
+            for coll, root in cases:
+                for i, order in enumerate(orders):
+                    name = f"{coll}_{i}"
+                    names.append(name)
+                    f.write(f"sketch {name} on pair {{\n  collective {coll}"
+                            f"{root}\n  chunks 2\n  size 64 KiB\n"
+                            f"  relay direct\n  phases {order}\n}}\n")
+            f.write("sketch ndv2_ag on ndv2(nodes: 2) {\n  collective "
+                    "allgather\n  size 64 KiB\n  relay direct\n  phases "
+                    "across nodes, within nodes\n  symmetry rotate nodes by "
+                    "1\n}\n")
+            names.append("ndv2_ag")
+        for name in names:
+            xml = os.path.join(tmp, name + ".xml")
+            summary = run(src, "--sketch", name, "-o", xml, "--summary",
+                          expect=0).stderr
+            for stage in ("phase 1 routing", "phase 2 scheduling"):
+                if stage not in summary:
+                    sys.exit(f"FAIL: {name}: no '{stage}' line:\n{summary}")
+            first = open(xml).read()
+            run(src, "--sketch", name, "-o", xml, expect=0)
+            if open(xml).read() != first:
+                sys.exit(f"FAIL: {name}: output differs between runs")
+            run("check", xml, expect=0)
+            for dtype in ("int8", "float16", "float64"):
+                run("run", xml, "--backend", "cpu", "--dtype", dtype,
+                    expect=0)
+    print(f"phases: {len(names)} phased programs verified and run")
+
+
+def protocol_ranges():
+    """`protocol LL below 256 KiB, LL128 below 1 MiB, Simple`: one verified
+    program per part, named after its protocol, with exactly its part as
+    minBytes/maxBytes in both dialects; deterministic; every program
+    computes its collective (allgather and allreduce, several data types);
+    stdout refuses several programs; algo-dir writes every part."""
+    import json
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "p.sketch")
+        with open(src, "w") as f:
+            f.write(RING4)
+            for coll in ("allgather", "allreduce"):
+                f.write(f"sketch {coll} on ring4 {{\n  collective {coll}\n"
+                        "  size 16 KiB .. 4 MiB\n  protocol LL below 256 KiB,"
+                        " LL128 below 1 MiB, Simple\n}\n")
+        parts = [("LL", 16384, 262143), ("LL128", 262144, 1048575),
+                 ("Simple", 1048576, 4194304)]
+        for coll in ("allgather", "allreduce"):
+            out, rep = os.path.join(tmp, coll + ".xml"), os.path.join(tmp, "r")
+            run(src, "--sketch", coll, "-o", out, "--report", rep, expect=0)
+            if os.path.exists(out):
+                sys.exit(f"FAIL: {coll}: {out} written beside its parts")
+            programs = json.load(open(rep))["programs"]
+            want = [{"file": os.path.join(tmp, f"{coll}.{p}.xml"),
+                     "protocol": p, "min_bytes": lo, "max_bytes": hi}
+                    for p, lo, hi in parts]
+            if programs != want:
+                sys.exit(f"FAIL: {coll}: programs {programs}, not {want}")
+            check_parts(programs, coll, "16 KiB .. 4 MiB")
+            first = [open(p["file"]).read() for p in programs]
+            run(src, "--sketch", coll, "-o", out, expect=0)
+            if [open(p["file"]).read() for p in programs] != first:
+                sys.exit(f"FAIL: {coll}: output differs between runs")
+            for p in programs:
+                for dtype in ("int8", "float16", "float64"):
+                    run("run", p["file"], "--backend", "cpu", "--bytes",
+                        "96KiB", "--dtype", dtype, expect=0)
+            # The legacy runtime's maxBytes is exclusive.
+            leg = os.path.join(tmp, "legacy", coll + ".xml")
+            os.makedirs(os.path.dirname(leg), exist_ok=True)
+            run(src, "--sketch", coll, "-o", leg, "--dialect=msccl-legacy",
+                expect=0)
+            for p, lo, hi in parts:
+                a = attributes(os.path.join(tmp, "legacy", f"{coll}.{p}.xml"))
+                if (int(a["minBytes"]), int(a["maxBytes"])) != (lo, hi + 1):
+                    sys.exit(f"FAIL: legacy {coll} {p}: {a}")
+        # Several programs cannot share stdout; nothing is written.
+        before = sorted(os.listdir(tmp))
+        proc = run(src, "--sketch", "allgather", expect=1)
+        if "name an output file with -o" not in proc.stderr or proc.stdout \
+                or sorted(os.listdir(tmp)) != before:
+            sys.exit(f"FAIL: stdout with several programs: {proc.stderr}")
+        # The algorithm directory holds every part, each verified.
+        algo = os.path.join(tmp, "algo")
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                              "..", "..", "scripts", "algo-dir")
+        proc = subprocess.run(["bash", script, src, algo],
+                              env=dict(os.environ, TACCLC=TACCLC),
+                              capture_output=True, text=True)
+        names = sorted(os.listdir(algo)) if os.path.isdir(algo) else []
+        want = sorted(f"{c}.{p}.xml" for c in ("allgather", "allreduce")
+                      for p, _, _ in parts)
+        if proc.returncode != 0 or names != want:
+            sys.exit(f"FAIL: algo-dir wrote {names}, exit "
+                     f"{proc.returncode}:\n{proc.stderr}")
+    print("protocol-ranges: one verified program per protocol and part")
 
 
 def main():
@@ -1516,7 +1709,9 @@ def main():
      "slice-overlap": lambda: slice_overlap(rest[0]),
      "fifo-order": lambda: fifo_order(rest[0]),
      "spread-overlap": lambda: spread_overlap(rest[0]),
-     "protocol-auto": protocol_auto}[cmd]()
+     "protocol-auto": protocol_auto,
+     "protocol-ranges": protocol_ranges,
+     "phases": phases}[cmd]()
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@
 #include "tools/tacclc/CompileReport.h"
 #include "tools/tacclc/Output.h"
 #include "tools/tacclc/ProgramTimes.h"
+#include "tools/tacclc/ProtocolPrograms.h"
 #include "tools/tacclc/Provenance.h"
 
 #include "support/Deadline.h"
@@ -33,6 +34,7 @@
 
 #include "format/Poll.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -174,7 +176,8 @@ int writeProgram(const CompileOptions &Opts, DiagnosticEngine &Diags,
                  const EmittedProgram &Emitted,
                  std::optional<ProtocolChoice> Protocols,
                  std::chrono::steady_clock::time_point Began,
-                 double LimitSeconds) {
+                 double LimitSeconds,
+                 const std::vector<PartProgram> *Parts = nullptr) {
   CallPrediction Predicted = predictCall(Sketch, Result.Schedule);
   ProgramTimes Times;
   const CodegenOptions &CG = Emitted.Options;
@@ -197,8 +200,16 @@ int writeProgram(const CompileOptions &Opts, DiagnosticEngine &Diags,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Began)
           .count(),
       std::move(Protocols)};
-  // The program and its report are written together, or neither is.
-  std::vector<OutputFile> Outputs{{Opts.Output, Emitted.Xml}};
+  // The programs and the report are written together, or none is.
+  std::vector<OutputFile> Outputs;
+  if (Parts) {
+    for (const PartProgram &Part : *Parts) {
+      Outputs.push_back({Part.Path, Part.Emitted.Xml});
+      Facts.Parts.push_back({Part.Path, Part.Piece});
+    }
+  } else {
+    Outputs.push_back({Opts.Output, Emitted.Xml});
+  }
   if (!Opts.ReportFile.empty())
     Outputs.push_back({Opts.ReportFile, reportJson(Facts)});
   int Rc = writeOutputs(Outputs, Diags);
@@ -334,6 +345,35 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
       if (!Emitted)
         return Fail();
     }
+  }
+  // A protocol per part of the size range: one program each, written
+  // beside the output file.
+  bool ToFile = !Opts.Output.empty() && Opts.Output != "-";
+  std::vector<ProtocolPiece> Pieces =
+      protocolPieces(*Sketch, Protocols ? &*Protocols : nullptr, ToFile);
+  if (!alignPieces(*Sketch, Pieces, Diags))
+    return Fail();
+  if (Pieces.size() > 1) {
+    if (!ToFile) {
+      std::vector<std::string> Names;
+      for (const ProtocolPiece &P : Pieces)
+        Names.push_back(std::string(tacclrt::nameOf(P.Proto)));
+      Diags.report(DiagId::ProtocolsNeedFile, Sketch->Loc, Sketch->Name,
+                   Pieces.size(), llvm::join(Names, ", "));
+      return Fail();
+    }
+    Phase.emplace("generating a program per protocol");
+    auto Parts = emitPieces(*Sketch, Sched, EO, SM, Opts.Output, Pieces, Diags);
+    if (!Parts)
+      return Fail();
+    // The summary and report describe the part of the design point.
+    size_t Design = 0;
+    for (size_t I = 0; I < Parts->size(); ++I)
+      if ((*Parts)[I].Piece.MinBytes <= Sketch->SizeBytes)
+        Design = I;
+    const PartProgram &D = (*Parts)[Design];
+    return writeProgram(Opts, Diags, D.Sketch, *Result, D.Emitted,
+                        std::move(Protocols), Began, Seconds, &*Parts);
   }
   if (!Opts.Summary && Opts.ReportFile.empty())
     return emitText(Opts, Diags, Emitted->Xml);

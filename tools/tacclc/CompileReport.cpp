@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/CompileReport.h"
 #include "tools/tacclc/Output.h"
+#include "tools/tacclc/ProtocolPrograms.h"
 
 #include "ir/Printer.h"
 #include "passes/TimeModel.h"
@@ -197,8 +198,18 @@ void tacclc::printSummary(const CompileFacts &F) {
   OS << fmt::format("program     {} steps ({} relays fused{}), up to {} "
                     "threadblocks per rank, {} channel(s)\n",
                     Steps, Fused, F.FusionNote, MaxTbs, P.NChannels);
-  OS << fmt::format("verified    OK{}\n",
-                    F.Output.empty() ? std::string() : " -> " + F.Output);
+  if (!F.Parts.empty()) {
+    std::vector<std::string> Parts;
+    for (const ProgramFile &Part : F.Parts)
+      Parts.push_back(fmt::format("{} for {} -> {}",
+                                  tacclrt::nameOf(Part.Piece.Proto),
+                                  describePiece(Part.Piece), Part.Path));
+    OS << fmt::format("verified    OK, {} programs: {}\n", Parts.size(),
+                      fmt::join(Parts, "; "));
+  } else {
+    OS << fmt::format("verified    OK{}\n",
+                      F.Output.empty() ? std::string() : " -> " + F.Output);
+  }
   OS.flush();
 }
 
@@ -257,10 +268,24 @@ std::string tacclc::reportJson(const CompileFacts &F) {
                          fmt::join(F.Protocols->Sizes, ", "),
                          fmt::join(Times, ", "));
   }
+  // The programs written: one, or one per part of the size range.
+  std::vector<std::string> Programs;
+  if (F.Parts.empty())
+    Programs.push_back(fmt::format(
+        "{{\"file\": {}, \"protocol\": {}, \"min_bytes\": {}, "
+        "\"max_bytes\": {}}}",
+        jsonQuote(F.Output), jsonQuote(S.Protocol), S.MinBytes, S.MaxBytes));
+  for (const ProgramFile &Part : F.Parts)
+    Programs.push_back(fmt::format(
+        "{{\"file\": {}, \"protocol\": {}, \"min_bytes\": {}, "
+        "\"max_bytes\": {}}}",
+        jsonQuote(Part.Path), jsonQuote(tacclrt::nameOf(Part.Piece.Proto)),
+        Part.Piece.MinBytes, Part.Piece.MaxBytes));
   return fmt::format(
       "{{\n  \"sketch\": {},\n  \"topology\": {},\n  \"collective\": {},\n"
       "  \"ranks\": {},\n  \"bytes\": {},\n  \"chunks\": {},\n"
       "  \"protocol\": {},\n  \"protocol_choice\": {},\n"
+      "  \"programs\": [{}],\n"
       "  \"total_seconds\": {},\n  \"predicted_us\": {},\n"
       "  \"prediction\": {},\n"
       "  \"simulated_us\": {},\n  \"referee_us\": {},\n"
@@ -269,8 +294,8 @@ std::string tacclc::reportJson(const CompileFacts &F) {
       jsonQuote(S.Name), jsonQuote(S.Topo.getName()),
       jsonQuote(ir::collectiveName(S.Coll.getKind())), S.Topo.getNumRanks(),
       S.SizeBytes, S.Coll.getNumChunks(), jsonQuote(S.Protocol), Choice,
-      num(F.TotalSeconds), num(P.TotalUs), Prediction,
-      Sim ? num(Sim->TimeUs) : std::string("null"),
+      fmt::join(Programs, ", "), num(F.TotalSeconds), num(P.TotalUs),
+      Prediction, Sim ? num(Sim->TimeUs) : std::string("null"),
       F.Times.RefereeUs ? num(*F.Times.RefereeUs) : std::string("null"),
       jsonQuote(F.Times.RefereeNote), Gaps.empty() ? "" : "\n",
       Gaps.empty() ? Gaps : Gaps + "\n  ", Stages);

@@ -31,6 +31,12 @@ std::string formatStage(const StageReport &R);
 /// The model sizes and solver outcome of a stage (for --stats).
 std::string formatStageStats(const StageReport &R);
 
+/// One program file a compile writes, and the sizes it serves.
+struct ProgramFile {
+  std::string Path;
+  ProtocolPiece Piece;
+};
+
 /// Everything a finished compile reports.
 struct CompileFacts {
   const ir::Sketch &Sketch;
@@ -43,6 +49,10 @@ struct CompileFacts {
   double TotalSeconds = 0;  ///< Wall time of the whole compile.
   /// `protocol auto`: every protocol's simulated times and the winner.
   std::optional<ProtocolChoice> Protocols = std::nullopt;
+  /// Where the sketch gives parts of its size range their own protocols:
+  /// every program written, smallest sizes first (the summary's program
+  /// and times are those of the part that holds the design point).
+  std::vector<ProgramFile> Parts = {};
 };
 
 /// Which time to trust for what, in one line (the `trust` line after the

@@ -8,7 +8,8 @@
 // program stay; the runtime's slicing and the wire costs follow the
 // protocol) at each size and keeps the protocol with the least
 // geometric-mean time; ties keep the stages' protocol, then the order
-// Simple, LL128, LL.
+// Simple, LL128, LL. Step 3 walks the sizes up and starts a new part where
+// another protocol beats the winner by more than 2%.
 //
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/ProtocolChoice.h"
@@ -16,6 +17,8 @@
 #include "codegen/SimMachine.h"
 #include "ir/Printer.h"
 #include "passes/TimeModel.h"
+
+#include "llvm/ADT/STLExtras.h"
 
 #include <fmt/format.h>
 
@@ -41,13 +44,68 @@ double oneChunkUs(ir::Sketch S, std::string_view Name) {
   return TM.launchUs() + Worst;
 }
 
-/// The sizes to compare: the design point, then the range's ends.
+/// At most this many sizes of a range are simulated (its ends included).
+constexpr size_t MaxRangeSizes = 14;
+
+/// The sizes to compare: the design point, then the range from its lower
+/// end up: the powers of two inside it (every second or fourth one where a
+/// range is wide) and its upper end.
 std::vector<std::uint64_t> sizesOf(const ir::Sketch &S) {
   std::vector<std::uint64_t> Out{S.SizeBytes};
-  for (std::uint64_t B : {S.MinBytes, S.MaxBytes})
-    if (B && std::find(Out.begin(), Out.end(), B) == Out.end())
+  if (!S.MinBytes || !S.MaxBytes)
+    return Out;
+  std::vector<std::uint64_t> Inside;
+  for (std::uint64_t P = 1; P && P < S.MaxBytes; P <<= 1)
+    if (P > S.MinBytes)
+      Inside.push_back(P);
+  size_t Stride = 1;
+  while (Inside.size() / Stride + 2 > MaxRangeSizes)
+    Stride *= 2;
+  std::vector<std::uint64_t> Range{S.MinBytes};
+  for (size_t I = 0; I < Inside.size(); I += Stride)
+    Range.push_back(Inside[I]);
+  Range.push_back(S.MaxBytes);
+  for (std::uint64_t B : Range)
+    if (std::find(Out.begin(), Out.end(), B) == Out.end())
       Out.push_back(B);
   return Out;
+}
+
+/// Within this factor of the fastest, the overall winner keeps a size.
+constexpr double SplitTolerance = 1.02;
+
+/// Under `protocol auto`: the runs of sizes of \p C (ascending) that share
+/// a fastest protocol, each starting at its first size.
+std::vector<ProtocolPiece> autoPieces(const ir::Sketch &S,
+                                      const ProtocolChoice &C) {
+  std::vector<size_t> Order(C.Sizes.size());
+  for (size_t I = 0; I < Order.size(); ++I)
+    Order[I] = I;
+  llvm::sort(Order,
+             [&](size_t A, size_t B) { return C.Sizes[A] < C.Sizes[B]; });
+  const std::vector<double> *BestTimes = nullptr;
+  for (const auto &[P, Times] : C.Times)
+    if (P == C.Best)
+      BestTimes = &Times;
+  std::vector<ProtocolPiece> Pieces;
+  for (size_t I : Order) {
+    tacclrt::Protocol Winner = C.Best;
+    double Fastest = std::numeric_limits<double>::infinity();
+    for (const auto &[P, Times] : C.Times)
+      if (Times[I] < Fastest) {
+        Fastest = Times[I];
+        Winner = P;
+      }
+    if (BestTimes && (*BestTimes)[I] <= SplitTolerance * Fastest)
+      Winner = C.Best;
+    if (Pieces.empty()) {
+      Pieces.push_back({Winner, S.MinBytes, S.MaxBytes});
+    } else if (Winner != Pieces.back().Proto) {
+      Pieces.back().MaxBytes = C.Sizes[I] - 1;
+      Pieces.push_back({Winner, C.Sizes[I], S.MaxBytes});
+    }
+  }
+  return Pieces;
 }
 
 } // namespace
@@ -116,6 +174,27 @@ std::optional<ProtocolChoice> tacclc::chooseProtocol(const tacclrt::Algo &Plan,
   if (!Any)
     return std::nullopt;
   return C;
+}
+
+std::vector<ProtocolPiece> tacclc::protocolPieces(const ir::Sketch &S,
+                                                  const ProtocolChoice *C,
+                                                  bool Split) {
+  auto Named = [](llvm::StringRef Name) {
+    return tacclrt::parseProtocol(Name).value_or(tacclrt::Protocol::Simple);
+  };
+  if (!S.ProtocolRanges.empty()) {
+    std::vector<ProtocolPiece> Pieces;
+    std::uint64_t From = S.MinBytes;
+    for (const ir::ProtocolRange &R : S.ProtocolRanges) {
+      Pieces.push_back({Named(R.Protocol), From,
+                        R.BelowBytes ? R.BelowBytes - 1 : S.MaxBytes});
+      From = R.BelowBytes;
+    }
+    return Pieces;
+  }
+  if (C && Split && S.ProtocolAuto && S.MinBytes && S.MaxBytes)
+    return autoPieces(S, *C);
+  return {{C ? C->Best : Named(S.Protocol), S.MinBytes, S.MaxBytes}};
 }
 
 void tacclc::printProtocolChoice(llvm::raw_ostream &OS,

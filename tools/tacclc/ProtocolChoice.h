@@ -7,9 +7,15 @@
 //      cheapest on the sketch's slowest link, so routing, ordering and
 //      scheduling weigh latency and bandwidth as that protocol will;
 //   2. after lowering: the program simulated under each protocol (tacclc
-//      sim) at the sketch's size, and at both ends of its size range; the
-//      protocol with the least geometric-mean time wins and the program is
-//      emitted for it.
+//      sim) at the sketch's size, and across its size range (its ends and
+//      the powers of two between); the protocol with the least
+//      geometric-mean time wins, and is the one a single program is
+//      written for;
+//   3. where the compile writes files, a protocol per part of the range:
+//      wherever another protocol is the fastest by more than 2%, the range
+//      splits at the first sampled size of its run, and each part gets its
+//      own program (docs/synthesis.md, "Choosing the protocol").
+// A sketch that names a protocol per size range gets those parts as given.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_TOOLS_TACCLC_PROTOCOLCHOICE_H
@@ -27,6 +33,14 @@
 #include <vector>
 
 namespace tacclc {
+
+/// One program of a compile: the protocol it is written for and the sizes
+/// it serves, in the sketch's bytes (both ends included; MaxBytes 0: every
+/// larger size, MinBytes 0: every smaller one).
+struct ProtocolPiece {
+  tacclrt::Protocol Proto = tacclrt::Protocol::Simple;
+  std::uint64_t MinBytes = 0, MaxBytes = 0;
+};
 
 /// The protocol the stages assume for \p S under `protocol auto` (step 1).
 std::string stageProtocol(const ir::Sketch &S);
@@ -46,6 +60,14 @@ struct ProtocolChoice {
 /// nothing when no protocol could be simulated.
 std::optional<ProtocolChoice> chooseProtocol(const tacclrt::Algo &Plan,
                                              const ir::Sketch &S);
+
+/// The programs to write for \p S: one per part of its `protocol` list;
+/// under `protocol auto` with a size range and \p Split, one per run of
+/// sizes in \p C that share a fastest protocol (step 3), unless C's winner
+/// is within 2% of the fastest at every size; else one, for the whole
+/// range.
+std::vector<ProtocolPiece> protocolPieces(const ir::Sketch &S,
+                                          const ProtocolChoice *C, bool Split);
 
 /// The summary's `protocol` line: the winner and every protocol's times.
 void printProtocolChoice(llvm::raw_ostream &OS, const ProtocolChoice &C);
