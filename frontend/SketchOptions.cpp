@@ -3,7 +3,7 @@
 // Checks the sketch items that do not shape the topology:
 //   - `protocol ...` (SketchProtocol.cpp);
 //   - `phases within nodes, across nodes, ...` (the phases' order; solved
-//     by passes/Phases.cpp), for non-reducing collectives on several nodes;
+//     by passes/Phases.cpp) on a machine of several nodes;
 //   - `time limit Q` (a time > 0) and `gap X` (0 <= X < 1) for the solver;
 //   - `symmetry ...`: each generator is turned into a rank permutation and
 //     proved to be an automorphism of the logical topology: every link must
@@ -173,7 +173,7 @@ std::optional<std::vector<unsigned>> permutation(const SymmetryForm &F,
   return Perm;
 }
 /// `phases within nodes, across nodes, ...`: the phases of a sketch on a
-/// machine of several nodes whose collective does not reduce.
+/// machine of several nodes.
 bool checkPhases(const PhasesItem &Item, ir::Sketch &Out,
                  DiagnosticEngine &Diags) {
   bool Ok = true;
@@ -195,11 +195,6 @@ bool checkPhases(const PhasesItem &Item, ir::Sketch &Out,
   if (Out.Topo.getNumNodes() < 2) {
     Diags.report(DiagId::PhasesOneNode, Item.getRange(),
                  Out.Topo.getName().str());
-    return false;
-  }
-  if (ir::isCombining(Out.Coll.getKind())) {
-    Diags.report(DiagId::PhasesReducing, Item.getRange(),
-                 ir::collectiveName(Out.Coll.getKind()).str());
     return false;
   }
   return true;

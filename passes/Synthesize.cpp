@@ -314,8 +314,11 @@ namespace {
 /// (ordering and stage 3).
 std::vector<bool> plannedStages(const Sketch &S) {
   if (!S.Phases.empty()) {
+    // Each phase routes and schedules; an ALLREDUCE solves its reduction
+    // and its spreading in phases each.
     std::vector<bool> Stages;
-    for (size_t I = 0; I < S.Phases.size(); ++I)
+    unsigned Solves = S.Coll.getKind() == CollectiveKind::AllReduce ? 2 : 1;
+    for (size_t I = 0; I < Solves * S.Phases.size(); ++I)
       Stages.insert(Stages.end(), {true, false});
     return Stages;
   }
@@ -338,6 +341,78 @@ double tacclc::synthesisTimeLimit(const Sketch &S,
   return Sum;
 }
 
+namespace {
+/// Stages 1-3 phase by phase on \p S (Phases.h); \p Prefix starts each
+/// stage's name. Nothing after a diagnostic.
+std::optional<std::pair<Routes, Schedule>>
+solveInPhases(const Sketch &S, StageRunner &Run, bool AllowMerge,
+              const std::string &Prefix, DiagnosticEngine &Diags) {
+  auto Phases = phaseSketches(S, Diags);
+  if (!Phases)
+    return std::nullopt;
+  std::vector<Routes> PhaseRoutes;
+  std::vector<Schedule> PhaseSchedules;
+  for (size_t I = 0; I < Phases->size(); ++I) {
+    const Sketch &P = (*Phases)[I];
+    std::string Name = fmt::format("{}phase {} ", Prefix, I + 1);
+    auto Rt = Run.route(P, Name);
+    if (!Rt)
+      return std::nullopt;
+    StageOptions Scheduling = Run.budget(false);
+    Schedule Ordered = Run.order(P, *Rt, AllowMerge, Name, Scheduling);
+    PhaseSchedules.push_back(
+        Run.schedule(P, Ordered, AllowMerge, Name, Scheduling));
+    PhaseRoutes.push_back(std::move(*Rt));
+  }
+  return std::make_pair(composeRoutes(PhaseRoutes),
+                        composeSchedules(PhaseSchedules));
+}
+
+/// The dual of combining sketch \p S solved in the phases of \p S in the
+/// opposite order: reversed, its schedule reduces in S's order.
+Sketch phasedDual(const Sketch &S, bool Transpose) {
+  Sketch D = dualSketch(S, Transpose);
+  std::reverse(D.Phases.begin(), D.Phases.end());
+  return D;
+}
+
+/// synthesize() for a sketch with phases. A combining collective runs its
+/// dual backwards (ReduceSchedule.h): its reduction goes through the
+/// phases in the sketch's order, and an ALLREDUCE then spreads the sums
+/// through them in the opposite order (the dual solved once more, on the
+/// sketch's own topology), as NCCL's hierarchical ALLREDUCE does.
+/// False after a diagnostic. \p Out holds the stages' reports already.
+bool synthesizeInPhases(const Sketch &S, StageRunner &Run, Synthesis &Out,
+                        DiagnosticEngine &Diags) {
+  CollectiveKind Kind = S.Coll.getKind();
+  if (!isCombining(Kind)) {
+    auto Solved = solveInPhases(S, Run, true, "", Diags);
+    if (!Solved)
+      return false;
+    Out.Routes = std::move(Solved->first);
+    Out.Schedule = std::move(Solved->second);
+    return true;
+  }
+  Out.UpTransposed = routesTransposed(S);
+  Out.Dual = phasedDual(S, Out.UpTransposed);
+  auto Up = solveInPhases(*Out.Dual, Run, false, "", Diags);
+  if (!Up)
+    return false;
+  Out.Routes = std::move(Up->first);
+  std::optional<std::pair<Routes, Schedule>> Spread;
+  if (Kind == CollectiveKind::AllReduce) {
+    Spread = solveInPhases(phasedDual(S, false), Run, true, "spread ", Diags);
+    if (!Spread)
+      return false;
+  }
+  Out.Schedule = reverseForReduction(S, Up->second, Out.UpTransposed,
+                                     Spread ? &Spread->second : &Up->second);
+  if (Spread)
+    Out.Schedule = Run.overlap(S, std::move(Out.Schedule));
+  return true;
+}
+} // namespace
+
 std::optional<Synthesis> tacclc::synthesize(const Sketch &S,
                                             const SynthesisOptions &Opts,
                                             DiagnosticEngine &Diags,
@@ -346,26 +421,8 @@ std::optional<Synthesis> tacclc::synthesize(const Sketch &S,
   StageRunner Run(Opts, Diags, Hooks, Out.Stages);
   Run.plan(plannedStages(S));
   if (!S.Phases.empty()) {
-    // One solve per phase, the schedules one after another (Phases.h).
-    auto Phases = phaseSketches(S, Diags);
-    if (!Phases)
+    if (!synthesizeInPhases(S, Run, Out, Diags))
       return std::nullopt;
-    std::vector<Routes> PhaseRoutes;
-    std::vector<Schedule> PhaseSchedules;
-    for (size_t I = 0; I < Phases->size(); ++I) {
-      const Sketch &P = (*Phases)[I];
-      std::string Prefix = fmt::format("phase {} ", I + 1);
-      auto Rt = Run.route(P, Prefix);
-      if (!Rt)
-        return std::nullopt;
-      StageOptions Scheduling = Run.budget(false);
-      Schedule Ordered = Run.order(P, *Rt, true, Prefix, Scheduling);
-      PhaseSchedules.push_back(
-          Run.schedule(P, Ordered, true, Prefix, Scheduling));
-      PhaseRoutes.push_back(std::move(*Rt));
-    }
-    Out.Routes = composeRoutes(PhaseRoutes);
-    Out.Schedule = composeSchedules(PhaseSchedules);
     return Out;
   }
   CollectiveKind Kind = S.Coll.getKind();

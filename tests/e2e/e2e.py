@@ -1573,12 +1573,15 @@ PAIR = """machine pair(nodes: int = 2) {
 
 
 def phases():
-    """`phases`: every non-reducing collective, in both orders of the two
-    phases, compiles to a verified program that computes its collective on
-    the CPU executor in several data types, deterministically; so does a
-    phased NDv2 x2 allgather. The stages run once per phase."""
+    """`phases`: every collective, in both orders of the two phases,
+    compiles to a verified program that computes its collective on the CPU
+    executor in several data types, deterministically; so does a phased
+    NDv2 x2 allgather. The stages run once per phase (reductions through
+    their duals; an allreduce's spreading in phases too)."""
     cases = [("allgather", ""), ("alltoall", ""), ("broadcast", " root 0:0"),
-             ("gather", " root 1:1"), ("scatter", " root 0:1")]
+             ("gather", " root 1:1"), ("scatter", " root 0:1"),
+             ("reducescatter", ""), ("reduce", " root 1:0"),
+             ("allreduce", "")]
     orders = ["within nodes, across nodes", "across nodes, within nodes"]
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "ph.sketch")
@@ -1601,7 +1604,10 @@ def phases():
             xml = os.path.join(tmp, name + ".xml")
             summary = run(src, "--sketch", name, "-o", xml, "--summary",
                           expect=0).stderr
-            for stage in ("phase 1 routing", "phase 2 scheduling"):
+            stages = ["phase 1 routing", "phase 2 scheduling"]
+            if name.startswith("allreduce"):
+                stages.append("spread phase 2 routing")
+            for stage in stages:
                 if stage not in summary:
                     sys.exit(f"FAIL: {name}: no '{stage}' line:\n{summary}")
             first = open(xml).read()
