@@ -1560,18 +1560,6 @@ def check_parts(programs, coll, size):
         sys.exit(f"FAIL: {coll} {size}: parts miss the range: {programs}")
 
 
-PAIR = """machine pair(nodes: int = 2) {
-  gpus per node = 2
-  class nv { alpha = 0.7 us; beta = 20 us/MB }
-  class ib { alpha = 2 us; beta = 80 us/MB }
-  nic ib
-  for n in 0..nodes {
-    link nv n:0 <-> n:1
-  }
-}
-"""
-
-
 def phases():
     """`phases`: every collective, in both orders of the two phases,
     compiles to a verified program that computes its collective on the CPU
@@ -1587,12 +1575,13 @@ def phases():
         src = os.path.join(tmp, "ph.sketch")
         names = []
         with open(src, "w") as f:
-            f.write('import "topologies/ndv2"\n' + PAIR)
+            f.write('import "topologies/ndv2"\n' + MYBOX)
             for coll, root in cases:
                 for i, order in enumerate(orders):
                     name = f"{coll}_{i}"
                     names.append(name)
-                    f.write(f"sketch {name} on pair {{\n  collective {coll}"
+                    f.write(f"sketch {name} on mybox(nodes: 2) {{\n"
+                            f"  collective {coll}"
                             f"{root}\n  chunks 2\n  size 64 KiB\n"
                             f"  relay direct\n  phases {order}\n}}\n")
             f.write("sketch ndv2_ag on ndv2(nodes: 2) {\n  collective "

@@ -330,20 +330,17 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
   EO.Overlap = Opts.Overlap;
   EO.FifoMessages = TimeModel(*Sketch).fifoMessages(1);
   EO.Origin = compiledProvenance(*Sketch, SM, Opts.Output);
-  std::optional<EmittedProgram> Emitted =
-      emitVerified(*Sketch, Sched, EO, Diags);
-  if (!Emitted)
-    return Fail();
+  // A sketch with a protocol list is written only as its parts; any other
+  // is lowered once here (`protocol auto` then simulates it under each).
+  std::optional<EmittedProgram> Emitted;
   std::optional<ProtocolChoice> Protocols;
-  if (Sketch->ProtocolAuto) {
-    Phase.emplace("choosing the protocol");
-    Protocols = chooseProtocol(Emitted->Plan, *Sketch);
-    if (Protocols && Protocols->Best != Emitted->Plan.Proto) {
-      Sketch->Protocol = std::string(tacclrt::nameOf(Protocols->Best));
-      EO.FifoMessages = TimeModel(*Sketch).fifoMessages(1);
-      Emitted = emitVerified(*Sketch, Sched, EO, Diags);
-      if (!Emitted)
-        return Fail();
+  if (Sketch->ProtocolRanges.empty()) {
+    Emitted = emitVerified(*Sketch, Sched, EO, Diags);
+    if (!Emitted)
+      return Fail();
+    if (Sketch->ProtocolAuto) {
+      Phase.emplace("choosing the protocol");
+      Protocols = chooseProtocol(Emitted->Plan, *Sketch);
     }
   }
   // A protocol per part of the size range: one program each, written
@@ -374,6 +371,14 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
     const PartProgram &D = (*Parts)[Design];
     return writeProgram(Opts, Diags, D.Sketch, *Result, D.Emitted,
                         std::move(Protocols), Began, Seconds, &*Parts);
+  }
+  // One program: under `protocol auto`, for the winner.
+  if (Protocols && Protocols->Best != Emitted->Plan.Proto) {
+    Sketch->Protocol = std::string(tacclrt::nameOf(Protocols->Best));
+    EO.FifoMessages = TimeModel(*Sketch).fifoMessages(1);
+    Emitted = emitVerified(*Sketch, Sched, EO, Diags);
+    if (!Emitted)
+      return Fail();
   }
   if (!Opts.Summary && Opts.ReportFile.empty())
     return emitText(Opts, Diags, Emitted->Xml);

@@ -270,17 +270,18 @@ std::string tacclc::reportJson(const CompileFacts &F) {
   }
   // The programs written: one, or one per part of the size range.
   std::vector<std::string> Programs;
+  auto Program = [&](llvm::StringRef File, llvm::StringRef Proto,
+                     uint64_t MinBytes, uint64_t MaxBytes) {
+    Programs.push_back(
+        fmt::format("{{\"file\": {}, \"protocol\": {}, \"min_bytes\": {}, "
+                    "\"max_bytes\": {}}}",
+                    jsonQuote(File), jsonQuote(Proto), MinBytes, MaxBytes));
+  };
   if (F.Parts.empty())
-    Programs.push_back(fmt::format(
-        "{{\"file\": {}, \"protocol\": {}, \"min_bytes\": {}, "
-        "\"max_bytes\": {}}}",
-        jsonQuote(F.Output), jsonQuote(S.Protocol), S.MinBytes, S.MaxBytes));
+    Program(F.Output, S.Protocol, S.MinBytes, S.MaxBytes);
   for (const ProgramFile &Part : F.Parts)
-    Programs.push_back(fmt::format(
-        "{{\"file\": {}, \"protocol\": {}, \"min_bytes\": {}, "
-        "\"max_bytes\": {}}}",
-        jsonQuote(Part.Path), jsonQuote(tacclrt::nameOf(Part.Piece.Proto)),
-        Part.Piece.MinBytes, Part.Piece.MaxBytes));
+    Program(Part.Path, tacclrt::nameOf(Part.Piece.Proto), Part.Piece.MinBytes,
+            Part.Piece.MaxBytes);
   return fmt::format(
       "{{\n  \"sketch\": {},\n  \"topology\": {},\n  \"collective\": {},\n"
       "  \"ranks\": {},\n  \"bytes\": {},\n  \"chunks\": {},\n"
