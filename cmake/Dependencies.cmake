@@ -7,6 +7,8 @@
 #===----------------------------------------------------------------------===#
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(CBC REQUIRED IMPORTED_TARGET cbc)
+# bliss: graph automorphisms (`symmetry auto`, ir/Automorphisms.h).
+pkg_check_modules(BLISS REQUIRED IMPORTED_TARGET libbliss-cxx)
 find_package(fmt 9 REQUIRED CONFIG)
 find_package(doctest 2.4 REQUIRED CONFIG)
 find_package(pugixml REQUIRED CONFIG)

@@ -237,6 +237,8 @@ private:
           for (size_t I = 0; I < F.Perm.size(); ++I)
             OS << (I ? ", " : "") << printExpr(*F.Perm[I]);
           OS << "]";
+        } else if (F.Kind == SymmetryForm::Named) {
+          OS << F.What;
         } else {
           OS << "rotate " << F.What << " by " << printExpr(*F.Amount);
           if (F.Group)

@@ -352,6 +352,10 @@ private:
           F.Amount = expr(Ro->amount);
           if (Ro->group)
             F.Group = expr(Ro->group);
+        } else if (auto *Na = dynamic_cast<P::NamedSymmetryContext *>(C)) {
+          F.Kind = SymmetryForm::Named;
+          F.What = Na->name->getText();
+          F.WhatRange = range(Na->name);
         } else {
           F.Kind = SymmetryForm::Map;
           F.What = "map";

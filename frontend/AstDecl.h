@@ -309,7 +309,8 @@ public:
 
 /// One symmetry generator of a `symmetry` item.
 struct SymmetryForm {
-  enum FormKind { RotateGpus, RotateNodes, RotateRanks, Map } Kind;
+  /// Named: a word, of which `auto` is the one Sema knows.
+  enum FormKind { RotateGpus, RotateNodes, RotateRanks, Map, Named } Kind;
   ExprPtr Amount;            ///< Rotations.
   ExprPtr Group;             ///< `within S` (RotateRanks only).
   std::vector<ExprPtr> Perm; ///< The image of each rank (Map).

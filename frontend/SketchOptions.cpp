@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/SemaInternal.h"
 #include "frontend/Units.h"
+#include "ir/Automorphisms.h"
 
 #include "llvm/Support/Casting.h"
 
@@ -172,6 +173,100 @@ std::optional<std::vector<unsigned>> permutation(const SymmetryForm &F,
   }
   return Perm;
 }
+/// Proves \p Perm a symmetry of the logical topology and of the machine's
+/// sharing (NICs, switch groups) and records it as \p Text; false after
+/// reporting why not.
+bool proveSymmetry(std::vector<unsigned> Perm, const std::string &Text,
+                   llvm::SMRange Range, ir::Sketch &Out,
+                   DiagnosticEngine &Diags) {
+  const ir::Topology &T = Out.Topo;
+  for (const ir::Link &L : T.links()) {
+    ir::RankId A(Perm[L.Src.index()]), B(Perm[L.Dst.index()]);
+    auto Image = T.findLink(A, B);
+    if (Image && sameCost(L, T.link(*Image)))
+      continue;
+    std::string To = rankName(T, A.index()) + " -> " + rankName(T, B.index());
+    Diags.report(DiagId::SymmetryBroken, Range, Text, linkText(T, L), To,
+                 Image ? "a link of another class or cost: " +
+                             linkText(T, T.link(*Image))
+                       : std::string("which is not a link"));
+    return false;
+  }
+  if (auto Why = breaksSharing(T, Perm)) {
+    Diags.report(DiagId::SymmetryBreaksSharing, Range, Text, *Why);
+    return false;
+  }
+  Out.Symmetries.push_back({Text, std::move(Perm), Range});
+  return true;
+}
+
+/// `symmetry auto`: the generators of a large group of the machine's
+/// automorphisms that keep the sketch's rules and move every chunk
+/// (ir/Automorphisms.h), each proved like a written one.
+bool autoSymmetry(const SymmetryForm &F, ir::Sketch &Out,
+                  DiagnosticEngine &Diags) {
+  ir::SymmetryRules Rules;
+  Rules.Carries = Out.Carries;
+  const bool Rooted = ir::isRooted(Out.Coll.getKind());
+  if (Rooted) {
+    Rules.RankColour.assign(Out.Topo.getNumRanks(), 0);
+    Rules.RankColour[Out.Coll.getRoot().index()] = 1;
+  }
+  ir::AutomorphismGroup G = ir::automorphisms(Out.Topo, Rules);
+  ir::FreeSubgroup H = ir::chooseFreeSubgroup(Out.Topo, Rules, G);
+  // A rooted collective keeps its root in place, so no symmetry moves its
+  // chunks: nothing to say.
+  if (H.Generators.empty() && !Rooted)
+    Diags.report(DiagId::SymmetryAutoNone, F.Range, Out.Topo.getName().str(),
+                 ir::collectiveName(Out.Coll.getKind()).str(), G.Order);
+  for (size_t I = 0; I < H.Generators.size(); ++I)
+    if (!proveSymmetry(H.Generators[I], "auto: " + H.Descriptions[I], F.Range,
+                       Out, Diags))
+      return false;
+  return true;
+}
+
+/// The `symmetry` item: each form built and proved, or `auto` alone.
+bool checkSymmetries(const SymmetryItem &Sy, ir::Sketch &Out,
+                     DiagnosticEngine &Diags) {
+  bool Ok = true;
+  for (const SymmetryForm &F : Sy.Forms)
+    if (F.Kind == SymmetryForm::Named) {
+      if (F.What != "auto") {
+        Diags.report(DiagId::UnknownSymmetry, F.WhatRange, F.What);
+        return false;
+      }
+      if (Sy.Forms.size() > 1) {
+        Diags.report(DiagId::SymmetryAutoAlone, F.Range);
+        return false;
+      }
+      return autoSymmetry(F, Out, Diags);
+    }
+  // Each generator is checked against every link; TACCL's sketches use
+  // at most two.
+  constexpr size_t MaxGenerators = 16;
+  if (Sy.Forms.size() > MaxGenerators) {
+    Diags.report(DiagId::OutOfRange, Sy.Forms[MaxGenerators].Range,
+                 "the number of symmetries",
+                 fmt::format("at most {}", MaxGenerators),
+                 std::to_string(Sy.Forms.size()));
+    return false;
+  }
+  for (const SymmetryForm &F : Sy.Forms) {
+    auto Perm = permutation(F, Out.Topo, Diags);
+    if (!Perm) {
+      Ok = false;
+      continue;
+    }
+    std::string Text =
+        llvm::StringRef(F.Range.Start.getPointer(),
+                        F.Range.End.getPointer() - F.Range.Start.getPointer())
+            .str();
+    Ok &= proveSymmetry(std::move(*Perm), Text, F.Range, Out, Diags);
+  }
+  return Ok;
+}
+
 /// `phases within nodes, across nodes, ...`: the phases of a sketch on a
 /// machine of several nodes.
 bool checkPhases(const PhasesItem &Item, ir::Sketch &Out,
@@ -229,51 +324,7 @@ bool tacclc::checkSketchOptions(const std::vector<const Node *> &Items,
         Out.RelativeGap = Q.Value;
       }
     } else if (const auto *Sy = llvm::dyn_cast<SymmetryItem>(I)) {
-      // Each generator is checked against every link; TACCL's sketches use
-      // at most two.
-      constexpr size_t MaxGenerators = 16;
-      if (Sy->Forms.size() > MaxGenerators) {
-        Diags.report(DiagId::OutOfRange, Sy->Forms[MaxGenerators].Range,
-                     "the number of symmetries",
-                     fmt::format("at most {}", MaxGenerators),
-                     std::to_string(Sy->Forms.size()));
-        Ok = false;
-        continue;
-      }
-      for (const SymmetryForm &F : Sy->Forms) {
-        auto Perm = permutation(F, Out.Topo, Diags);
-        if (!Perm) {
-          Ok = false;
-          continue;
-        }
-        std::string Text = llvm::StringRef(F.Range.Start.getPointer(),
-                                           F.Range.End.getPointer() -
-                                               F.Range.Start.getPointer())
-                               .str();
-        const ir::Topology &T = Out.Topo;
-        bool LinksOk = true;
-        for (const ir::Link &L : T.links()) {
-          ir::RankId A((*Perm)[L.Src.index()]), B((*Perm)[L.Dst.index()]);
-          auto Image = T.findLink(A, B);
-          if (Image && sameCost(L, T.link(*Image)))
-            continue;
-          std::string To =
-              rankName(T, A.index()) + " -> " + rankName(T, B.index());
-          Diags.report(DiagId::SymmetryBroken, F.Range, Text, linkText(T, L),
-                       To,
-                       Image ? "a link of another class or cost: " +
-                                   linkText(T, T.link(*Image))
-                             : std::string("which is not a link"));
-          Ok = LinksOk = false;
-          break;
-        }
-        if (LinksOk)
-          if (auto Why = breaksSharing(T, *Perm)) {
-            Diags.report(DiagId::SymmetryBreaksSharing, F.Range, Text, *Why);
-            Ok = false;
-          }
-        Out.Symmetries.push_back({Text, std::move(*Perm), F.Range});
-      }
+      Ok &= checkSymmetries(*Sy, Out, Diags);
     }
   }
   return Ok;

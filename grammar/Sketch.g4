@@ -139,9 +139,11 @@ policyName : first=IDENT (MINUS second=IDENT)? ;
 //   rotate nodes by K         node n -> node (n + K) % nodes
 //   rotate ranks by K within S   TACCL's [K, S]: r -> (r % S + K) % S + r / S * S
 //   map [p0, p1, ...]         rank r -> p_r
+//   auto                      the machine's own (ir/Automorphisms.h)
 symmetry
   : ROTATE what=(GPUS | RANKS | LINKS | IDENT) BY amount=expr (WITHIN group=expr)?   # rotateSymmetry
   | MAP LBRACKET expr (COMMA expr)* RBRACKET                         # mapSymmetry
+  | name=IDENT                                                       # namedSymmetry
   ;
 
 // A number with an optional unit: `0.7 us`, `46 us/MB`, `12.5 GB/s`, `1 MiB`.

@@ -161,6 +161,13 @@ std::optional<int> runImportTacclIfNamed();
 /// The options of `tacclc import-taccl`, for --help.
 const llvm::cl::OptionCategory &importTacclCategory();
 
+/// `tacclc tune --topology T --collective C -o DIR` (Tune.cpp, which
+/// declares its options): its exit status, or nothing when another command
+/// was named.
+std::optional<int> runTuneIfNamed();
+/// The options of `tacclc tune`, for --help.
+const llvm::cl::OptionCategory &tuneCategory();
+
 } // namespace tacclc
 
 #endif // TACCLC_TOOLS_COMMANDS_H

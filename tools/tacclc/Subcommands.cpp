@@ -259,8 +259,9 @@ cl::opt<double> Watchdog("watchdog",
 } // namespace
 
 std::vector<const cl::OptionCategory *> tacclc::subcommandCategories() {
-  return {&CommonCat, &ExecCat, &SimCat, &BaselineCat,
-          &BoundsCat, &FmtCat,  &LspCat, &importTacclCategory()};
+  return {&CommonCat,     &ExecCat, &SimCat, &BaselineCat,
+          &BoundsCat,     &FmtCat,  &LspCat, &importTacclCategory(),
+          &tuneCategory()};
 }
 
 bool tacclc::legacyDialect() { return TargetDialect == Dialect::Legacy; }
@@ -271,6 +272,8 @@ bool tacclc::diagNames() { return DiagNames; }
 std::optional<int> tacclc::runSubcommand() {
   bool Legacy = legacyDialect();
   if (std::optional<int> Status = runImportTacclIfNamed())
+    return Status;
+  if (std::optional<int> Status = runTuneIfNamed())
     return Status;
   if (LspCmd) {
     LspOptions O;

@@ -9,6 +9,7 @@
 //   tacclc bounds [FILE.xml] ...      Bounds.cpp
 //   tacclc fmt [-i | --check] FILE...  Fmt.cpp
 //   tacclc import-taccl SKETCH.json    ImportTaccl.cpp
+//   tacclc tune --topology T ...       Tune.cpp (TuneJob, TunePlan, TuneReport)
 //   tacclc lsp                         lsp/LspServer.h
 //
 // The subcommands' options are declared in Subcommands.cpp. Usage errors
