@@ -60,18 +60,16 @@ verifyFolder(const TunePlan &P, const std::vector<TuneOutcome> &Outcomes,
              const std::string &Dir, const std::string &Tacclc);
 /// report.json's text.
 std::string reportJson(const TunePlan &P,
-                       const std::vector<TuneOutcome> &Outcomes,
-                       double Seconds);
+                       const std::vector<TuneOutcome> &Outcomes);
 /// report.md's text.
 std::string reportMarkdown(const TunePlan &P,
-                           const std::vector<TuneOutcome> &Outcomes,
-                           double Seconds);
-/// The SVG of \p O: bus bandwidth of the envelope, NCCL's ring and tree,
+                           const std::vector<TuneOutcome> &Outcomes);
+/// The SVG of \p O: algorithm bandwidth of the envelope, NCCL's ring and tree,
 /// and the bound, against size.
 std::string envelopeChart(const TunePlan &P, const TuneOutcome &O);
 /// The lines tune prints when it is done.
 void printSummary(const TunePlan &P, const std::vector<TuneOutcome> &Outcomes,
-                  const std::string &OutDir);
+                  const std::string &OutDir, double Seconds);
 
 } // namespace tacclc
 

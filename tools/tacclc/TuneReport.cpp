@@ -222,8 +222,8 @@ int tacclc::writeTuneOutput(const TunePlan &P, const std::string &OutDir,
     return Fail(*Why);
 
   std::vector<OutputFile> Reports{
-      {Stage + "/report.json", reportJson(P, Outcomes, Seconds)},
-      {Stage + "/report.md", reportMarkdown(P, Outcomes, Seconds)}};
+      {Stage + "/report.json", reportJson(P, Outcomes)},
+      {Stage + "/report.md", reportMarkdown(P, Outcomes)}};
   for (const TuneOutcome &O : Outcomes)
     Reports.push_back({Stage + "/" + O.Coll + ".svg", envelopeChart(P, O)});
   if (!writeOutputFiles(Reports, {}, OE))
@@ -240,6 +240,6 @@ int tacclc::writeTuneOutput(const TunePlan &P, const std::string &OutDir,
                   R.message());
   }
   llvm::sys::fs::remove_directories(Stage);
-  printSummary(P, Outcomes, OutDir);
+  printSummary(P, Outcomes, OutDir, Seconds);
   return ExitSuccess;
 }

@@ -26,6 +26,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 using namespace tacclc;
 namespace json = llvm::json;
 
@@ -155,8 +157,7 @@ tacclc::verifyFolder(const TunePlan &P,
 }
 
 std::string tacclc::reportJson(const TunePlan &P,
-                               const std::vector<TuneOutcome> &Outcomes,
-                               double Seconds) {
+                               const std::vector<TuneOutcome> &Outcomes) {
   json::Array Colls;
   for (const TuneOutcome &O : Outcomes) {
     json::Array Files, Sizes, Jobs;
@@ -190,6 +191,18 @@ std::string tacclc::reportJson(const TunePlan &P,
       }
       if (O.BoundUs[I])
         S["bound_us"] = *O.BoundUs[I];
+      // Each family's fastest program at this size, to compare against.
+      std::map<std::string, double> Best;
+      for (const TuneEntry &E : O.Programs)
+        if (auto T = timeOf(E, I)) {
+          auto [It, New] = Best.try_emplace(E.Job->Job.Family, *T);
+          if (!New && *T < It->second)
+            It->second = *T;
+        }
+      json::Object ByFamily;
+      for (const auto &[Family, T] : Best)
+        ByFamily[Family] = T;
+      S["by_family_us"] = std::move(ByFamily);
       if (int B = O.BestNccl[I]; B >= 0) {
         double T = *timeOf(O.Programs[B], I);
         S["best_nccl"] = O.Programs[B].Job->Job.Label;
@@ -212,7 +225,6 @@ std::string tacclc::reportJson(const TunePlan &P,
       if (J.Result) {
         Jo["status"] = J.Result->Status;
         Jo["seconds"] = J.Result->Seconds;
-        Jo["cached"] = J.Cached;
         if (!J.Result->Message.empty())
           Jo["message"] = J.Result->Message;
       } else {
@@ -231,7 +243,6 @@ std::string tacclc::reportJson(const TunePlan &P,
       {"ranks", int64_t(P.Ranks)},
       {"engine", P.Request.Engine},
       {"dialect", P.Request.Legacy ? "msccl-legacy" : "msccl-executor"},
-      {"seconds", Seconds},
       {"collectives", std::move(Colls)}};
   std::string Text;
   llvm::raw_string_ostream OS(Text);
@@ -240,15 +251,14 @@ std::string tacclc::reportJson(const TunePlan &P,
 }
 
 std::string tacclc::reportMarkdown(const TunePlan &P,
-                                   const std::vector<TuneOutcome> &Outcomes,
-                                   double Seconds) {
+                                   const std::vector<TuneOutcome> &Outcomes) {
   std::string S = fmt::format(
       "# tacclc tune: {} ({} GPUs)\n\nTimes from the {} simulation engine; "
       "bound from `tacclc bounds`; NCCL's algorithms (ring, tree, direct, "
       "hierarchical under Simple, LL128 and LL) written by `tacclc "
       "baseline` and timed the same way. A size NCCL wins gets no file: "
-      "libtaccl-nccl forwards it. Tune took {:.0f} s.\n",
-      P.Reference, P.Ranks, P.Request.Engine, Seconds);
+      "libtaccl-nccl forwards it.\n",
+      P.Reference, P.Ranks, P.Request.Engine);
   for (const TuneOutcome &O : Outcomes) {
     S += fmt::format("\n## {}\n\n| size | winner | time (us) | busbw (GB/s) | "
                      "share of bound | best NCCL | NCCL (us) | speed-up |\n"
@@ -329,7 +339,7 @@ std::string tacclc::envelopeChart(const TunePlan &P, const TuneOutcome &O) {
 
 void tacclc::printSummary(const TunePlan &P,
                           const std::vector<TuneOutcome> &Outcomes,
-                          const std::string &OutDir) {
+                          const std::string &OutDir, double Seconds) {
   for (const TuneOutcome &O : Outcomes) {
     unsigned Files = 0, Ours = 0;
     for (const std::string &F : O.RangeFiles)
@@ -341,5 +351,7 @@ void tacclc::printSummary(const TunePlan &P,
         "rest\n",
         O.Coll, Files, Ours, O.Winners.size());
   }
-  llvm::outs() << "wrote " << OutDir << " (report.md, report.json)\n";
+  llvm::outs() << fmt::format("wrote {} (report.md, report.json) in {:.0f} "
+                              "s\n",
+                              OutDir, Seconds);
 }
