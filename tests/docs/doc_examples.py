@@ -22,7 +22,8 @@ What happens to a block depends on that language:
               continuations joined) is run with bash in the sandbox and must
               exit 0; its output is not compared.
   synopsis    a usage line, `PROGRAM [--option VALUE] ...`: `PROGRAM --help`
-              must exit 0 and name every `--option` the synopsis shows.
+              must exit 0 and name every `--option` the synopsis shows
+              (`PROGRAM SUBCOMMAND ...`: `PROGRAM SUBCOMMAND --help`).
   json, xml, text, cpp, python, diff, ebnf, cmake, lua
               shown only.
 
@@ -244,8 +245,13 @@ class Runner:
 
     def synopsis(self, block):
         text = " ".join(block.text)
-        program = text.split()[0]
-        rc, out = shell(f"{shlex.quote(program)} --help", self.sandbox,
+        words = text.split()
+        program = words[0]
+        # `PROGRAM SUBCOMMAND [--option] ...`: the subcommand's own --help.
+        if len(words) > 1 and re.fullmatch(r"[a-z][a-z-]*", words[1]):
+            program = f"{words[0]} {words[1]}"
+        rc, out = shell(" ".join(map(shlex.quote, program.split())) +
+                        " --help", self.sandbox,
                         self.env)
         if rc != 0:
             self.fail(block, f"`{program} --help` exited {rc}:\n{out}")

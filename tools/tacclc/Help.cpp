@@ -34,6 +34,8 @@ constexpr const char *ToolOverview =
     "  tacclc fmt [-i | --check] FILE.sketch...   canonical layout\n"
     "  tacclc import-taccl SKETCH.json [--topology PROFILE.json] -o "
     "F.sketch   TACCL's JSON\n"
+    "  tacclc tune --topology T --collective C[,C...] -o DIR   the best "
+    "verified algorithm per size, no sketch\n"
     "  tacclc lsp                      language server (stdio)\n\n"
     "Sizes (sim --sizes, bounds --size, baseline --size, run --bytes, "
     "--max-memory) are whole numbers of bytes with an optional unit, "
@@ -101,6 +103,17 @@ constexpr Overview Overviews[] = {
      "file on the matching standard-library machine, checked by tacclc's\n"
      "front end before it is written (docs/import-taccl.md). Exit status:\n"
      "0 written, 1 an error in a JSON file, 2 a usage error.\n"},
+    {"tune",
+     "tacclc tune --topology MACHINE --collective C[,C...] -o DIR: write\n"
+     "the sketches worth trying on the machine, compile and simulate them\n"
+     "(and the sketches of --sketches files, and NCCL's own algorithms)\n"
+     "over the size sweep, -j at a time with a cache, and write DIR: one\n"
+     "verified TACCL-EF file per range of sizes where a synthesised\n"
+     "program beats NCCL, ranges that tile the sweep, report.md,\n"
+     "report.json and an SVG per collective (docs/tune.md). --jobs FILE\n"
+     "lists the jobs for another scheduler; --merge DIR takes their\n"
+     "results. Exit status: 0 written, 1 a bad machine, sketch or output\n"
+     "folder, 2 a usage error.\n"},
     {"lsp",
      "tacclc lsp: serve the Language Server Protocol over standard input\n"
      "and output, for editors (editors/vscode): diagnostics as you type,\n"

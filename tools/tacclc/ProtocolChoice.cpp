@@ -8,8 +8,9 @@
 // program stay; the runtime's slicing and the wire costs follow the
 // protocol) at each size and keeps the protocol with the least
 // geometric-mean time; ties keep the stages' protocol, then the order
-// Simple, LL128, LL. Step 3 walks the sizes up and starts a new part where
-// another protocol beats the winner by more than 2%.
+// Simple, LL128, LL; a protocol already 1.5x slower than one with fewer
+// wire bytes is not simulated at larger sizes. Step 3 walks the sizes up and
+// starts a new part where another protocol beats the winner by more than 2%.
 //
 //===----------------------------------------------------------------------===//
 #include "tools/tacclc/ProtocolChoice.h"
@@ -70,6 +71,14 @@ std::vector<std::uint64_t> sizesOf(const ir::Sketch &S) {
       Out.push_back(B);
   return Out;
 }
+
+/// A protocol that puts more bytes on the wire per data byte than another
+/// (LL over LL128 over Simple) and is slower than it by more than this
+/// factor at one size is not simulated at larger ones: its time grows
+/// faster with the size while its latency advantage stays the same, so it
+/// cannot catch up, and simulating LL's 32 KiB slices at gigabytes costs
+/// minutes.
+constexpr double PruneFactor = 1.5;
 
 /// Within this factor of the fastest, the overall winner keeps a size.
 constexpr double SplitTolerance = 1.02;
@@ -141,22 +150,38 @@ std::optional<ProtocolChoice> tacclc::chooseProtocol(const tacclrt::Algo &Plan,
       return std::nullopt;
     Calls.push_back(std::move(*Call));
   }
+  std::vector<size_t> Ascending(C.Sizes.size());
+  for (size_t I = 0; I < Ascending.size(); ++I)
+    Ascending[I] = I;
+  llvm::sort(Ascending,
+             [&](size_t A, size_t B) { return C.Sizes[A] < C.Sizes[B]; });
   double BestScore = std::numeric_limits<double>::infinity();
   bool Any = false;
   for (tacclrt::Protocol P : Candidates) {
     tacclrt::Algo A = Plan;
     A.Proto = P;
-    std::vector<double> Times;
+    double Wire = tacclrt::protocolCosts(P).WirePerDataByte;
+    std::vector<double> Times(C.Sizes.size(),
+                              std::numeric_limits<double>::infinity());
     double LogSum = 0;
-    bool Ok = true;
-    for (const SketchCall &Call : Calls) {
-      tacclrt::SimResult R = tacclrt::simulate(A, Call.Machine, Call.Options);
+    bool Ok = true, Pruned = false;
+    for (size_t I : Ascending) {
+      if (Pruned) {
+        LogSum = std::numeric_limits<double>::infinity();
+        continue;
+      }
+      tacclrt::SimResult R =
+          tacclrt::simulate(A, Calls[I].Machine, Calls[I].Options);
       if (!R.Ok || !(R.TimeUs > 0)) {
         Ok = false;
         break;
       }
-      Times.push_back(R.TimeUs);
+      Times[I] = R.TimeUs;
       LogSum += std::log(R.TimeUs);
+      for (const auto &[Q, Earlier] : C.Times)
+        if (tacclrt::protocolCosts(Q).WirePerDataByte < Wire &&
+            R.TimeUs > PruneFactor * Earlier[I])
+          Pruned = true;
     }
     if (!Ok)
       continue;
@@ -206,7 +231,7 @@ void tacclc::printProtocolChoice(llvm::raw_ostream &OS,
   for (const auto &[P, Times] : C.Times) {
     std::vector<std::string> Us;
     for (double T : Times)
-      Us.push_back(ir::formatUs(T));
+      Us.push_back(std::isfinite(T) ? ir::formatUs(T) : std::string("-"));
     Rows.push_back(
         fmt::format("{} {}", tacclrt::nameOf(P), fmt::join(Us, " / ")));
   }

@@ -49,8 +49,10 @@ std::string stageProtocol(const ir::Sketch &S);
 struct ProtocolChoice {
   /// The sizes compared, in bytes (the design point first).
   std::vector<std::uint64_t> Sizes;
-  /// Per protocol (Simple, LL, LL128): its time at each size in
-  /// microseconds, or nothing where the simulation failed.
+  /// Per protocol (Simple, LL128, LL): its time at each size in
+  /// microseconds (infinity where it was not simulated: already 1.5x
+  /// slower at a smaller size than a protocol with fewer wire bytes), or
+  /// nothing where the simulation failed.
   std::vector<std::pair<tacclrt::Protocol, std::vector<double>>> Times;
   /// The winner.
   tacclrt::Protocol Best = tacclrt::Protocol::Simple;

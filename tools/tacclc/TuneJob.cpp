@@ -345,7 +345,8 @@ int tacclc::runTuneJob(const std::string &Tacclc, const std::string &Dir) {
   if (Rc != 0) {
     bool TimedOut = Rc == -2 && R.Seconds >= Hard - 1;
     std::string Log = readText(Dir + "/compile.log").value_or("");
-    R.Status = TimedOut || llvm::StringRef(Log).contains("time limit")
+    // The compiler's own limit ends a compile with "ran out of time".
+    R.Status = TimedOut || llvm::StringRef(Log).contains("ran out of time")
                    ? "timeout"
                    : "failed";
     R.Message = TimedOut ? fmt::format("killed after {} s", Hard)
