@@ -7,7 +7,9 @@
 //      nchunksperloop and every buffer size grow N-fold;
 //   2. copy i of threadblock t (id t + i * tbs) keeps t's peers on channel
 //      chan*N + i and moves subchunk j*N+i wherever t moved chunk j;
-//   3. dependencies point at the same copy of their target threadblock.
+//   3. dependencies point at the same copy of their target threadblock;
+//      if that puts one beyond the id a dependency can name, the copies
+//      are renumbered with the threadblocks waited on first.
 // A step that moves several consecutive chunks at once (cnt > 1) would
 // need non-contiguous subchunks; the lowering never emits one before this
 // pass, which asserts it. Limits (threadblocks per rank, channels,
@@ -58,21 +60,20 @@ bool tacclc::replicateInstances(Program &P, unsigned N,
             St.SrcOff = St.SrcOff * int(N) + int(I);
           if (St.DstOff >= 0)
             St.DstOff = St.DstOff * int(N) + int(I);
-          if (St.DepId >= 0) {
+          if (St.DepId >= 0)
             St.DepId += int(I * Tbs);
-            if (unsigned(St.DepId) > Opts.MaxDepTargetTb) {
-              Diags.report(DiagId::LimitExceeded, Loc,
-                           fmt::format("rank {} would need a dependency on "
-                                       "threadblock {} for {} instances; the "
-                                       "runtime allows only ids up to {} (use "
-                                       "fewer instances)",
-                                       R, St.DepId, N, Opts.MaxDepTargetTb));
-              return false;
-            }
-          }
         }
         Out.push_back(std::move(Copy));
       }
+    unsigned Targets = putDependencyTargetsFirst(Out, Opts.MaxDepTargetTb);
+    if (Targets > Opts.MaxDepTargetTb + 1) {
+      Diags.report(DiagId::LimitExceeded, Loc,
+                   fmt::format("rank {} would wait on {} threadblocks for {} "
+                               "instances; the runtime can name only {} in "
+                               "a dependency (use fewer instances)",
+                               R, Targets, N, Opts.MaxDepTargetTb + 1));
+      return false;
+    }
     G.Tbs = std::move(Out);
     G.IChunks *= N;
     G.OChunks *= N;

@@ -172,6 +172,16 @@ std::vector<unsigned> compactAllScratch(std::vector<RankBuilder> &Ranks);
 /// returns (Materialize.cpp).
 void numberByPosition(ir::Program &P);
 
+/// Where a step waits on a threadblock whose id is beyond \p MaxTarget
+/// (the runtime keeps a dependency's threadblock in a byte), renumbers
+/// \p Tbs (one rank's) so that the threadblocks steps wait on come first,
+/// each group in its old order, and their steps' dependencies with them;
+/// otherwise leaves them. Returns how many threadblocks are waited on: the
+/// limit is met afterwards exactly when that is at most \p MaxTarget + 1.
+/// (Map threadblock ids taken before, as RankBuilder's, go stale.)
+unsigned putDependencyTargetsFirst(std::vector<ir::ThreadBlock> &Tbs,
+                                   unsigned MaxTarget);
+
 /// Turns the ranks' steps into \p P's threadblocks (Materialize.cpp):
 /// dependencies beyond a step's last become nops right before it, logical
 /// steps become positions, every dependency target gets hasdep, and the

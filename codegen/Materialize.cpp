@@ -6,8 +6,10 @@
 //   1. dependencies beyond a step's last become nops right before it, each
 //      carrying one; logical steps become positions (they shift by the nops
 //      inserted before them);
-//   2. every dependency target gets hasdep=1, and dependency-target
-//      threadblock ids are checked against the runtime's limit;
+//   2. every dependency target gets hasdep=1; where a target's threadblock
+//      id is beyond what the runtime can name in a dependency (a rank with
+//      many peers), the rank's threadblocks are renumbered, targets first,
+//      and what still exceeds the limit is reported;
 //   3. steps per threadblock, threadblocks per rank and per channel, and
 //      the XML elements the MSCCL reader keeps per rank are checked (the
 //      last two only while nothing else was exceeded, so that one cause is
@@ -63,27 +65,26 @@ void placeSteps(RankBuilder &RB) {
   }
 }
 
-/// Sets hasdep on every dependency target of rank \p R; reports each
-/// dependency on a threadblock id beyond the runtime's limit (false if
-/// any).
-bool markDependencyTargets(RankBuilder &RB, unsigned R, const Sketch &S,
-                           const CodegenOptions &Opts,
+/// Sets hasdep on every dependency target of rank \p R, whose steps wait
+/// on \p Targets threadblocks (targets first: putDependencyTargetsFirst);
+/// reports the rank if they are more than a dependency can name (false
+/// then).
+bool markDependencyTargets(RankBuilder &RB, unsigned R, unsigned Targets,
+                           const Sketch &S, const CodegenOptions &Opts,
                            DiagnosticEngine &Diags) {
-  bool Ok = true;
   for (ThreadBlock &TB : RB.Tbs)
     for (const Step &St : TB.Steps)
-      if (St.DepId >= 0) {
+      if (St.DepId >= 0)
         RB.Tbs[St.DepId].Steps[St.Deps].HasDep = true;
-        if (static_cast<unsigned>(St.DepId) > Opts.MaxDepTargetTb) {
-          Diags.report(DiagId::LimitExceeded, S.Loc,
-                       fmt::format("rank {} needs a dependency on "
-                                   "threadblock {}; the runtime allows "
-                                   "only ids up to {}",
-                                   R, St.DepId, Opts.MaxDepTargetTb));
-          Ok = false;
-        }
-      }
-  return Ok;
+  if (Targets <= Opts.MaxDepTargetTb + 1)
+    return true;
+  Diags.report(DiagId::LimitExceeded, S.Loc,
+               fmt::format("rank {} waits on {} of its threadblocks; the "
+                           "runtime can name only {} in a dependency "
+                           "(connect fewer peers: use fewer relays or "
+                           "links)",
+                           R, Targets, Opts.MaxDepTargetTb + 1));
+  return false;
 }
 
 /// Reports each threadblock of rank \p R with more steps than the runtime
@@ -164,7 +165,8 @@ bool tacclc::materializeProgram(std::vector<RankBuilder> &Ranks,
     checkDeadline();
     RankBuilder &RB = Ranks[R];
     placeSteps(RB);
-    Ok = markDependencyTargets(RB, R, S, Opts, Diags) && Ok;
+    unsigned Targets = putDependencyTargetsFirst(RB.Tbs, Opts.MaxDepTargetTb);
+    Ok = markDependencyTargets(RB, R, Targets, S, Opts, Diags) && Ok;
     Ok = checkStepsPerTb(RB, R, S, Opts, Diags) && Ok;
     // Only the first of these two that a rank exceeds, and neither after
     // another limit was exceeded.
@@ -178,6 +180,37 @@ bool tacclc::materializeProgram(std::vector<RankBuilder> &Ranks,
   }
   numberByPosition(P);
   return Ok;
+}
+
+unsigned tacclc::putDependencyTargetsFirst(std::vector<ThreadBlock> &Tbs,
+                                           unsigned MaxTarget) {
+  std::vector<bool> Target(Tbs.size(), false);
+  bool Beyond = false;
+  unsigned Targets = 0;
+  for (const ThreadBlock &TB : Tbs)
+    for (const Step &St : TB.Steps)
+      if (St.DepId >= 0) {
+        Targets += !Target[St.DepId];
+        Target[St.DepId] = true;
+        Beyond |= static_cast<unsigned>(St.DepId) > MaxTarget;
+      }
+  if (!Beyond)
+    return Targets;
+  std::vector<int> NewId(Tbs.size());
+  std::vector<ThreadBlock> Out;
+  Out.reserve(Tbs.size());
+  for (bool First : {true, false})
+    for (size_t Tb = 0; Tb < Tbs.size(); ++Tb)
+      if (Target[Tb] == First) {
+        NewId[Tb] = static_cast<int>(Out.size());
+        Out.push_back(std::move(Tbs[Tb]));
+      }
+  for (ThreadBlock &TB : Out)
+    for (Step &St : TB.Steps)
+      if (St.DepId >= 0)
+        St.DepId = NewId[St.DepId];
+  Tbs = std::move(Out);
+  return Targets;
 }
 
 void tacclc::numberByPosition(Program &P) {

@@ -11,6 +11,10 @@
 //      the chunk's first node; then lower chunk, then lower link; with
 //      `sender first`, a chunk relayed over a link to another node waits
 //      until the sender's own chunks on that link have started;
+//      the ready jobs wait in a priority queue under the key they had
+//      when last evaluated (keys only grow as lanes fill), so a step costs
+//      O(log n), not a scan of every ready job (batches, whose heads
+//      change as their chunks arrive, are still scanned);
 //   3. times follow passes/TimeModel.h: the message is posted once it is
 //      ready, its lane has posted the one before it and the lane's FIFO
 //      has room (the FIFO's worth of messages back has landed); its data
@@ -36,7 +40,9 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <queue>
 #include <tuple>
+#include <utility>
 
 using namespace tacclc;
 using namespace tacclc::ir;
@@ -139,7 +145,8 @@ public:
                 const ListStart &From)
       : S(S), Topo(S.Topo), TM(S), O(O), Fifo(TM.fifoMessages(1)),
         Ports(Topo.resources()), PortFree(Ports.size(), 0.0),
-        PortsOf(Topo.links().size()), OwnPending(Topo.links().size(), 0) {
+        PortsOf(Topo.links().size()), OwnPending(Topo.links().size(), 0),
+        Held(Topo.links().size()) {
     for (const ChunkRoute &CR : R.Chunks) {
       checkDeadline();
       addChunkJobs(CR, From);
@@ -157,17 +164,19 @@ public:
 
   /// Starts every job in turn; nothing once \p GiveUp has passed.
   std::optional<Schedule> run(const Deadline &GiveUp) {
-    // Jobs whose chunk has arrived at their link's source, by index.
+    // Without batches, the ready jobs wait in a queue; with them, in a list
+    // that pickNext() scans (a batch's head changes as its jobs arrive).
+    UseQueue = Batches.empty();
     for (size_t I = 0; I < Jobs.size(); ++I)
       if (Jobs[I].Ready != std::numeric_limits<double>::infinity())
-        Ready.push_back(I);
+        makeReady(I);
     Schedule Out;
     Continue = Jobs.size();
     for (size_t Left = Jobs.size(); Left > 0; --Left) {
       checkDeadline();
       if (GiveUp.hasPassed())
         return std::nullopt;
-      Choice Next = pickNext();
+      Choice Next = UseQueue ? popNext() : pickNext();
       if (Next.JobIdx == Jobs.size())
         reportInternalError("list scheduler: no transfer can start");
       start(Next, Out);
@@ -189,6 +198,16 @@ private:
     size_t JobIdx, Pos = 0, LaneIdx = 0;
     double Start = 0, Post = 0;
     std::array<double, 3> Key{};
+  };
+  /// A ready job under the key it had when last evaluated; the least
+  /// first, then by chunk, link.
+  struct Queued {
+    std::array<double, 3> Key;
+    unsigned Chunk, Link;
+    size_t Job;
+    bool operator>(const Queued &B) const {
+      return std::tie(Key, Chunk, Link) > std::tie(B.Key, B.Chunk, B.Link);
+    }
   };
 
   /// Adds the jobs of chunk route \p CR: their children (jobs of the same
@@ -345,6 +364,21 @@ private:
     return Best;
   }
 
+  /// Job \p I's lane, times and sort key if it may start now (with
+  /// \p UseBatches: only as its batch allows).
+  std::optional<Choice> evaluate(size_t I, bool UseBatches) const {
+    const Job &J = Jobs[I];
+    if (OwnPending[J.Link.index()] > 0 && !isOwn(J))
+      return std::nullopt;
+    double Earliest = J.Ready;
+    if (UseBatches && !batchReady(I, Earliest))
+      return std::nullopt;
+    Choice C{I};
+    C.Start = timing(J.Link, Earliest, C.LaneIdx, C.Post) - TM.hopUs(J.Link);
+    C.Key = sortKey(O, J, C.Start);
+    return C;
+  }
+
   /// The ready job that ranks first under the ordering (ties: lower chunk,
   /// then lower link). With batches, a pass may find nothing to start when
   /// batches wait on each other through chunks they relay; the next pass
@@ -359,31 +393,76 @@ private:
         size_t I = Ready[Pos];
         if (UseBatches && Continue != Jobs.size() && I != Continue)
           continue;
+        std::optional<Choice> C = evaluate(I, UseBatches);
+        if (!C)
+          continue;
         const Job &J = Jobs[I];
-        if (OwnPending[J.Link.index()] > 0 && !isOwn(J))
-          continue;
-        double Earliest = J.Ready;
-        if (UseBatches && !batchReady(I, Earliest))
-          continue;
-        size_t LaneK = 0;
-        double Post = 0;
-        double Start = timing(J.Link, Earliest, LaneK, Post) - TM.hopUs(J.Link);
-        std::array<double, 3> Key = sortKey(O, J, Start);
-        int Cmp = Best.JobIdx == Jobs.size() ? -1 : compareKeys(Key, Best.Key);
+        int Cmp =
+            Best.JobIdx == Jobs.size() ? -1 : compareKeys(C->Key, Best.Key);
         if (Cmp < 0 ||
             (Cmp == 0 && std::make_pair(J.Chunk.index(), J.Link.index()) <
                              std::make_pair(Jobs[Best.JobIdx].Chunk.index(),
-                                            Jobs[Best.JobIdx].Link.index())))
-          Best = {I, Pos, LaneK, Start, Post, Key};
+                                            Jobs[Best.JobIdx].Link.index()))) {
+          Best = *C;
+          Best.Pos = Pos;
+        }
       }
     }
     return Best;
   }
 
+  /// pickNext() without batches, in O(log n) amortised: the queue holds
+  /// each ready job under the key it had when last evaluated. Lanes and
+  /// ports only ever become free later, so a job's key never falls below
+  /// the one it is queued under: the first job whose key has not changed
+  /// ranks first. A job held back by `sender first` waits beside the
+  /// queue until its link's own chunks have started.
+  Choice popNext() {
+    while (!Queue.empty()) {
+      Queued Top = Queue.top();
+      Queue.pop();
+      std::optional<Choice> C = evaluate(Top.Job, false);
+      if (!C) {
+        Held[Jobs[Top.Job].Link.index()].push_back(Top.Job);
+        continue;
+      }
+      Queued Now = queued(*C);
+      if (Now.Key == Top.Key)
+        return *C;
+      Queue.push(Now);
+    }
+    Choice None;
+    None.JobIdx = Jobs.size();
+    return None;
+  }
+
+  /// Makes job \p I ready to start: queued under its key, or listed.
+  void makeReady(size_t I) {
+    if (!UseQueue) {
+      Ready.push_back(I);
+      return;
+    }
+    if (std::optional<Choice> C = evaluate(I, false))
+      Queue.push(queued(*C));
+    else
+      Held[Jobs[I].Link.index()].push_back(I);
+  }
+
+  /// A choice as the queue orders it: the key on a grid of 2^-20 us, so
+  /// that times equal but for rounding fall to the tie-breaks.
+  Queued queued(const Choice &C) const {
+    Queued Q{C.Key, Jobs[C.JobIdx].Chunk.index(), Jobs[C.JobIdx].Link.index(),
+             C.JobIdx};
+    for (double &K : Q.Key)
+      K = std::nearbyint(K * 1048576.0) / 1048576.0;
+    return Q;
+  }
+
   /// Starts the chosen job: its lane, ports, batch and children follow,
   /// and its transfer joins \p Out.
   void start(const Choice &C, Schedule &Out) {
-    Ready.erase(Ready.begin() + C.Pos);
+    if (!UseQueue)
+      Ready.erase(Ready.begin() + C.Pos);
     Job &J = Jobs[C.JobIdx];
     J.Done = true;
     // A batch, once started, sends all its jobs back to back: nothing else
@@ -408,11 +487,13 @@ private:
       Ln.Landings.pop_front();
     for (size_t P : PortsOf[J.Link.index()])
       PortFree[P] = End;
-    if (S.SenderFirst && crossesNodes(J.Link) && isOwn(J))
-      --OwnPending[J.Link.index()];
+    if (S.SenderFirst && crossesNodes(J.Link) && isOwn(J) &&
+        --OwnPending[J.Link.index()] == 0)
+      for (size_t H : std::exchange(Held[J.Link.index()], {}))
+        makeReady(H);
     for (size_t Ch : Children[C.JobIdx]) {
       Jobs[Ch].Ready = End;
-      Ready.push_back(Ch);
+      makeReady(Ch);
     }
     Out.Transfers.push_back(
         {J.Chunk, J.Link, C.Start, End, unsigned(C.LaneIdx)});
@@ -434,6 +515,11 @@ private:
   std::vector<std::vector<size_t>> PortsOf;
   /// Own chunks still to start per link (with `sender first`).
   std::vector<unsigned> OwnPending;
+  bool UseQueue = false;
+  std::priority_queue<Queued, std::vector<Queued>, std::greater<Queued>> Queue;
+  /// Per link, ready jobs held back by `sender first` (queue mode).
+  std::vector<std::vector<size_t>> Held;
+  /// Ready jobs (list mode).
   std::vector<size_t> Ready;
   size_t Continue = 0;
 };

@@ -4,7 +4,8 @@
 // on one thread, and the phase is an atomic pointer to a string literal so
 // that the out-of-memory handler can read it on any thread without
 // allocating. The process's start time comes from /proc/self/stat (Linux),
-// in clock ticks.
+// in clock ticks. Phase times sit in a small table behind a mutex: phases
+// are coarse (a few hundred per compile), and a solver thread may enter one.
 //
 //===----------------------------------------------------------------------===//
 #include "support/Deadline.h"
@@ -17,8 +18,10 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <mutex>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +36,24 @@ constexpr double Forever = 365.0 * 24 * 3600;
 Deadline Installed;
 double InstalledLimit = 0;
 std::atomic<const char *> Phase{nullptr};
+
+/// A phase's totals and how many of its scopes are open.
+struct PhaseEntry {
+  PhaseTime Time;
+  unsigned Open = 0;
+};
+std::mutex PhaseMutex;
+std::vector<PhaseEntry> PhaseTable; ///< In the order first entered.
+
+/// The table's entry for \p Name (a string literal: compared by address,
+/// then by text). The caller holds PhaseMutex.
+PhaseEntry &phaseEntry(const char *Name) {
+  for (PhaseEntry &E : PhaseTable)
+    if (E.Time.Name == Name || std::string_view(E.Time.Name) == Name)
+      return E;
+  PhaseTable.push_back({{Name}});
+  return PhaseTable.back();
+}
 } // namespace
 
 Deadline Deadline::after(double Seconds) {
@@ -118,8 +139,30 @@ void tacclc::checkDeadlineAhead(double Seconds) {
     throw TimeLimitExceeded(currentPhase(), InstalledLimit);
 }
 
-PhaseScope::PhaseScope(const char *Name) : Saved(Phase.exchange(Name)) {}
+PhaseScope::PhaseScope(const char *Name)
+    : Name(Name), Saved(Phase.exchange(Name)), Began(Deadline::Clock::now()) {
+  std::lock_guard<std::mutex> Lock(PhaseMutex);
+  PhaseEntry &E = phaseEntry(Name);
+  if (E.Open++ == 0)
+    ++E.Time.Entries;
+}
 
-PhaseScope::~PhaseScope() { Phase.store(Saved); }
+PhaseScope::~PhaseScope() {
+  Phase.store(Saved);
+  double Seconds =
+      std::chrono::duration<double>(Deadline::Clock::now() - Began).count();
+  std::lock_guard<std::mutex> Lock(PhaseMutex);
+  PhaseEntry &E = phaseEntry(Name);
+  if (--E.Open == 0)
+    E.Time.Seconds += Seconds;
+}
+
+std::vector<PhaseTime> tacclc::phaseTimes() {
+  std::lock_guard<std::mutex> Lock(PhaseMutex);
+  std::vector<PhaseTime> Out;
+  for (const PhaseEntry &E : PhaseTable)
+    Out.push_back(E.Time);
+  return Out;
+}
 
 const char *tacclc::currentPhase() { return Phase.load(); }

@@ -10,7 +10,8 @@
 // PhaseScope names what the compile is doing ("building the routing
 // model"), for that diagnostic and for the out-of-memory message
 // (support/Memory.h). Phases are string literals, so reading the current
-// one never allocates.
+// one never allocates. Each phase's wall time is summed as it ends
+// (phaseTimes()), so that a compile's report can say where its time went.
 //
 // Stages that have a fallback (a warm start, the stage-2 schedule) keep a
 // Deadline of their own, earlier than the compile's, and test it with
@@ -23,6 +24,7 @@
 #include <chrono>
 #include <exception>
 #include <string>
+#include <vector>
 
 namespace tacclc {
 
@@ -113,8 +115,22 @@ public:
   PhaseScope &operator=(const PhaseScope &) = delete;
 
 private:
-  const char *Saved;
+  const char *Name, *Saved;
+  Deadline::Clock::time_point Began;
 };
+
+/// Wall time spent in one phase so far in this process.
+struct PhaseTime {
+  const char *Name;
+  /// Seconds in the phase: a phase nested in another counts in both; one
+  /// nested in itself counts once.
+  double Seconds = 0;
+  /// Times the phase was entered (not counting nesting in itself).
+  unsigned Entries = 0;
+};
+
+/// Every phase entered so far, in the order first entered.
+std::vector<PhaseTime> phaseTimes();
 
 /// The innermost PhaseScope's name, or nullptr outside every scope. Safe to
 /// call from any thread and from a signal or out-of-memory handler.

@@ -38,6 +38,7 @@ struct CompileOptions {
   bool LegacyDialect = false;
   bool DiagNames = false;
   bool Summary = false;
+  bool NoReferee = false; ///< --no-referee: skip SimGrid in the account.
   bool Stats = false;
   bool Verbose = false;   ///< -v: a line per stage as it ends.
   std::string ReportFile; ///< --report: JSON account of the compile.

@@ -187,7 +187,7 @@ int writeProgram(const CompileOptions &Opts, DiagnosticEngine &Diags,
     Deadline TimesBy = Deadline::after(Began, LimitSeconds);
     DeadlineScope Simulating(TimesBy.earliest(compileDeadline()), LimitSeconds);
     Times = timeProgram(Emitted.Plan, Sketch, Predicted,
-                        CG.FuseRelays ? CG.FifoMessages : 0);
+                        CG.FuseRelays ? CG.FifoMessages : 0, !Opts.NoReferee);
   }
   CompileFacts Facts{
       Sketch,

@@ -11,6 +11,7 @@
 
 #include "ir/Printer.h"
 #include "passes/TimeModel.h"
+#include "support/Deadline.h"
 #include "support/Memory.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -239,6 +240,13 @@ std::string tacclc::reportJson(const CompileFacts &F) {
     }
     Stages += "}";
   }
+  // Where the time went, phase by phase (a nested phase counts in its
+  // parent too), and the compiler's peak memory.
+  std::vector<std::string> Phases;
+  for (const PhaseTime &T : phaseTimes())
+    Phases.push_back(
+        fmt::format("    {{\"name\": {}, \"seconds\": {}, \"entries\": {}}}",
+                    jsonQuote(T.Name), num(T.Seconds), T.Entries));
   const CallPrediction &P = F.Predicted;
   std::string Prediction = fmt::format(
       "{{\"launch_us\": {}, \"schedule_us\": {}, \"slices\": {}, "
@@ -291,7 +299,8 @@ std::string tacclc::reportJson(const CompileFacts &F) {
       "  \"prediction\": {},\n"
       "  \"simulated_us\": {},\n  \"referee_us\": {},\n"
       "  \"referee_note\": {},\n  \"disagreements\": [{}{}],\n"
-      "  \"stages\": [\n{}\n  ]\n}}\n",
+      "  \"stages\": [\n{}\n  ],\n"
+      "  \"phases\": [\n{}\n  ],\n  \"peak_bytes\": {}\n}}\n",
       jsonQuote(S.Name), jsonQuote(S.Topo.getName()),
       jsonQuote(ir::collectiveName(S.Coll.getKind())), S.Topo.getNumRanks(),
       S.SizeBytes, S.Coll.getNumChunks(), jsonQuote(S.Protocol), Choice,
@@ -299,5 +308,6 @@ std::string tacclc::reportJson(const CompileFacts &F) {
       Prediction, Sim ? num(Sim->TimeUs) : std::string("null"),
       F.Times.RefereeUs ? num(*F.Times.RefereeUs) : std::string("null"),
       jsonQuote(F.Times.RefereeNote), Gaps.empty() ? "" : "\n",
-      Gaps.empty() ? Gaps : Gaps + "\n  ", Stages);
+      Gaps.empty() ? Gaps : Gaps + "\n  ", Stages, fmt::join(Phases, ",\n"),
+      peakResidentBytes());
 }

@@ -145,6 +145,12 @@ cl::opt<bool> NoSymmetry(
 cl::opt<bool> Summary("summary",
                       cl::desc("Print a summary of the compiled algorithm"),
                       cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
+cl::opt<bool> NoReferee(
+    "no-referee",
+    cl::desc("Leave the SimGrid referee's time out of --summary and --report "
+             "(on large machines its simulation takes longer than the "
+             "compile)"),
+    cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
 
 /// Parses a per-stage setting: "V" for both stages, or a comma-separated
 /// list of "routing=V" and "schedule=V" (a stage not named keeps its
@@ -242,6 +248,7 @@ std::optional<CompileOptions> compileOptions(bool Stats) {
   O.LegacyDialect = Legacy;
   O.DiagNames = diagNames();
   O.Summary = Summary;
+  O.NoReferee = NoReferee;
   O.Stats = Stats;
   O.GapGiven = Gap.getNumOccurrences() > 0;
   StageOptions &R = O.Synthesis.Routing, &Sc = O.Synthesis.Scheduling;
