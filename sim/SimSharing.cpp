@@ -5,7 +5,9 @@
 // bottleneck), give each of those flows that share, and take it from every
 // other resource they use. A heap keyed by the share, with stale entries
 // skipped, finds the bottleneck in logarithmic time, so a step costs
-// O(F d log R) for F flows of d resources each.
+// O(F d log R) for F flows of d resources each. Both functions work on the
+// resources the flows use, never on every link and port of the machine:
+// the simulator calls them at every event.
 //
 //===----------------------------------------------------------------------===//
 #include "sim/SimSharing.h"
@@ -18,17 +20,58 @@
 
 namespace tacclrt {
 
+namespace {
+/// The resources of finite capacity that some flow of \p Uses uses, in
+/// increasing order, and each flow's uses as positions in that list (-1
+/// for a resource of infinite capacity). Working on these alone keeps a
+/// call proportional to the flows, not to every link and port.
+struct UsedResources {
+  std::vector<int> Ids;
+  std::vector<std::vector<int>> Uses;
+};
+
+UsedResources usedResources(const std::vector<double> &Capacity,
+                            const std::vector<std::vector<int>> &Uses) {
+  UsedResources U;
+  for (const std::vector<int> &Us : Uses)
+    for (int R : Us)
+      if (std::isfinite(Capacity[static_cast<std::size_t>(R)]))
+        U.Ids.push_back(R);
+  std::sort(U.Ids.begin(), U.Ids.end());
+  U.Ids.erase(std::unique(U.Ids.begin(), U.Ids.end()), U.Ids.end());
+  U.Uses.reserve(Uses.size());
+  for (const std::vector<int> &Us : Uses) {
+    std::vector<int> Local;
+    Local.reserve(Us.size());
+    for (int R : Us) {
+      auto It = std::lower_bound(U.Ids.begin(), U.Ids.end(), R);
+      Local.push_back(It != U.Ids.end() && *It == R
+                          ? static_cast<int>(It - U.Ids.begin())
+                          : -1);
+    }
+    U.Uses.push_back(std::move(Local));
+  }
+  return U;
+}
+} // namespace
+
 std::vector<double> maxMinRates(const std::vector<double> &Capacity,
                                 const std::vector<std::vector<int>> &Uses) {
   const double Inf = std::numeric_limits<double>::infinity();
   std::vector<double> Rate(Uses.size(), Inf);
-  std::vector<double> Left(Capacity);
-  std::vector<unsigned> Count(Capacity.size(), 0);
-  std::vector<std::vector<int>> FlowsOf(Capacity.size());
-  std::vector<unsigned> Version(Capacity.size(), 0);
-  for (std::size_t F = 0; F < Uses.size(); ++F)
-    for (int R : Uses[F])
-      if (std::isfinite(Capacity[static_cast<std::size_t>(R)])) {
+  // Resources by their position in U.Ids, which keeps their order: a tie
+  // between equal shares still goes to the lower resource.
+  const UsedResources U = usedResources(Capacity, Uses);
+  const std::size_t NR = U.Ids.size();
+  std::vector<double> Left(NR);
+  for (std::size_t R = 0; R < NR; ++R)
+    Left[R] = Capacity[static_cast<std::size_t>(U.Ids[R])];
+  std::vector<unsigned> Count(NR, 0);
+  std::vector<std::vector<int>> FlowsOf(NR);
+  std::vector<unsigned> Version(NR, 0);
+  for (std::size_t F = 0; F < U.Uses.size(); ++F)
+    for (int R : U.Uses[F])
+      if (R >= 0) {
         ++Count[static_cast<std::size_t>(R)];
         FlowsOf[static_cast<std::size_t>(R)].push_back(static_cast<int>(F));
       }
@@ -37,7 +80,7 @@ std::vector<double> maxMinRates(const std::vector<double> &Capacity,
   auto share = [&](std::size_t R) {
     return std::max(0.0, Left[R]) / double(Count[R]);
   };
-  for (std::size_t R = 0; R < Capacity.size(); ++R)
+  for (std::size_t R = 0; R < NR; ++R)
     if (Count[R] > 0)
       Heap.emplace(share(R), static_cast<int>(R), 0);
   std::vector<char> Fixed(Uses.size(), 0);
@@ -53,9 +96,11 @@ std::vector<double> maxMinRates(const std::vector<double> &Capacity,
         continue;
       Fixed[Fl] = 1;
       Rate[Fl] = Share;
-      for (int Other : Uses[Fl]) {
+      for (int Other : U.Uses[Fl]) {
+        if (Other < 0)
+          continue;
         const std::size_t O = static_cast<std::size_t>(Other);
-        if (!std::isfinite(Capacity[O]) || Count[O] == 0)
+        if (Count[O] == 0)
           continue;
         Left[O] -= Share;
         --Count[O];
@@ -72,19 +117,30 @@ std::vector<double> serialRates(const std::vector<double> &Capacity,
                                 const std::vector<std::vector<int>> &Uses) {
   const double Inf = std::numeric_limits<double>::infinity();
   std::vector<double> Rate(Uses.size(), 0);
-  std::vector<char> Busy(Capacity.size(), 0);
+  // Busy resources, by position among those some flow uses (a resource
+  // of infinite capacity is held too, as any other).
+  std::vector<int> Ids;
+  for (const std::vector<int> &Us : Uses)
+    Ids.insert(Ids.end(), Us.begin(), Us.end());
+  std::sort(Ids.begin(), Ids.end());
+  Ids.erase(std::unique(Ids.begin(), Ids.end()), Ids.end());
+  auto pos = [&](int Res) {
+    return static_cast<std::size_t>(
+        std::lower_bound(Ids.begin(), Ids.end(), Res) - Ids.begin());
+  };
+  std::vector<char> Busy(Ids.size(), 0);
   for (std::size_t F = 0; F < Uses.size(); ++F) {
     bool Free = true;
     double R = Inf;
     for (int Res : Uses[F]) {
-      Free = Free && !Busy[static_cast<std::size_t>(Res)];
+      Free = Free && !Busy[pos(Res)];
       R = std::min(R, Capacity[static_cast<std::size_t>(Res)]);
     }
     if (!Free)
       continue;
     Rate[F] = R;
     for (int Res : Uses[F])
-      Busy[static_cast<std::size_t>(Res)] = 1;
+      Busy[pos(Res)] = 1;
   }
   return Rate;
 }

@@ -20,7 +20,10 @@
 //   4. between events (a message leaving its latency, a message landing)
 //      rates are constant; time advances to the next event, threadblocks
 //      are advanced until none can move, and the loop repeats. A state
-//      where nothing moves and nothing is in flight is a deadlock.
+//      where nothing moves and nothing is in flight is a deadlock. Only
+//      threadblocks woken since they stopped (a message landed for them,
+//      room in their send FIFO, a step they wait on published) are
+//      advanced, in the order a sweep of all of them would take.
 //
 //===----------------------------------------------------------------------===//
 #include "sim/Simulator.h"
@@ -37,10 +40,12 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
 #include <tuple>
+#include <utility>
 
 namespace tacclrt {
 
@@ -64,6 +69,8 @@ private:
   };
   struct Conn {
     int Link = -1;
+    /// The threadblocks at its ends (global numbers, see Base), or -1.
+    long Sender = -1, Receiver = -1;
     unsigned Held = 0;         ///< FIFO steps of messages posted, not received.
     std::deque<Message> Queue; ///< Those messages, in posting order.
   };
@@ -97,6 +104,17 @@ private:
   std::map<ConnKey, Conn> Conns;
   std::vector<std::vector<long>> Flags; // [rank][tb]
   std::vector<std::vector<TbRun>> Runs; // [rank][tb]
+  /// Global number of threadblock t of rank r: Base[r] + t.
+  std::vector<std::size_t> Base;
+  /// Per rank and threadblock, the threadblocks (global numbers) stopped
+  /// on a dependency on it: woken when it publishes a step.
+  std::vector<std::vector<std::vector<std::size_t>>> DepWaiters;
+  /// The threadblocks to advance (see wake()): in this pass, by number,
+  /// and in the next; flags say which are queued.
+  std::vector<std::size_t> ThisPass, NextPass;
+  std::vector<char> InThis, InNext;
+  std::size_t Cur = 0;   ///< The threadblock being advanced.
+  bool Sweeping = false; ///< Within a pass.
   std::vector<Flow> Flows;
   /// Capacity (bytes per us) of every link, then of every port.
   std::vector<double> Capacity;
@@ -104,6 +122,8 @@ private:
   long Posted = 0;
 
   bool advance(TbRun &R);
+  void wake(std::size_t G);
+  void sweep();
   void finishOp(TbRun &R);
   void post(TbRun &R, const Operation &Op);
   void setRates();
@@ -121,25 +141,42 @@ bool Engine::setup() {
     Capacity.push_back(Pt.BetaUsPerB > 0 ? 1 / Pt.BetaUsPerB : Inf);
   Runs.resize(P.Ranks.size());
   Flags.resize(P.Ranks.size());
+  DepWaiters.resize(P.Ranks.size());
+  std::size_t Tbs = 0;
   for (std::size_t R = 0; R < P.Ranks.size(); ++R) {
     Flags[R].assign(P.Ranks[R].size(), -1);
+    DepWaiters[R].resize(P.Ranks[R].size());
+    Base.push_back(Tbs);
     for (const TbProgram &T : P.Ranks[R]) {
       TbRun Run;
       Run.T = &T;
       Run.Done = T.Ops.empty();
       Runs[R].push_back(Run);
-      if (T.Send >= 0)
-        Conns[{T.Rank, T.Send, T.Chan}].Link = Shape.linkOf(T.Rank, T.Send);
+      if (T.Send >= 0) {
+        Conn &C = Conns[{T.Rank, T.Send, T.Chan}];
+        C.Link = Shape.linkOf(T.Rank, T.Send);
+        C.Sender = long(Tbs);
+      }
+      if (T.Recv >= 0)
+        Conns[{T.Recv, T.Rank, T.Chan}].Receiver = long(Tbs);
+      ++Tbs;
     }
   }
+  InThis.assign(Tbs, 0);
+  InNext.assign(Tbs, 0);
+  for (std::size_t G = 0; G < Tbs; ++G)
+    wake(G);
   Now = launchLatencyUs(A.Proto, O);
   return true;
 }
 
 void Engine::finishOp(TbRun &R) {
   const Operation &Op = R.T->Ops[R.Op];
-  if (Op.S->HasDep)
+  if (Op.S->HasDep) {
     Flags[R.T->Rank][R.T->Id] = R.Iter * FlagScale + Op.PublishedStep;
+    for (std::size_t G : std::exchange(DepWaiters[R.T->Rank][R.T->Id], {}))
+      wake(G);
+  }
   R.Ph = Phase::Deps;
   R.Part = 0;
   if (++R.Op == R.T->Ops.size()) {
@@ -187,8 +224,11 @@ bool Engine::advance(TbRun &R) {
   if (R.Ph == Phase::Deps) {
     for (const Dependency &D : Op.Deps)
       if (Flags[R.T->Rank][static_cast<std::size_t>(D.Tb)] <
-          R.Iter * FlagScale + D.Step)
+          R.Iter * FlagScale + D.Step) {
+        DepWaiters[R.T->Rank][static_cast<std::size_t>(D.Tb)].push_back(
+            Base[R.T->Rank] + static_cast<std::size_t>(R.T->Id));
         return false;
+      }
     R.Ph = receivesMessage(Ty) ? Phase::Recv : Phase::Send;
     Moved = true;
   }
@@ -200,6 +240,8 @@ bool Engine::advance(TbRun &R) {
         return Moved;
       It->second.Held -= It->second.Queue.front().Steps;
       It->second.Queue.pop_front();
+      if (It->second.Sender >= 0) // room in the sender's FIFO
+        wake(std::size_t(It->second.Sender));
       ++R.Part;
       Moved = true;
     }
@@ -225,6 +267,50 @@ bool Engine::advance(TbRun &R) {
     return true;
   }
   return Moved;
+}
+
+void Engine::wake(std::size_t G) {
+  // Within a pass, a threadblock after the current one is still to come in
+  // it; the current one and those before it wait for the next pass.
+  if (Sweeping && G > Cur) {
+    if (!InThis[G]) {
+      InThis[G] = 1;
+      ThisPass.push_back(G);
+      std::push_heap(ThisPass.begin(), ThisPass.end(), std::greater<>());
+    }
+  } else if (!InNext[G]) {
+    InNext[G] = 1;
+    NextPass.push_back(G);
+  }
+}
+
+void Engine::sweep() {
+  // Passes over the threadblocks in order until none can move, as a sweep
+  // of all of them would go, but visiting only those woken since they last
+  // stopped: by a message landing for them, room in their send FIFO, or a
+  // step they wait on being published. Others cannot move.
+  while (!NextPass.empty()) {
+    for (std::size_t G : NextPass) {
+      InNext[G] = 0;
+      InThis[G] = 1;
+    }
+    ThisPass = std::move(NextPass);
+    NextPass.clear();
+    std::make_heap(ThisPass.begin(), ThisPass.end(), std::greater<>());
+    Sweeping = true;
+    while (!ThisPass.empty()) {
+      std::pop_heap(ThisPass.begin(), ThisPass.end(), std::greater<>());
+      Cur = ThisPass.back();
+      ThisPass.pop_back();
+      InThis[Cur] = 0;
+      std::size_t Rank = static_cast<std::size_t>(
+          std::upper_bound(Base.begin(), Base.end(), Cur) - Base.begin() - 1);
+      TbRun &R = Runs[Rank][Cur - Base[Rank]];
+      while (advance(R)) {
+      }
+    }
+    Sweeping = false;
+  }
 }
 
 void Engine::setRates() {
@@ -281,14 +367,7 @@ void Engine::reportDeadlock() {
 void Engine::run() {
   for (;;) {
     poll();
-    bool Moved = true;
-    while (Moved) {
-      Moved = false;
-      for (auto &Rank : Runs)
-        for (TbRun &R : Rank)
-          while (advance(R))
-            Moved = true;
-    }
+    sweep();
     if (Flows.empty()) {
       bool AllDone = true;
       for (auto &Rank : Runs)
@@ -341,9 +420,12 @@ void Engine::run() {
         Left.push_back(F);
         continue;
       }
-      for (Message &Msg : Conns[F.Key].Queue)
+      Conn &C = Conns[F.Key];
+      for (Message &Msg : C.Queue)
         if (Msg.Seq == F.Seq)
           Msg.Landed = true;
+      if (C.Receiver >= 0)
+        wake(std::size_t(C.Receiver));
       if (O.RecordTransfers) {
         F.Rec.EndUs = Now;
         Out.Transfers.push_back(F.Rec);
