@@ -104,8 +104,10 @@ private:
   std::map<ConnKey, Conn> Conns;
   std::vector<std::vector<long>> Flags; // [rank][tb]
   std::vector<std::vector<TbRun>> Runs; // [rank][tb]
-  /// Global number of threadblock t of rank r: Base[r] + t.
+  /// Global number of threadblock t of rank r: Base[r] + t; RunOf[g] is
+  /// the threadblock of global number g.
   std::vector<std::size_t> Base;
+  std::vector<TbRun *> RunOf;
   /// Per rank and threadblock, the threadblocks (global numbers) stopped
   /// on a dependency on it: woken when it publishes a step.
   std::vector<std::vector<std::vector<std::size_t>>> DepWaiters;
@@ -162,6 +164,9 @@ bool Engine::setup() {
       ++Tbs;
     }
   }
+  for (auto &Rank : Runs)
+    for (TbRun &Run : Rank)
+      RunOf.push_back(&Run);
   InThis.assign(Tbs, 0);
   InNext.assign(Tbs, 0);
   for (std::size_t G = 0; G < Tbs; ++G)
@@ -303,10 +308,7 @@ void Engine::sweep() {
       Cur = ThisPass.back();
       ThisPass.pop_back();
       InThis[Cur] = 0;
-      std::size_t Rank = static_cast<std::size_t>(
-          std::upper_bound(Base.begin(), Base.end(), Cur) - Base.begin() - 1);
-      TbRun &R = Runs[Rank][Cur - Base[Rank]];
-      while (advance(R)) {
+      while (advance(*RunOf[Cur])) {
       }
     }
     Sweeping = false;

@@ -166,9 +166,9 @@ std::optional<ProtocolChoice> tacclc::chooseProtocol(const tacclrt::Algo &Plan,
     double LogSum = 0;
     bool Ok = true, Pruned = false;
     for (size_t I : Ascending) {
-      if (Pruned) {
+      if (Pruned) { // the larger sizes are left at infinity
         LogSum = std::numeric_limits<double>::infinity();
-        continue;
+        break;
       }
       tacclrt::SimResult R =
           tacclrt::simulate(A, Calls[I].Machine, Calls[I].Options);
