@@ -1276,28 +1276,75 @@ def profile(binary):
 
 
 def algo_dir(script, sketch):
+    """scripts/algo-dir is `tacclc tune --sketches FILE --no-candidates`:
+    the machine and the collective come from the file's sketches, only
+    they and NCCL's algorithms compete, every file written is one of them
+    and passes the checker, and the folder is the one tune writes when told
+    the machine and the collective. A file whose sketches are on two
+    machines needs --topology."""
+    import json
     with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, TACCLC=TACCLC)
-        proc = subprocess.run(["bash", script, sketch, tmp],
+        env = dict(os.environ, TACCLC=TACCLC,
+                   TACCLC_CACHE_DIR=os.path.join(tmp, "cache"))
+        sweep = ["--sizes", "1KiB:64MiB", "-j2", "--time-limit", "30"]
+        out = os.path.join(tmp, "algos")
+        proc = subprocess.run(["bash", script, sketch, out, *sweep],
                               capture_output=True, text=True, timeout=600,
                               env=env)
         if proc.returncode != 0:
             sys.exit(f"FAIL: algo-dir exited {proc.returncode}:\n"
                      f"{proc.stdout}{proc.stderr}")
-        want = {"ring_small.xml": ("1024", "65536"),
-                "ring_large.xml": ("65536", "1073741824")}
-        if sorted(os.listdir(tmp)) != sorted(want):
-            sys.exit(f"FAIL: algo-dir wrote {os.listdir(tmp)}")
-        for name, (lo, hi) in want.items():
-            head = open(os.path.join(tmp, name)).readline()
-            if f'minBytes="{lo}"' not in head or f'maxBytes="{hi}"' not in head:
-                sys.exit(f"FAIL: {name} range: {head}")
+        rep = json.load(open(os.path.join(out, "report.json")))
+        colls = rep["collectives"]
+        if [c["collective"] for c in colls] != ["allgather"] or \
+                not rep["topology"].endswith("duo-algos.sketch:duo(nodes: 2)"):
+            sys.exit(f"FAIL: algo-dir tuned {rep['topology']} "
+                     f"{[c['collective'] for c in colls]}")
+        mine = os.path.basename(sketch)
+        jobs = colls[0]["jobs"]
+        ours = sorted(j["label"] for j in jobs if j["kind"] == "sketch")
+        if ours != ["ag_large", "ag_medium", "ag_tiny"] or any(
+                j["kind"] == "sketch" and j["family"] != mine for j in jobs):
+            sys.exit(f"FAIL: algo-dir compiled {ours} (no candidates)")
+        files = [f for f in colls[0]["files"] if f["file"]]
+        if not files or any(f["family"] != mine for f in files):
+            sys.exit(f"FAIL: algo-dir's files: {colls[0]['files']}")
+        xml = sorted(n for n in os.listdir(out) if n.endswith(".xml"))
+        if xml != sorted(f["file"] for f in files):
+            sys.exit(f"FAIL: algo-dir wrote {xml}")
+        for name in xml:
+            run("check", os.path.join(out, name), expect=0)
+        # The same as tune told the machine and the collective.
+        told = os.path.join(tmp, "told")
+        proc = subprocess.run(
+            [TACCLC, "tune", "--topology", f"{sketch}:duo(nodes: 2)",
+             "--collective", "allgather", "--sketches", sketch,
+             "--no-candidates", "-o", told, *sweep],
+            capture_output=True, text=True, timeout=600, env=env)
+        if proc.returncode != 0 or "tune: [" in proc.stderr or xml != sorted(
+                n for n in os.listdir(told) if n.endswith(".xml")) or any(
+                open(os.path.join(out, n), "rb").read() !=
+                open(os.path.join(told, n), "rb").read() for n in xml):
+            sys.exit(f"FAIL: tune told the machine differs from algo-dir:"
+                     f"\n{proc.stderr}")
+        # Sketches on two machines: tune cannot guess which.
+        two = os.path.join(tmp, "two.sketch")
+        with open(two, "w") as f:
+            f.write(open(sketch).read() + "sketch ag_n3 on duo(nodes: 3) "
+                    "{\n  collective allgather\n  size 768 KiB\n}\n")
+        bad = subprocess.run(["bash", script, two, os.path.join(tmp, "x")],
+                             capture_output=True, text=True, timeout=120,
+                             env=env)
+        if bad.returncode != 1 or "several machines" not in bad.stderr or \
+                os.path.exists(os.path.join(tmp, "x")):
+            sys.exit(f"FAIL: two machines: {bad.returncode} {bad.stderr}")
         bad = subprocess.run(["bash", script, sketch], capture_output=True,
                              text=True, timeout=60, env=env)
         if bad.returncode != 2:
             sys.exit("FAIL: algo-dir without an output directory")
         algo_dir_without_tacclc(script, sketch, tmp)
-    print("algo-dir: one verified file per size range")
+    print(f"algo-dir: tune over the file's sketches wrote {len(xml)} "
+          "verified file(s)")
 
 
 def algo_dir_without_tacclc(script, sketch, tmp):
@@ -1615,7 +1662,7 @@ def protocol_ranges():
     program per part, named after its protocol, with exactly its part as
     minBytes/maxBytes in both dialects; deterministic; every program
     computes its collective (allgather and allreduce, several data types);
-    stdout refuses several programs; algo-dir writes every part."""
+    stdout refuses several programs."""
     import json
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "p.sketch")
@@ -1662,19 +1709,6 @@ def protocol_ranges():
         if "name an output file with -o" not in proc.stderr or proc.stdout \
                 or sorted(os.listdir(tmp)) != before:
             sys.exit(f"FAIL: stdout with several programs: {proc.stderr}")
-        # The algorithm directory holds every part, each verified.
-        algo = os.path.join(tmp, "algo")
-        script = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                              "..", "..", "scripts", "algo-dir")
-        proc = subprocess.run(["bash", script, src, algo],
-                              env=dict(os.environ, TACCLC=TACCLC),
-                              capture_output=True, text=True)
-        names = sorted(os.listdir(algo)) if os.path.isdir(algo) else []
-        want = sorted(f"{c}.{p}.xml" for c in ("allgather", "allreduce")
-                      for p, _, _ in parts)
-        if proc.returncode != 0 or names != want:
-            sys.exit(f"FAIL: algo-dir wrote {names}, exit "
-                     f"{proc.returncode}:\n{proc.stderr}")
     print("protocol-ranges: one verified program per protocol and part")
 
 

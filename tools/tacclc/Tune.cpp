@@ -2,7 +2,9 @@
 //
 // `tacclc tune --topology MACHINE --collective C[,C...] -o DIR`: from a
 // machine to a folder of verified algorithms, one per range of sizes where
-// a synthesised program beats NCCL's own, without writing a sketch. The
+// a synthesised program beats NCCL's own, without writing a sketch. Given
+// `--sketches FILE` alone, the machine and the collectives are those of the
+// file's sketches (scripts/algo-dir runs it so, with --no-candidates). The
 // command's options and its three modes:
 //   tune ... -o DIR            plan, run the jobs (-j at a time, cached),
 //                              choose, write and verify DIR;
@@ -53,13 +55,15 @@ cl::SubCommand &command() {
 cl::opt<std::string> Topology("topology",
                               cl::desc("The machine: ndv2(nodes: 2), "
                                        "mybox(nodes: 4) or "
-                                       "FILE.sketch:NAME(args)"),
+                                       "FILE.sketch:NAME(args); default: the "
+                                       "one the sketches of --sketches are on"),
                               cl::value_desc("machine"), cl::sub(command()),
                               cl::cat(category()));
 cl::list<std::string>
     Collectives("collective",
                 cl::desc("The collectives: allgather, alltoall, "
-                         "reducescatter, allreduce (comma-separated)"),
+                         "reducescatter, allreduce (comma-separated); "
+                         "default: those of the sketches of --sketches"),
                 cl::CommaSeparated, cl::value_desc("c,..."), cl::sub(command()),
                 cl::cat(category()));
 cl::opt<std::string> Sizes("sizes",
@@ -146,9 +150,12 @@ std::optional<int> tacclc::runTuneIfNamed() {
   const auto Start = std::chrono::steady_clock::now();
 
   TuneRequest R;
-  if (Topology.empty())
-    return usage("tune needs --topology MACHINE");
-  if (Collectives.empty())
+  // Without --topology or --collective, the sketches of --sketches name
+  // the machine and the collectives (planTune).
+  if (Topology.empty() && SketchFiles.empty())
+    return usage("tune needs --topology MACHINE (or --sketches FILE, whose "
+                 "sketches name it)");
+  if (Collectives.empty() && SketchFiles.empty())
     return usage("tune needs --collective (allgather, alltoall, "
                  "reducescatter, allreduce)");
   if (Output.empty())
@@ -212,12 +219,12 @@ std::optional<int> tacclc::runTuneIfNamed() {
   unsigned Cached = 0;
   for (const PlannedJob &J : Plan->Jobs)
     Cached += J.Result.has_value();
-  errs() << fmt::format("tune: {} on {} ({} GPUs), {} sizes from {} to {}: "
-                        "{} jobs, {} cached; judged by the {} engine\n",
-                        join(R.Collectives, ", "), Plan->Reference, Plan->Ranks,
-                        R.Sizes.size(), formatByteSize(R.Sizes.front()),
-                        formatByteSize(R.Sizes.back()), Plan->Jobs.size(),
-                        Cached, R.Engine);
+  errs() << fmt::format(
+      "tune: {} on {} ({} GPUs), {} sizes from {} to {}: "
+      "{} jobs, {} cached; judged by the {} engine\n",
+      join(Plan->Request.Collectives, ", "), Plan->Reference, Plan->Ranks,
+      R.Sizes.size(), formatByteSize(R.Sizes.front()),
+      formatByteSize(R.Sizes.back()), Plan->Jobs.size(), Cached, R.Engine);
 
   if (!JobsFile.empty()) {
     std::string Lines;

@@ -114,65 +114,148 @@ std::vector<std::string> commonKey(const std::string &Digest, const TunePlan &P,
           P.Request.Legacy ? "legacy" : "executor"};
 }
 
-/// The sketches of the user's file \p File that are on the tuned machine
-/// and do one of the tuned collectives; false after printing errors.
-bool userSketchJobs(const std::string &File, TunePlan &P,
-                    const MachineSource &M, const std::string &Digest,
-                    const std::string &CacheDir) {
+/// One sketch of a user's file, as tune needs it.
+struct UserSketch {
+  std::string Name, Collective;
+  /// The machine it is on, as --topology names it.
+  std::string Machine;
+  unsigned Ranks = 0, GpusPerNode = 0;
+};
+
+/// A user's sketch file, loaded and analysed.
+struct UserFile {
+  std::string Path; ///< Absolute.
+  std::vector<std::string> IncludeDirs;
+  /// The text of every file its sketches read: part of their keys.
+  std::vector<std::string> Texts;
+  std::vector<UserSketch> Sketches;
+};
+
+/// Loads and analyses every sketch of \p File; nothing after printing the
+/// front end's diagnostics.
+std::optional<UserFile> loadUserFile(const std::string &File,
+                                     const TuneRequest &R) {
   llvm::SourceMgr SM;
   DiagnosticEngine Diags(SM);
+  // Errors and warnings alike are printed, whichever way this returns.
+  struct Flush {
+    DiagnosticEngine &D;
+    ~Flush() { D.flush(llvm::errs()); }
+  } Printed{Diags};
   std::string Why;
   auto Buf = readSourceFile(File, Why);
   if (!Buf) {
     llvm::errs() << "tacclc: error: cannot read " << File << ": " << Why
                  << "\n";
-    return false;
+    return std::nullopt;
   }
   unsigned Id = SM.AddNewSourceBuffer(std::move(Buf), llvm::SMLoc());
+  UserFile U;
+  U.Path = absolute(File);
   FrontendOptions FO;
-  for (const std::string &I : P.Request.IncludeDirs)
+  for (const std::string &I : R.IncludeDirs)
     FO.IncludeDirs.push_back(absolute(I));
   FO.StdlibDir = stdlibDir();
+  U.IncludeDirs = FO.IncludeDirs;
   auto Mods = loadModules(SM, Id, FO, Diags);
   if (!Mods)
-    return false;
-  // Every file the sketches read is part of their key.
-  std::vector<std::string> Texts;
+    return std::nullopt;
   for (unsigned B = 1; B <= SM.getNumBuffers(); ++B)
-    Texts.push_back(SM.getMemoryBuffer(B)->getBuffer().str());
+    U.Texts.push_back(SM.getMemoryBuffer(B)->getBuffer().str());
   SketchAnalyzer Analyzer(*Mods, Diags);
-  unsigned Taken = 0;
   for (const SketchSummary &S : listSketches(*Mods)) {
     auto Sk = Analyzer.analyze(*S.Decl, Diags);
     if (!Sk)
+      return std::nullopt;
+    U.Sketches.push_back({S.Name, ir::collectiveName(Sk->Coll.getKind()).str(),
+                          machineReference(Sk->On, SM, "."),
+                          Sk->Topo.getNumRanks(), Sk->Topo.getGpusPerNode()});
+  }
+  return U;
+}
+
+/// Fills in what the request leaves to the user's files: the machine their
+/// sketches are on (it must be one) and the collectives they do. False
+/// after printing why.
+bool requestFromFiles(TuneRequest &R, const std::vector<UserFile> &Files) {
+  std::vector<std::string> Machines;
+  for (const UserFile &U : Files)
+    for (const UserSketch &S : U.Sketches) {
+      if (!R.Collectives.empty() &&
+          !llvm::is_contained(R.Collectives, S.Collective))
+        continue;
+      if (!tune::tunableCollective(S.Collective)) {
+        llvm::errs() << "tacclc: warning: tune leaves out sketch '" << S.Name
+                     << "': it synthesises allgather, alltoall, "
+                        "reducescatter and allreduce, not "
+                     << S.Collective << "\n";
+        continue;
+      }
+      if (R.Topology.empty() && !S.Machine.empty() &&
+          !llvm::is_contained(Machines, S.Machine))
+        Machines.push_back(S.Machine);
+    }
+  const bool Derived = R.Topology.empty();
+  if (Derived) {
+    if (Machines.empty()) {
+      llvm::errs() << "tacclc: error: tune needs --topology MACHINE: the "
+                      "files of --sketches have no sketch it can tune\n";
       return false;
-    std::string Coll = ir::collectiveName(Sk->Coll.getKind()).str();
-    if (!llvm::is_contained(P.Request.Collectives, Coll) ||
-        Sk->Topo.getNumRanks() != P.Ranks ||
-        Sk->Topo.getGpusPerNode() != P.GpusPerNode)
+    }
+    if (Machines.size() > 1) {
+      llvm::errs() << "tacclc: error: the sketches of --sketches are on "
+                      "several machines ("
+                   << llvm::join(Machines, "; ")
+                   << "): give --topology to tune one of them\n";
+      return false;
+    }
+    R.Topology = Machines.front();
+  }
+  if (R.Collectives.empty())
+    for (const UserFile &U : Files)
+      for (const UserSketch &S : U.Sketches)
+        if ((!Derived || S.Machine == R.Topology) &&
+            tune::tunableCollective(S.Collective) &&
+            !llvm::is_contained(R.Collectives, S.Collective))
+          R.Collectives.push_back(S.Collective);
+  if (R.Collectives.empty()) {
+    llvm::errs() << "tacclc: error: tune needs --collective: no sketch of "
+                    "--sketches does one it tunes\n";
+    return false;
+  }
+  return true;
+}
+
+/// The jobs of the sketches of \p U that are on the tuned machine and do
+/// one of the tuned collectives.
+void userSketchJobs(const UserFile &U, TunePlan &P, const MachineSource &M,
+                    const std::string &Digest, const std::string &CacheDir) {
+  unsigned Taken = 0;
+  for (const UserSketch &S : U.Sketches) {
+    if (!llvm::is_contained(P.Request.Collectives, S.Collective) ||
+        S.Ranks != P.Ranks || S.GpusPerNode != P.GpusPerNode)
       continue;
     PlannedJob J;
     J.Job.What = TuneJob::Sketch;
     J.Job.Label = S.Name;
-    J.Job.Family = llvm::sys::path::filename(File).str();
-    J.Job.Collective = Coll;
-    J.Job.SketchFile = absolute(File);
+    J.Job.Family = llvm::sys::path::filename(U.Path).str();
+    J.Job.Collective = S.Collective;
+    J.Job.SketchFile = U.Path;
     J.Job.SketchName = S.Name;
-    J.Job.IncludeDirs = FO.IncludeDirs;
+    J.Job.IncludeDirs = U.IncludeDirs;
     std::vector<std::string> Key = commonKey(Digest, P, M);
     Key.insert(Key.end(), {"user", S.Name,
                            fmt::format("{:g}", P.Request.TimeLimitSeconds)});
-    Key.insert(Key.end(), Texts.begin(), Texts.end());
+    Key.insert(Key.end(), U.Texts.begin(), U.Texts.end());
     J.Key = tune::contentKey(Key);
     J.Dir = CacheDir + "/" + J.Key;
     P.Jobs.push_back(std::move(J));
     ++Taken;
   }
   if (!Taken)
-    llvm::errs() << "tacclc: warning: " << File
+    llvm::errs() << "tacclc: warning: " << U.Path
                  << " has no sketch of the tuned collectives on " << P.Reference
                  << "\n";
-  return true;
 }
 
 /// NCCL's algorithms for \p Coll on the machine of \p P.
@@ -192,7 +275,17 @@ std::optional<TunePlan> tacclc::planTune(const TuneRequest &R,
                                          const std::string &CacheDir) {
   TunePlan P;
   P.Request = R;
-  for (const std::string &C : R.Collectives)
+  std::vector<UserFile> Files;
+  for (const std::string &File : R.SketchFiles) {
+    auto U = loadUserFile(File, R);
+    if (!U)
+      return std::nullopt;
+    Files.push_back(std::move(*U));
+  }
+  if ((R.Topology.empty() || R.Collectives.empty()) &&
+      !requestFromFiles(P.Request, Files))
+    return std::nullopt;
+  for (const std::string &C : P.Request.Collectives)
     if (!tune::tunableCollective(C)) {
       llvm::errs() << "tacclc: error: tune synthesises allgather, alltoall, "
                       "reducescatter and allreduce, not '"
@@ -205,8 +298,8 @@ std::optional<TunePlan> tacclc::planTune(const TuneRequest &R,
                  << "\n";
     return std::nullopt;
   }
-  auto T =
-      instantiateMachine(R.Topology, R.IncludeDirs, llvm::errs(), &P.Reference);
+  auto T = instantiateMachine(P.Request.Topology, R.IncludeDirs, llvm::errs(),
+                              &P.Reference);
   if (!T)
     return std::nullopt;
   P.Ranks = T->getNumRanks();
@@ -226,7 +319,7 @@ std::optional<TunePlan> tacclc::planTune(const TuneRequest &R,
   };
   tune::MachineFacts Facts = tune::describeMachine(*T, M->Import, M->Call);
   auto Bands = tune::sizeBands(R.Sizes.front(), R.Sizes.back());
-  for (const std::string &Coll : R.Collectives) {
+  for (const std::string &Coll : P.Request.Collectives) {
     if (!R.NoCandidates)
       for (tune::Candidate &C : tune::generateCandidates(Facts, Coll, Bands)) {
         PlannedJob J;
@@ -261,9 +354,8 @@ std::optional<TunePlan> tacclc::planTune(const TuneRequest &R,
         P.Jobs.push_back(std::move(J));
       }
   }
-  for (const std::string &File : R.SketchFiles)
-    if (!userSketchJobs(File, P, *M, *Digest, CacheDir))
-      return std::nullopt;
+  for (const UserFile &U : Files)
+    userSketchJobs(U, P, *M, *Digest, CacheDir);
   for (PlannedJob &J : P.Jobs)
     Base(J);
   return P;
