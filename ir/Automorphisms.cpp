@@ -289,6 +289,37 @@ std::string ir::describePermutation(const Topology &T,
   return "map [" + llvm::join(Items, ", ") + "]";
 }
 
+std::vector<std::vector<unsigned>> ir::rotationOrbits(const Topology &T) {
+  const unsigned R = T.getNumRanks(), N = T.getNumNodes(),
+                 G = T.getGpusPerNode();
+  std::vector<Perm> Gens;
+  const SymmetryRules None;
+  if (N > 1 && preserves(T, None, rotateNodes(T, 1)))
+    Gens.push_back(rotateNodes(T, 1));
+  if (G > 1 && preserves(T, None, rotateWithin(R, 1, G)))
+    Gens.push_back(rotateWithin(R, 1, G));
+  std::vector<unsigned> Low(R);
+  std::iota(Low.begin(), Low.end(), 0u);
+  // Rotations are cycles: the orbit of a rank under both is the set of
+  // ranks its node and GPU rotations reach, closed by a union-find.
+  std::function<unsigned(unsigned)> Find = [&](unsigned X) {
+    return Low[X] == X ? X : Low[X] = Find(Low[X]);
+  };
+  for (const Perm &P : Gens)
+    for (unsigned I = 0; I < R; ++I) {
+      unsigned A = Find(I), B = Find(P[I]);
+      if (A != B)
+        Low[std::max(A, B)] = std::min(A, B);
+    }
+  std::map<unsigned, std::vector<unsigned>> Orbits;
+  for (unsigned I = 0; I < R; ++I)
+    Orbits[Find(I)].push_back(I);
+  std::vector<std::vector<unsigned>> Out;
+  for (auto &[Root, Members] : Orbits)
+    Out.push_back(std::move(Members));
+  return Out;
+}
+
 FreeSubgroup ir::chooseFreeSubgroup(const Topology &T,
                                     const SymmetryRules &Rules,
                                     const AutomorphismGroup &Group) {

@@ -43,6 +43,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Bounds.h"
 
+#include "ir/Automorphisms.h"
 #include "ir/Collective.h"
 #include "passes/FlowNetwork.h"
 #include "passes/LatencyBound.h"
@@ -114,7 +115,11 @@ std::pair<double, std::vector<char>> allGatherRate(const FlowNetwork &G) {
   for (int Iter = 0; Iter < 200 && X > 0; ++Iter) {
     double Ratio = X;
     std::vector<char> Found;
+    // The first rank of the smallest ratio is the lowest of its orbit:
+    // the others' cuts are images of its.
     for (unsigned V = 0; V < N; ++V) {
+      if (!G.lowestOfOrbit(V))
+        continue;
       std::vector<std::pair<unsigned, double>> Src;
       for (unsigned U = 0; U < N; ++U)
         if (U != V)
@@ -265,6 +270,10 @@ allToAllCut(const ir::Topology &T, const FlowNetwork &G, bool &Exact) {
 std::vector<double> egress(const FlowNetwork &G) {
   std::vector<double> Out(G.NumRanks);
   for (unsigned R = 0; R < G.NumRanks; ++R) {
+    if (!G.lowestOfOrbit(R)) {
+      Out[R] = Out[G.OrbitLow[R]];
+      continue;
+    }
     std::vector<unsigned> Sinks;
     for (unsigned U = 0; U < G.NumRanks; ++U)
       if (U != R)
@@ -480,6 +489,11 @@ tacclc::computeBounds(const ir::Topology &Topo, BoundCollective C, double Bytes,
   B.Latency = *Latency;
 
   FlowNetwork G = buildFlowNetwork(T);
+  // Rotations that are automorphisms at these costs: one cut per orbit.
+  G.OrbitLow.resize(N);
+  for (const std::vector<unsigned> &O : ir::rotationOrbits(T))
+    for (unsigned R : O)
+      G.OrbitLow[R] = O.front();
   FlowNetwork Rev = G.reversed();
   B.PerRank = perRankBound(T, C, Bytes, Root, G, Rev);
   cutBound(T, G, Rev, B);

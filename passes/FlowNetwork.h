@@ -34,6 +34,16 @@ struct FlowNetwork {
   unsigned NumVertices = 0;
   std::vector<Edge> Edges;
   std::vector<std::string> Labels;
+  /// Per rank, the lowest rank of its orbit under automorphisms of the
+  /// machine (which keep every capacity): the cuts around ranks of one
+  /// orbit are images of each other, so only the lowest's is computed.
+  /// Empty: every rank is its own.
+  std::vector<unsigned> OrbitLow;
+
+  /// Whether rank \p R is the lowest of its orbit.
+  bool lowestOfOrbit(unsigned R) const {
+    return OrbitLow.empty() || OrbitLow[R] == R;
+  }
 
   /// The same network with every edge turned around.
   FlowNetwork reversed() const;

@@ -187,10 +187,14 @@ bool tacclc::checkRoutable(const Sketch &S, DiagnosticEngine &Diags) {
 }
 
 namespace {
-/// The size of \p S's model without the symmetry reduction, for --stats.
-ModelSize unreducedSize(const Sketch &S) {
+/// The size of \p S's model without the symmetry reduction, for --stats:
+/// every chunk's part counted from the same warm start \p Start (which
+/// holds every chunk's trees, the representatives' moved to the rest of
+/// their orbits), so that the count costs one pass over the chunks and not
+/// a second warm start for all of them.
+ModelSize unreducedSize(const Sketch &S, const RoutingStart &Start) {
   SymmetryGroup Trivial = SymmetryGroup::trivial(S);
-  return routingModelSize(S, Trivial, routingStart(S, Trivial));
+  return routingModelSize(S, Trivial, Start);
 }
 
 /// The routes of the warm start, when the stage's time ran out before its
@@ -272,7 +276,7 @@ tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
     Stats->ConstraintsBefore = RM.Model.constraints().size();
     // The unreduced model is only counted, when asked for.
     if (!Group.isTrivial() && Opts.MeasureReduction) {
-      ModelSize Full = unreducedSize(S);
+      ModelSize Full = unreducedSize(S, Start);
       Stats->VariablesBefore = Full.Variables;
       Stats->ConstraintsBefore = Full.Rows;
     }

@@ -43,7 +43,7 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <set>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -73,10 +73,12 @@ private:
     long Sender = -1, Receiver = -1;
     unsigned Held = 0;         ///< FIFO steps of messages posted, not received.
     std::deque<Message> Queue; ///< Those messages, in posting order.
+    /// The rate pass that last saw one of its flows (setRates()).
+    unsigned long Seen = 0;
   };
   struct Flow {
     int Link = 0;
-    ConnKey Key;
+    Conn *C = nullptr;    ///< Its connection (std::map keeps it in place).
     double Remaining = 0; ///< Wire bytes still to move.
     double DataStart = 0; ///< When the hop latency is over.
     double Rate = 0;
@@ -118,8 +120,15 @@ private:
   std::size_t Cur = 0;   ///< The threadblock being advanced.
   bool Sweeping = false; ///< Within a pass.
   std::vector<Flow> Flows;
-  /// Capacity (bytes per us) of every link, then of every port.
-  std::vector<double> Capacity;
+  /// How flows share every link, then every port (their capacities in
+  /// bytes per us); the resources a flow on each link uses.
+  std::optional<FlowSharing> Sharing;
+  std::vector<std::vector<int>> LinkUses;
+  // Scratch of every event, kept to spare allocations.
+  unsigned long RatePass = 0;
+  std::vector<std::size_t> Active;
+  std::vector<const std::vector<int> *> ActiveUses;
+  std::vector<double> Rates, Finish;
   double Now = 0;
   long Posted = 0;
 
@@ -137,10 +146,18 @@ bool Engine::setup() {
     return false;
   Out.Iterations = Shape.Iterations;
   const double Inf = std::numeric_limits<double>::infinity();
-  for (const SimLink &L : M.Links)
+  std::vector<double> Capacity;
+  const int NLinks = static_cast<int>(M.Links.size());
+  for (const SimLink &L : M.Links) {
     Capacity.push_back(L.BetaUsPerB > 0 ? L.Multiplicity / L.BetaUsPerB : Inf);
+    std::vector<int> U{static_cast<int>(LinkUses.size())};
+    for (int Port : L.Ports)
+      U.push_back(NLinks + Port);
+    LinkUses.push_back(std::move(U));
+  }
   for (const SimPort &Pt : M.Ports)
     Capacity.push_back(Pt.BetaUsPerB > 0 ? 1 / Pt.BetaUsPerB : Inf);
+  Sharing.emplace(std::move(Capacity));
   Runs.resize(P.Ranks.size());
   Flags.resize(P.Ranks.size());
   DepWaiters.resize(P.Ranks.size());
@@ -201,7 +218,7 @@ void Engine::post(TbRun &R, const Operation &Op) {
   const SimLink &L = M.Links[static_cast<std::size_t>(C.Link)];
   Flow F;
   F.Link = C.Link;
-  F.Key = Key;
+  F.C = &C;
   F.Remaining = wireBytes(Bytes, A.Proto, O);
   F.DataStart = Now + hopLatencyUs(L, A.Proto, O);
   F.Seq = Posted++;
@@ -318,31 +335,31 @@ void Engine::sweep() {
 void Engine::setRates() {
   // A connection moves its messages in order, one at a time (NCCL's FIFO
   // steps): only the oldest message of each connection moves, once its
-  // latency is over. Flows are kept in posting order.
-  std::vector<std::size_t> Active;
-  std::set<ConnKey> Seen;
-  for (std::size_t I = 0; I < Flows.size(); ++I)
-    if (Seen.insert(Flows[I].Key).second && Flows[I].DataStart <= Now)
+  // latency is over. Flows are kept in posting order, so the first flow of
+  // a connection this pass sees is its oldest.
+  ++RatePass;
+  Active.clear();
+  for (std::size_t I = 0; I < Flows.size(); ++I) {
+    Conn &C = *Flows[I].C;
+    if (C.Seen == RatePass)
+      continue;
+    C.Seen = RatePass;
+    if (Flows[I].DataStart <= Now)
       Active.push_back(I);
+  }
   if (O.Service == PortService::Serial)
     std::stable_sort(Active.begin(), Active.end(),
                      [&](std::size_t X, std::size_t Y) {
                        return std::tie(Flows[X].DataStart, Flows[X].Seq) <
                               std::tie(Flows[Y].DataStart, Flows[Y].Seq);
                      });
-  std::vector<std::vector<int>> Uses;
-  Uses.reserve(Active.size());
-  const int NLinks = static_cast<int>(M.Links.size());
-  for (std::size_t I : Active) {
-    const SimLink &L = M.Links[static_cast<std::size_t>(Flows[I].Link)];
-    std::vector<int> U{Flows[I].Link};
-    for (int Port : L.Ports)
-      U.push_back(NLinks + Port);
-    Uses.push_back(std::move(U));
-  }
-  std::vector<double> Rates = O.Service == PortService::Serial
-                                  ? serialRates(Capacity, Uses)
-                                  : maxMinRates(Capacity, Uses);
+  ActiveUses.clear();
+  for (std::size_t I : Active)
+    ActiveUses.push_back(&LinkUses[static_cast<std::size_t>(Flows[I].Link)]);
+  if (O.Service == PortService::Serial)
+    Sharing->serial(ActiveUses, Rates);
+  else
+    Sharing->maxMin(ActiveUses, Rates);
   for (Flow &F : Flows)
     F.Rate = 0;
   for (std::size_t K = 0; K < Active.size(); ++K)
@@ -390,7 +407,7 @@ void Engine::run() {
     // defeat), so every pass lands a message or ends a latency: the loop
     // always moves.
     const double Inf = std::numeric_limits<double>::infinity();
-    std::vector<double> Finish(Flows.size(), Inf);
+    Finish.assign(Flows.size(), Inf);
     double Next = Inf;
     for (std::size_t I = 0; I < Flows.size(); ++I) {
       const Flow &F = Flows[I];
@@ -414,15 +431,18 @@ void Engine::run() {
         F.Remaining = std::max(0.0, F.Remaining - F.Rate * (Next - Now));
     }
     Now = Next;
-    // Land every message whose bytes are all there.
-    std::vector<Flow> Left;
+    // Land every message whose bytes are all there; the others stay, in
+    // their order.
+    std::size_t Kept = 0;
     for (std::size_t I = 0; I < Flows.size(); ++I) {
       Flow &F = Flows[I];
       if (!(Finish[I] <= Now)) {
-        Left.push_back(F);
+        if (Kept != I)
+          Flows[Kept] = std::move(F);
+        ++Kept;
         continue;
       }
-      Conn &C = Conns[F.Key];
+      Conn &C = *F.C;
       for (Message &Msg : C.Queue)
         if (Msg.Seq == F.Seq)
           Msg.Landed = true;
@@ -433,7 +453,7 @@ void Engine::run() {
         Out.Transfers.push_back(F.Rec);
       }
     }
-    Flows = std::move(Left);
+    Flows.resize(Kept);
   }
 }
 
