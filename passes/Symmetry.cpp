@@ -3,10 +3,11 @@
 // Algorithm:
 //   1. close the generators under composition, breadth-first from the
 //      identity in the sketch's order (deterministic element numbering);
-//   2. per element, map links (Src, Dst) -> (pi Src, pi Dst), and chunks by
-//      their (pre, post) rank sets: chunks with equal sets are told apart
-//      by their order, which every collective keeps under a permutation of
-//      ranks (the j-th chunk of a part maps to the j-th chunk of the image);
+//   2. per element, map chunks by their (pre, post) rank sets: chunks with
+//      equal sets are told apart by their order, which every collective
+//      keeps under a permutation of ranks (the j-th chunk of a part maps to
+//      the j-th chunk of the image); links map (Src, Dst) -> (pi Src,
+//      pi Dst) when asked, by a search among the links out of pi Src;
 //   3. check each generator against the relay rules (Sketch::mayCarry) and
 //      the switch policies, and the group for a free action on chunks: an
 //      element other than the identity that fixes a chunk would force that
@@ -147,9 +148,11 @@ checkGenerator(const Sketch &S,
 }
 
 /// Step 1: closes \p RankPerm (the identity) under the generators,
-/// breadth-first; says why not when the group grows too large.
+/// breadth-first, and numbers each element's inverse in \p Inverse; says
+/// why not when the group grows too large.
 std::optional<std::string> closeGroup(const Sketch &S,
-                                      std::vector<Perm> &RankPerm) {
+                                      std::vector<Perm> &RankPerm,
+                                      std::vector<unsigned> &Inverse) {
   std::map<Perm, unsigned> Index;
   Index[RankPerm[0]] = 0;
   for (size_t E = 0; E < RankPerm.size(); ++E)
@@ -166,38 +169,30 @@ std::optional<std::string> closeGroup(const Sketch &S,
       Index[Next] = RankPerm.size();
       RankPerm.push_back(std::move(Next));
     }
+  Inverse.resize(RankPerm.size());
+  for (size_t E = 0; E < RankPerm.size(); ++E) {
+    Perm Inv(RankPerm[E].size());
+    for (unsigned R = 0; R < Inv.size(); ++R)
+      Inv[RankPerm[E][R]] = R;
+    auto It = Index.find(Inv);
+    if (It == Index.end())
+      reportInternalError("a finite group lacks an inverse");
+    Inverse[E] = It->second;
+  }
   return std::nullopt;
 }
 
-/// Step 2 for element \p P: fills its link permutation \p Links and the
-/// inverse \p InvLinks.
-void mapLinks(const Topology &Topo, const Perm &P, Perm &Links,
-              Perm &InvLinks) {
-  Links.resize(Topo.links().size());
-  InvLinks.resize(Links.size());
-  for (unsigned L = 0; L < Links.size(); ++L) {
-    auto Image = linkImage(Topo, P, Topo.link(LinkId(L)));
-    if (!Image)
-      reportInternalError("a product of automorphisms is not one");
-    Links[L] = Image->index();
-    InvLinks[Image->index()] = L;
-  }
-}
-
-/// Step 2 and 3b: per element but the identity, its link and chunk
-/// permutations; says why not when an element fixes a chunk.
+/// Step 2 and 3b: per element but the identity, its chunk permutation;
+/// says why not when an element fixes a chunk. (The generators were
+/// checked to map every link onto a link, so their products do too.)
 std::optional<std::string>
 mapElements(const Sketch &S,
             const std::map<ChunkKey, std::vector<unsigned>> &ByKey,
-            const std::vector<Perm> &RankPerm, std::vector<Perm> &LinkPerm,
-            std::vector<Perm> &InvLinkPerm, std::vector<Perm> &ChunkPerm) {
-  LinkPerm.resize(RankPerm.size());
-  InvLinkPerm.resize(RankPerm.size());
+            const std::vector<Perm> &RankPerm, std::vector<Perm> &ChunkPerm) {
   ChunkPerm.resize(RankPerm.size());
   for (unsigned E = 1; E < RankPerm.size(); ++E) {
     checkDeadline();
     const Perm &P = RankPerm[E];
-    mapLinks(S.Topo, P, LinkPerm[E], InvLinkPerm[E]);
     unsigned Missing = 0;
     auto Chunks = chunkPermutation(S.Coll, ByKey, P, bySource(S), Missing);
     if (!Chunks)
@@ -237,19 +232,42 @@ unsigned computeOrbits(const std::vector<Perm> &ChunkPerm, Perm &Rep,
 }
 } // namespace
 
+ir::LinkId SymmetryGroup::linkBetween(unsigned Src, unsigned Dst) const {
+  auto Begin = OutDst.begin() + OutStart[Src],
+       End = OutDst.begin() + OutStart[Src + 1];
+  auto It = std::lower_bound(Begin, End, Dst);
+  if (It == End || *It != Dst)
+    reportInternalError("a product of automorphisms is not one");
+  return ir::LinkId(OutLink[size_t(It - OutDst.begin())]);
+}
+
 SymmetryGroup SymmetryGroup::trivial(const Sketch &S) {
   SymmetryGroup G;
-  Perm Ranks(S.Topo.getNumRanks()), Links(S.Topo.links().size()),
-      Chunks(S.Coll.getNumChunks());
+  const Topology &Topo = S.Topo;
+  Perm Ranks(Topo.getNumRanks()), Chunks(S.Coll.getNumChunks());
   for (unsigned I = 0; I < Ranks.size(); ++I)
     Ranks[I] = I;
-  for (unsigned I = 0; I < Links.size(); ++I)
-    Links[I] = I;
   for (unsigned I = 0; I < Chunks.size(); ++I)
     Chunks[I] = I;
   G.RankPerm = {Ranks};
-  G.LinkPerm = {Links};
-  G.InvLinkPerm = {Links};
+  G.Inverse = {0};
+  // The links out of each rank, by destination.
+  std::vector<std::vector<std::pair<unsigned, unsigned>>> Out(Ranks.size());
+  for (unsigned L = 0; L < Topo.links().size(); ++L) {
+    const Link &Lk = Topo.link(LinkId(L));
+    G.LinkSrc.push_back(Lk.Src.index());
+    G.LinkDst.push_back(Lk.Dst.index());
+    Out[Lk.Src.index()].push_back({Lk.Dst.index(), L});
+  }
+  G.OutStart.push_back(0);
+  for (auto &Links : Out) {
+    std::sort(Links.begin(), Links.end());
+    for (auto [Dst, L] : Links) {
+      G.OutDst.push_back(Dst);
+      G.OutLink.push_back(L);
+    }
+    G.OutStart.push_back(unsigned(G.OutDst.size()));
+  }
   G.ChunkPerm = {Chunks};
   G.Rep = Chunks;
   G.Via.assign(Chunks.size(), 0);
@@ -272,13 +290,12 @@ tacclc::tryBuildSymmetryGroup(const Sketch &S, std::string &Why,
       Why = *Problem;
       return std::nullopt;
     }
-  if (auto Problem = closeGroup(S, G.RankPerm)) {
+  if (auto Problem = closeGroup(S, G.RankPerm, G.Inverse)) {
     Why = *Problem;
     return std::nullopt;
   }
   PhaseScope Phase("mapping links and chunks under the symmetry group");
-  if (auto Problem = mapElements(S, ByKey, G.RankPerm, G.LinkPerm,
-                                 G.InvLinkPerm, G.ChunkPerm)) {
+  if (auto Problem = mapElements(S, ByKey, G.RankPerm, G.ChunkPerm)) {
     Why = *Problem;
     return std::nullopt;
   }

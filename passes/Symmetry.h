@@ -41,7 +41,10 @@ public:
   }
   /// Image of link \p L under element \p G.
   ir::LinkId link(unsigned G, ir::LinkId L) const {
-    return ir::LinkId(LinkPerm[G][L.index()]);
+    if (G == 0)
+      return L;
+    return linkBetween(RankPerm[G][LinkSrc[L.index()]],
+                       RankPerm[G][LinkDst[L.index()]]);
   }
   /// Image of chunk \p C under element \p G.
   ir::ChunkId chunk(unsigned G, ir::ChunkId C) const {
@@ -59,7 +62,7 @@ public:
   /// The link that \p C's representative uses where \p C uses \p L: the
   /// preimage of \p L under the element mapping the representative to C.
   ir::LinkId representativeLink(ir::ChunkId C, ir::LinkId L) const {
-    return ir::LinkId(InvLinkPerm[Via[C.index()]][L.index()]);
+    return link(Inverse[Via[C.index()]], L);
   }
   /// The element that maps \p C's representative to \p C.
   unsigned via(ir::ChunkId C) const { return Via[C.index()]; }
@@ -70,7 +73,20 @@ private:
   friend std::optional<SymmetryGroup>
   tryBuildSymmetryGroup(const ir::Sketch &, std::string &,
                         const ir::Symmetry *&);
-  std::vector<std::vector<unsigned>> RankPerm, LinkPerm, InvLinkPerm, ChunkPerm;
+  /// The link from rank \p Src to rank \p Dst (one exists: elements are
+  /// automorphisms).
+  ir::LinkId linkBetween(unsigned Src, unsigned Dst) const;
+
+  // Per element, the images of ranks and chunks. Links are mapped through
+  // their ends (a machine has one link per ordered pair of ranks), so that
+  // the group needs no table of elements by links: at 1,024 GPUs that
+  // would be over a gigabyte.
+  std::vector<std::vector<unsigned>> RankPerm, ChunkPerm;
+  /// Per element, its inverse's number.
+  std::vector<unsigned> Inverse;
+  /// Per link, its ends; per rank, the links out of it (OutStart[r] ..
+  /// OutStart[r+1] in OutDst and OutLink), by destination.
+  std::vector<unsigned> LinkSrc, LinkDst, OutStart, OutDst, OutLink;
   std::vector<unsigned> Rep, Via;
   unsigned NumOrbits = 0;
 };
