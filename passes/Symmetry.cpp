@@ -38,46 +38,107 @@ constexpr size_t MaxGroupSize = 4096;
 
 using Perm = std::vector<unsigned>;
 
-Perm sortedImage(llvm::ArrayRef<RankId> Ranks, const Perm &P) {
-  Perm Out;
-  for (RankId R : Ranks)
-    Out.push_back(P[R.index()]);
-  std::sort(Out.begin(), Out.end());
-  return Out;
-}
-
-/// (sorted pre, sorted post, source or -1): how a chunk is identified up
-/// to its order. The source counts in one phase of a phased solve, where
-/// chunks from different ranks may start and end at the same ranks (the
-/// rank permutation still maps a chunk's source to its image's source: the
-/// phases' collectives do not reduce, so a chunk starts at its source).
-using ChunkKey = std::tuple<Perm, Perm, int>;
-
-/// The key of chunk \p Ch under rank permutation \p P.
-ChunkKey keyOf(const Chunk &Ch, const Perm &P, bool BySource) {
-  return {sortedImage(Ch.Pre, P), sortedImage(Ch.Post, P),
-          BySource ? int(P[Ch.Source.index()]) : -1};
-}
-
-/// The chunk permutation of rank permutation \p P, or nothing when some
-/// chunk has no image (\p Missing is then set to it).
-std::optional<Perm>
-chunkPermutation(const Collective &Coll,
-                 const std::map<ChunkKey, std::vector<unsigned>> &ByKey,
-                 const Perm &P, bool BySource, unsigned &Missing) {
-  Perm Out(Coll.getNumChunks());
-  for (const auto &[Key, Chunks] : ByKey) {
-    const Chunk &First = Coll.chunk(ChunkId(Chunks.front()));
-    auto It = ByKey.find(keyOf(First, P, BySource));
-    if (It == ByKey.end() || It->second.size() != Chunks.size()) {
-      Missing = Chunks.front();
-      return std::nullopt;
+/// The chunks of a collective by (pre set, post set, source or -1): how a
+/// chunk is identified up to its order. The source counts in one phase of
+/// a phased solve, where chunks from different ranks may start and end at
+/// the same ranks (the rank permutation still maps a chunk's source to its
+/// image's source: the phases' collectives do not reduce, so a chunk starts
+/// at its source). Rank sets are numbered in their sorted order, so keys
+/// order as the sets themselves would; a permutation's image of a set is
+/// found by an order-free hash of its ranks and confirmed by comparison,
+/// so mapping every chunk under an element costs the size of the distinct
+/// sets, not of every chunk's sets (an allgather's chunks share one post
+/// set of every rank).
+class ChunkIndex {
+public:
+  ChunkIndex(const Collective &Coll, unsigned NumRanks, bool BySource)
+      : BySource(BySource) {
+    for (unsigned R = 0; R < NumRanks; ++R) {
+      // splitmix64 of the rank: fixed, so the index is deterministic.
+      uint64_t X = (uint64_t(R) + 1) * 0x9E3779B97F4A7C15ull;
+      X = (X ^ (X >> 30)) * 0xBF58476D1CE4E5B9ull;
+      X = (X ^ (X >> 27)) * 0x94D049BB133111EBull;
+      Salt.push_back(X ^ (X >> 31));
     }
-    for (size_t J = 0; J < Chunks.size(); ++J)
-      Out[Chunks[J]] = It->second[J];
+    std::map<Perm, unsigned> Ids;
+    auto Sorted = [](llvm::ArrayRef<RankId> Ranks) {
+      Perm V;
+      for (RankId R : Ranks)
+        V.push_back(R.index());
+      std::sort(V.begin(), V.end());
+      return V;
+    };
+    for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
+      Ids.try_emplace(Sorted(Coll.chunk(ChunkId(C)).Pre), 0);
+      Ids.try_emplace(Sorted(Coll.chunk(ChunkId(C)).Post), 0);
+    }
+    for (auto &[Set, Id] : Ids) {
+      Id = static_cast<unsigned>(Sets.size());
+      Sets.push_back(Set);
+      ByHash[hash(Set, nullptr)].push_back(Id);
+    }
+    for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
+      const Chunk &Ch = Coll.chunk(ChunkId(C));
+      ByKey[{Ids[Sorted(Ch.Pre)], Ids[Sorted(Ch.Post)],
+             BySource ? int(Ch.Source.index()) : -1}]
+          .push_back(C);
+    }
   }
-  return Out;
-}
+
+  /// The chunk permutation of rank permutation \p P, or nothing when some
+  /// chunk has no image (\p Missing is then set to it).
+  std::optional<Perm> chunkPermutation(const Collective &Coll, const Perm &P,
+                                       unsigned &Missing) const {
+    std::vector<int> Image(Sets.size());
+    for (unsigned Id = 0; Id < Sets.size(); ++Id)
+      Image[Id] = imageOf(Id, P);
+    Perm Out(Coll.getNumChunks());
+    for (const auto &[Key, Chunks] : ByKey) {
+      auto [Pre, Post, Src] = Key;
+      auto It = ByKey.end();
+      if (Image[Pre] >= 0 && Image[Post] >= 0)
+        It = ByKey.find({unsigned(Image[Pre]), unsigned(Image[Post]),
+                         BySource ? int(P[unsigned(Src)]) : -1});
+      if (It == ByKey.end() || It->second.size() != Chunks.size()) {
+        Missing = Chunks.front();
+        return std::nullopt;
+      }
+      for (size_t J = 0; J < Chunks.size(); ++J)
+        Out[Chunks[J]] = It->second[J];
+    }
+    return Out;
+  }
+
+private:
+  /// The order-free hash of \p Set's ranks, each mapped by \p P if given.
+  uint64_t hash(const Perm &Set, const Perm *P) const {
+    uint64_t H = Set.size();
+    for (unsigned R : Set)
+      H += Salt[P ? (*P)[R] : R];
+    return H;
+  }
+
+  /// The number of set \p Id's image under \p P, or -1 if it is no set.
+  int imageOf(unsigned Id, const Perm &P) const {
+    auto It = ByHash.find(hash(Sets[Id], &P));
+    if (It == ByHash.end())
+      return -1;
+    Perm Mapped;
+    for (unsigned R : Sets[Id])
+      Mapped.push_back(P[R]);
+    std::sort(Mapped.begin(), Mapped.end());
+    for (unsigned Cand : It->second)
+      if (Sets[Cand] == Mapped)
+        return int(Cand);
+    return -1;
+  }
+
+  bool BySource;
+  std::vector<uint64_t> Salt;
+  std::vector<Perm> Sets;
+  std::map<uint64_t, std::vector<unsigned>> ByHash;
+  std::map<std::tuple<unsigned, unsigned, int>, std::vector<unsigned>> ByKey;
+};
 
 std::string chunkText(const Sketch &S, unsigned C) {
   const Chunk &Ch = S.Coll.chunk(ChunkId(C));
@@ -91,28 +152,17 @@ std::optional<LinkId> linkImage(const Topology &Topo, const Perm &P,
   return Topo.findLink(RankId(P[L.Src.index()]), RankId(P[L.Dst.index()]));
 }
 
-/// The chunks of \p Coll grouped by their (pre, post) rank sets, in order.
-std::map<ChunkKey, std::vector<unsigned>>
-chunksByKey(const Collective &Coll, const Perm &Identity, bool BySource) {
-  std::map<ChunkKey, std::vector<unsigned>> ByKey;
-  for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
-    ByKey[keyOf(Coll.chunk(ChunkId(C)), Identity, BySource)].push_back(C);
-  return ByKey;
-}
-
 /// Whether chunks are told apart by their sources too: in a phase's sketch.
 bool bySource(const Sketch &S) { return !S.PhaseLinks.empty(); }
 
 /// Step 3a for generator \p Sym: why it does not map chunks, relay rules
 /// or switch policies onto themselves, or nothing when it does.
 std::optional<std::string>
-checkGenerator(const Sketch &S,
-               const std::map<ChunkKey, std::vector<unsigned>> &ByKey,
-               const Symmetry &Sym) {
+checkGenerator(const Sketch &S, const ChunkIndex &Index, const Symmetry &Sym) {
   const Topology &Topo = S.Topo;
   const Collective &Coll = S.Coll;
   unsigned Missing = 0;
-  auto Chunks = chunkPermutation(Coll, ByKey, Sym.Perm, bySource(S), Missing);
+  auto Chunks = Index.chunkPermutation(Coll, Sym.Perm, Missing);
   if (!Chunks)
     return fmt::format("it maps {} onto no chunk of the {}",
                        chunkText(S, Missing),
@@ -185,16 +235,15 @@ std::optional<std::string> closeGroup(const Sketch &S,
 /// Step 2 and 3b: per element but the identity, its chunk permutation;
 /// says why not when an element fixes a chunk. (The generators were
 /// checked to map every link onto a link, so their products do too.)
-std::optional<std::string>
-mapElements(const Sketch &S,
-            const std::map<ChunkKey, std::vector<unsigned>> &ByKey,
-            const std::vector<Perm> &RankPerm, std::vector<Perm> &ChunkPerm) {
+std::optional<std::string> mapElements(const Sketch &S, const ChunkIndex &Index,
+                                       const std::vector<Perm> &RankPerm,
+                                       std::vector<Perm> &ChunkPerm) {
   ChunkPerm.resize(RankPerm.size());
   for (unsigned E = 1; E < RankPerm.size(); ++E) {
     checkDeadline();
     const Perm &P = RankPerm[E];
     unsigned Missing = 0;
-    auto Chunks = chunkPermutation(S.Coll, ByKey, P, bySource(S), Missing);
+    auto Chunks = Index.chunkPermutation(S.Coll, P, Missing);
     if (!Chunks)
       reportInternalError("a product of chunk symmetries is not one");
     // 3b. A free action: no element but the identity fixes a chunk.
@@ -282,10 +331,9 @@ tacclc::tryBuildSymmetryGroup(const Sketch &S, std::string &Why,
   if (S.Symmetries.empty())
     return G;
   Culprit = &S.Symmetries.front();
-  const std::map<ChunkKey, std::vector<unsigned>> ByKey =
-      chunksByKey(S.Coll, G.RankPerm[0], bySource(S));
+  const ChunkIndex Index(S.Coll, S.Topo.getNumRanks(), bySource(S));
   for (const Symmetry &Sym : S.Symmetries)
-    if (auto Problem = checkGenerator(S, ByKey, Sym)) {
+    if (auto Problem = checkGenerator(S, Index, Sym)) {
       Culprit = &Sym;
       Why = *Problem;
       return std::nullopt;
@@ -295,7 +343,7 @@ tacclc::tryBuildSymmetryGroup(const Sketch &S, std::string &Why,
     return std::nullopt;
   }
   PhaseScope Phase("mapping links and chunks under the symmetry group");
-  if (auto Problem = mapElements(S, ByKey, G.RankPerm, G.ChunkPerm)) {
+  if (auto Problem = mapElements(S, Index, G.RankPerm, G.ChunkPerm)) {
     Why = *Problem;
     return std::nullopt;
   }

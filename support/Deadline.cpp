@@ -23,6 +23,8 @@
 #include <string>
 #include <string_view>
 
+#include <utility>
+
 #include <time.h>
 #include <unistd.h>
 
@@ -35,7 +37,9 @@ constexpr double Forever = 365.0 * 24 * 3600;
 
 Deadline Installed;
 double InstalledLimit = 0;
-std::atomic<const char *> Phase{nullptr};
+/// The innermost open phase of each thread (a worker thread starts with
+/// none and opens its own).
+thread_local const char *Phase = nullptr;
 
 /// A phase's totals and how many of its scopes are open.
 struct PhaseEntry {
@@ -140,7 +144,8 @@ void tacclc::checkDeadlineAhead(double Seconds) {
 }
 
 PhaseScope::PhaseScope(const char *Name)
-    : Name(Name), Saved(Phase.exchange(Name)), Began(Deadline::Clock::now()) {
+    : Name(Name), Saved(std::exchange(Phase, Name)),
+      Began(Deadline::Clock::now()) {
   std::lock_guard<std::mutex> Lock(PhaseMutex);
   PhaseEntry &E = phaseEntry(Name);
   if (E.Open++ == 0)
@@ -148,7 +153,7 @@ PhaseScope::PhaseScope(const char *Name)
 }
 
 PhaseScope::~PhaseScope() {
-  Phase.store(Saved);
+  Phase = Saved;
   double Seconds =
       std::chrono::duration<double>(Deadline::Clock::now() - Began).count();
   std::lock_guard<std::mutex> Lock(PhaseMutex);
@@ -165,4 +170,4 @@ std::vector<PhaseTime> tacclc::phaseTimes() {
   return Out;
 }
 
-const char *tacclc::currentPhase() { return Phase.load(); }
+const char *tacclc::currentPhase() { return Phase; }
