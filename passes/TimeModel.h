@@ -151,6 +151,9 @@ struct MeasuredCall {
   /// The program's sends of one slice (a step of several chunks is one)
   /// and its connections; 0 when not counted.
   unsigned ProgramMessages = 0, ProgramConnections = 0;
+  /// Events the simulation processed and messages in flight summed over
+  /// them (its work, counted); 0 when unknown.
+  long Events = 0, FlowUpdates = 0;
 };
 
 /// Why a prediction and a measured time disagree.

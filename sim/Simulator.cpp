@@ -431,6 +431,8 @@ void Engine::run() {
         F.Remaining = std::max(0.0, F.Remaining - F.Rate * (Next - Now));
     }
     Now = Next;
+    ++Out.Events;
+    Out.FlowUpdates += long(Flows.size());
     // Land every message whose bytes are all there; the others stay, in
     // their order.
     std::size_t Kept = 0;

@@ -171,6 +171,10 @@ struct SimResult {
   double TimeUs = 0;
   /// Loop iterations the call needed.
   long Iterations = 0;
+  /// Events processed (times the clock advanced to a message leaving its
+  /// latency or landing), and messages in flight summed over them: the
+  /// simulation's work, counted.
+  long Events = 0, FlowUpdates = 0;
   /// Every message (with SimOptions::RecordTransfers).
   std::vector<SimTransfer> Transfers;
   /// Problems (a connection without a link, a deadlock, bad sizes).

@@ -297,7 +297,9 @@ std::string tacclc::reportJson(const CompileFacts &F) {
       "  \"programs\": [{}],\n"
       "  \"total_seconds\": {},\n  \"predicted_us\": {},\n"
       "  \"prediction\": {},\n"
-      "  \"simulated_us\": {},\n  \"referee_us\": {},\n"
+      "  \"simulated_us\": {},\n  \"simulation_events\": {},\n"
+      "  \"simulation_flow_updates\": {},\n"
+      "  \"referee_us\": {},\n"
       "  \"referee_note\": {},\n  \"disagreements\": [{}{}],\n"
       "  \"stages\": [\n{}\n  ],\n"
       "  \"phases\": [\n{}\n  ],\n  \"peak_bytes\": {}\n}}\n",
@@ -306,6 +308,8 @@ std::string tacclc::reportJson(const CompileFacts &F) {
       S.SizeBytes, S.Coll.getNumChunks(), jsonQuote(S.Protocol), Choice,
       fmt::join(Programs, ", "), num(F.TotalSeconds), num(P.TotalUs),
       Prediction, Sim ? num(Sim->TimeUs) : std::string("null"),
+      Sim ? std::to_string(Sim->Events) : std::string("null"),
+      Sim ? std::to_string(Sim->FlowUpdates) : std::string("null"),
       F.Times.RefereeUs ? num(*F.Times.RefereeUs) : std::string("null"),
       jsonQuote(F.Times.RefereeNote), Gaps.empty() ? "" : "\n",
       Gaps.empty() ? Gaps : Gaps + "\n  ", Stages, fmt::join(Phases, ",\n"),

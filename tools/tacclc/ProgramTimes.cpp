@@ -95,6 +95,8 @@ ProgramTimes tacclc::timeProgram(const tacclrt::Algo &A, const ir::Sketch &S,
       M.Engine = "tacclc sim";
       M.TimeUs = R.TimeUs;
       M.Slices = unsigned(std::max(1L, R.Iterations));
+      M.Events = R.Events;
+      M.FlowUpdates = R.FlowUpdates;
       M.OrderedForFifo = OrderedForFifo;
       std::tie(M.ProgramMessages, M.ProgramConnections) = sends(A);
       Out.Simulated = M;
