@@ -54,6 +54,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 using namespace tacclc;
@@ -207,7 +208,38 @@ std::vector<char> complement(const std::vector<char> &S) {
   return C;
 }
 
+/// The rotation of \p T's nodes by one, when it is an automorphism (ranks
+/// numbered node by node); empty otherwise.
+std::vector<unsigned> nodeRotation(const ir::Topology &T) {
+  const unsigned N = T.getNumRanks(), K = T.getNumNodes(),
+                 Gpus = T.getGpusPerNode();
+  if (K < 2 || K * Gpus != N)
+    return {};
+  std::vector<unsigned> P(N);
+  for (unsigned R = 0; R < N; ++R)
+    P[R] = (R / Gpus + 1) % K * Gpus + R % Gpus;
+  return ir::preserves(T, ir::SymmetryRules(), P) ? P : std::vector<unsigned>();
+}
+
+/// The least of the images of rank set \p S under the powers of \p P: the
+/// same for every set of one orbit, whose cuts are images of each other.
+std::vector<char> leastImage(const std::vector<char> &S,
+                             const std::vector<unsigned> &P) {
+  std::vector<char> Best = S, Cur = S, Next(S.size());
+  for (;;) {
+    for (size_t R = 0; R < S.size(); ++R)
+      Next[P[R]] = Cur[R];
+    std::swap(Cur, Next);
+    if (Cur == S)
+      return Best;
+    Best = std::min(Best, Cur);
+  }
+}
+
 /// ALLTOALL: the best of the candidate rank sets (see the file comment).
+/// Where the nodes rotate, a set's cut value is the one found for the
+/// first set of its orbit; the cut itself is computed again only for a
+/// set that improves on the best.
 std::pair<double, std::vector<char>>
 allToAllCut(const ir::Topology &T, const FlowNetwork &G, bool &Exact) {
   unsigned N = G.NumRanks;
@@ -252,15 +284,36 @@ allToAllCut(const ir::Topology &T, const FlowNetwork &G, bool &Exact) {
   }
   double Best = -1;
   std::vector<char> BestSet;
+  const std::vector<unsigned> Rotate =
+      Exact ? std::vector<unsigned>() : nodeRotation(T);
+  std::map<std::vector<char>, double> ValueOfOrbit;
   for (const std::vector<char> &S : Sets) {
     unsigned K = static_cast<unsigned>(std::count(S.begin(), S.end(), 1));
     if (K == 0 || K == N)
       continue;
-    MinCut C = splitCut(G, S);
-    double V = C.Value > 0 ? double(K) * (N - K) / C.Value : Inf;
+    auto Value = [&](const MinCut &C) {
+      return C.Value > 0 ? double(K) * (N - K) / C.Value : Inf;
+    };
+    std::optional<MinCut> C;
+    double V;
+    if (Rotate.empty()) {
+      C = splitCut(G, S);
+      V = Value(*C);
+    } else {
+      auto [It, New] = ValueOfOrbit.try_emplace(leastImage(S, Rotate), 0.0);
+      if (New) {
+        C = splitCut(G, S);
+        It->second = Value(*C);
+      }
+      V = It->second;
+    }
     if (V > Best) {
+      if (!C) {
+        C = splitCut(G, S);
+        V = Value(*C);
+      }
       Best = V;
-      BestSet = std::move(C.InS);
+      BestSet = std::move(C->InS);
     }
   }
   return {Best, BestSet};
