@@ -189,22 +189,30 @@ AutomorphismGroup ir::automorphisms(const Topology &T,
       std::unique(Out.Generators.begin(), Out.Generators.end()),
       Out.Generators.end());
 
-  std::vector<unsigned> Parent(R);
+  Out.Orbits = rankOrbits(Out.Generators, R);
+  return Out;
+}
+
+std::vector<std::vector<unsigned>>
+ir::rankOrbits(llvm::ArrayRef<std::vector<unsigned>> Gens, unsigned Ranks) {
+  // Union-find, each set rooted at its lowest rank.
+  std::vector<unsigned> Parent(Ranks);
   std::iota(Parent.begin(), Parent.end(), 0u);
   std::function<unsigned(unsigned)> Find = [&](unsigned X) {
     return Parent[X] == X ? X : Parent[X] = Find(Parent[X]);
   };
-  for (const Perm &P : Out.Generators)
-    for (unsigned I = 0; I < R; ++I) {
+  for (const Perm &P : Gens)
+    for (unsigned I = 0; I < Ranks; ++I) {
       unsigned A = Find(I), B = Find(P[I]);
       if (A != B)
         Parent[std::max(A, B)] = std::min(A, B);
     }
   std::map<unsigned, std::vector<unsigned>> Orbits;
-  for (unsigned I = 0; I < R; ++I)
+  for (unsigned I = 0; I < Ranks; ++I)
     Orbits[Find(I)].push_back(I);
+  std::vector<std::vector<unsigned>> Out;
   for (auto &[Root, Members] : Orbits)
-    Out.Orbits.push_back(std::move(Members));
+    Out.push_back(std::move(Members));
   return Out;
 }
 
@@ -289,35 +297,25 @@ std::string ir::describePermutation(const Topology &T,
   return "map [" + llvm::join(Items, ", ") + "]";
 }
 
-std::vector<std::vector<unsigned>> ir::rotationOrbits(const Topology &T) {
+ir::MachineRotations ir::machineRotations(const Topology &T) {
   const unsigned R = T.getNumRanks(), N = T.getNumNodes(),
                  G = T.getGpusPerNode();
-  std::vector<Perm> Gens;
+  MachineRotations Out;
   const SymmetryRules None;
-  if (N > 1 && preserves(T, None, rotateNodes(T, 1)))
-    Gens.push_back(rotateNodes(T, 1));
-  if (G > 1 && preserves(T, None, rotateWithin(R, 1, G)))
-    Gens.push_back(rotateWithin(R, 1, G));
-  std::vector<unsigned> Low(R);
-  std::iota(Low.begin(), Low.end(), 0u);
-  // Rotations are cycles: the orbit of a rank under both is the set of
-  // ranks its node and GPU rotations reach, closed by a union-find.
-  std::function<unsigned(unsigned)> Find = [&](unsigned X) {
-    return Low[X] == X ? X : Low[X] = Find(Low[X]);
-  };
-  for (const Perm &P : Gens)
-    for (unsigned I = 0; I < R; ++I) {
-      unsigned A = Find(I), B = Find(P[I]);
-      if (A != B)
-        Low[std::max(A, B)] = std::min(A, B);
-    }
-  std::map<unsigned, std::vector<unsigned>> Orbits;
-  for (unsigned I = 0; I < R; ++I)
-    Orbits[Find(I)].push_back(I);
-  std::vector<std::vector<unsigned>> Out;
-  for (auto &[Root, Members] : Orbits)
-    Out.push_back(std::move(Members));
+  if (N > 1 && N * G == R && preserves(T, None, rotateNodes(T, 1)))
+    Out.Nodes = rotateNodes(T, 1);
+  if (G > 1 && N * G == R && preserves(T, None, rotateWithin(R, 1, G)))
+    Out.Gpus = rotateWithin(R, 1, G);
   return Out;
+}
+
+std::vector<std::vector<unsigned>> ir::MachineRotations::orbits() const {
+  std::vector<Perm> Gens;
+  for (const Perm *P : {&Nodes, &Gpus})
+    if (!P->empty())
+      Gens.push_back(*P);
+  unsigned Ranks = unsigned(std::max(Nodes.size(), Gpus.size()));
+  return rankOrbits(Gens, Ranks);
 }
 
 FreeSubgroup ir::chooseFreeSubgroup(const Topology &T,

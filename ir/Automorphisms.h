@@ -62,12 +62,23 @@ AutomorphismGroup automorphisms(const Topology &T, const SymmetryRules &Rules);
 bool preserves(const Topology &T, const SymmetryRules &Rules,
                llvm::ArrayRef<unsigned> Perm);
 
-/// The orbits of the ranks (each ascending, by their lowest rank) under the
-/// rotations of the nodes and of every node's GPUs that are automorphisms
-/// of \p T: a subgroup's orbits, so each is within one of the full group's.
-/// Cheap where bliss is not: a machine of many alike nodes has a group of
-/// factorial order, whose search takes bliss minutes at 512 GPUs.
-std::vector<std::vector<unsigned>> rotationOrbits(const Topology &T);
+/// The orbits of the ranks under the group \p Gens generate, each ascending,
+/// by their lowest rank.
+std::vector<std::vector<unsigned>>
+rankOrbits(llvm::ArrayRef<std::vector<unsigned>> Gens, unsigned Ranks);
+
+/// The rotations by one of a machine's nodes and of every node's GPUs,
+/// each kept only where it is an automorphism of the machine (empty
+/// otherwise). They generate a subgroup, so the orbits of its ranks lie
+/// within the full group's; cheap where bliss is not: a machine of many
+/// alike nodes has a group of factorial order, whose search takes bliss
+/// minutes at 512 GPUs.
+struct MachineRotations {
+  std::vector<unsigned> Nodes, Gpus;
+  /// The orbits of the ranks under both (rankOrbits()).
+  std::vector<std::vector<unsigned>> orbits() const;
+};
+MachineRotations machineRotations(const Topology &T);
 
 /// A semiregular subgroup (no element but the identity fixes a rank).
 struct FreeSubgroup {

@@ -54,6 +54,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <set>
 
@@ -208,19 +209,6 @@ std::vector<char> complement(const std::vector<char> &S) {
   return C;
 }
 
-/// The rotation of \p T's nodes by one, when it is an automorphism (ranks
-/// numbered node by node); empty otherwise.
-std::vector<unsigned> nodeRotation(const ir::Topology &T) {
-  const unsigned N = T.getNumRanks(), K = T.getNumNodes(),
-                 Gpus = T.getGpusPerNode();
-  if (K < 2 || K * Gpus != N)
-    return {};
-  std::vector<unsigned> P(N);
-  for (unsigned R = 0; R < N; ++R)
-    P[R] = (R / Gpus + 1) % K * Gpus + R % Gpus;
-  return ir::preserves(T, ir::SymmetryRules(), P) ? P : std::vector<unsigned>();
-}
-
 /// The least of the images of rank set \p S under the powers of \p P: the
 /// same for every set of one orbit, whose cuts are images of each other.
 std::vector<char> leastImage(const std::vector<char> &S,
@@ -285,7 +273,7 @@ allToAllCut(const ir::Topology &T, const FlowNetwork &G, bool &Exact) {
   double Best = -1;
   std::vector<char> BestSet;
   const std::vector<unsigned> Rotate =
-      Exact ? std::vector<unsigned>() : nodeRotation(T);
+      Exact ? std::vector<unsigned>() : G.NodeRotation;
   std::map<std::vector<char>, double> ValueOfOrbit;
   for (const std::vector<char> &S : Sets) {
     unsigned K = static_cast<unsigned>(std::count(S.begin(), S.end(), 1));
@@ -543,10 +531,15 @@ tacclc::computeBounds(const ir::Topology &Topo, BoundCollective C, double Bytes,
 
   FlowNetwork G = buildFlowNetwork(T);
   // Rotations that are automorphisms at these costs: one cut per orbit.
+  ir::MachineRotations Rotations = ir::machineRotations(T);
   G.OrbitLow.resize(N);
-  for (const std::vector<unsigned> &O : ir::rotationOrbits(T))
-    for (unsigned R : O)
-      G.OrbitLow[R] = O.front();
+  if (Rotations.Nodes.empty() && Rotations.Gpus.empty())
+    std::iota(G.OrbitLow.begin(), G.OrbitLow.end(), 0u);
+  else
+    for (const std::vector<unsigned> &O : Rotations.orbits())
+      for (unsigned R : O)
+        G.OrbitLow[R] = O.front();
+  G.NodeRotation = std::move(Rotations.Nodes);
   FlowNetwork Rev = G.reversed();
   B.PerRank = perRankBound(T, C, Bytes, Root, G, Rev);
   cutBound(T, G, Rev, B);

@@ -39,6 +39,9 @@ struct FlowNetwork {
   /// orbit are images of each other, so only the lowest's is computed.
   /// Empty: every rank is its own.
   std::vector<unsigned> OrbitLow;
+  /// A rank permutation rotating the machine's nodes by one that keeps
+  /// every capacity (an automorphism); empty where there is none.
+  std::vector<unsigned> NodeRotation;
 
   /// Whether rank \p R is the lowest of its orbit.
   bool lowestOfOrbit(unsigned R) const {
