@@ -65,6 +65,10 @@ struct CodegenOptions {
   /// received data, so that they run ahead into later buffer slices. Worth
   /// its extra threadblocks when a call takes several slices per chunk.
   bool PipelineWaves = false;
+  /// Make a rank's sends through its NIC wait their turn as the
+  /// schedule gives it, on the receives the schedule completes in between
+  /// (PaceNics.cpp).
+  bool PaceNics = false;
   /// Ranks left unfused (indexed by rank; missing entries mean fuse).
   std::vector<bool> NoFuseRanks;
 

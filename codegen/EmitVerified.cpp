@@ -8,11 +8,16 @@
 //     algorithm, so with --slice-overlap=auto both programs are lowered and
 //     simulated on the sketch's machine, and the faster is kept (ties: the
 //     one without waves, which has fewer threadblocks).
-//  2. Fusion. Relays are fused into `rcs` steps, keeping every threadblock in
+//  2. Pacing. Where a rank sends through its NIC to several nodes and a
+//     chunk is one slice, the program whose sends wait their turn as the
+//     schedule gives it (PaceNics.cpp) is lowered too with
+//     --pace-nics=auto, both are simulated, and the faster is kept (ties:
+//     the unpaced one).
+//  3. Fusion. Relays are fused into `rcs` steps, keeping every threadblock in
 //     schedule order, which cannot deadlock (FuseRelays.cpp); should a fused
 //     program still fail the checker, it is lowered again with the ranks the
 //     checker named left unfused, and after a few rounds with no fusion.
-//  3. The FIFO. A fused program ordered for a FIFO of several messages that
+//  4. The FIFO. A fused program ordered for a FIFO of several messages that
 //     fails is first lowered for a FIFO of one; the program that keeps the
 //     FIFO's order with the named ranks unfused is built too, and the
 //     faster of the two in the simulator is kept.
@@ -23,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/EmitVerified.h"
+#include "codegen/LoweringInternal.h"
 #include "codegen/SimMachine.h"
 
 #include "support/Deadline.h"
@@ -84,6 +90,7 @@ private:
               DiagnosticEngine &D) const;
   std::optional<double> simulated(const std::optional<Candidate> &C) const;
   std::optional<Candidate> chooseWaves(CodegenOptions CG);
+  std::optional<Candidate> choosePacing(std::optional<Candidate> C);
 
   const ir::Sketch &S;
   const ir::Schedule &Sch;
@@ -199,13 +206,38 @@ std::optional<Candidate> Emitter::chooseWaves(CodegenOptions CG) {
   return lower(UseWaves ? WavesCG : CG, Diags);
 }
 
+/// Step 2: with --pace-nics=auto, the same lowering with a rank's sends
+/// through its NIC paced, kept if it simulates faster. Only where a chunk
+/// is one slice: pacing holds within a slice, and every slice's first sends
+/// still start together (PaceNics.cpp).
+std::optional<Candidate> Emitter::choosePacing(std::optional<Candidate> C) {
+  if (!C || C->Rep.hasErrors() || C->CG.PaceNics ||
+      O.Pacing != NicPacing::Auto || Legacy || slicesPerChunk(S) > 1)
+    return C;
+  const std::vector<NicPace> Pace = paceNics(S.Topo, Sch);
+  if (std::none_of(Pace.begin(), Pace.end(),
+                   [](const NicPace &P) { return P.Recv >= 0; }))
+    return C;
+  PhaseScope Trying("pacing NIC sends");
+  DiagnosticEngine Quiet(Diags.getSourceMgr());
+  CodegenOptions CG = C->CG;
+  CG.PaceNics = true;
+  std::optional<Candidate> Paced = lower(CG, Quiet);
+  std::optional<double> PacedUs = simulated(Paced);
+  std::optional<double> PlainUs = simulated(C);
+  if (PacedUs && (!PlainUs || *PacedUs < *PlainUs))
+    return Paced;
+  return C;
+}
+
 std::optional<EmittedProgram> Emitter::run() {
   CodegenOptions CG;
   CG.setDialect(O.Dialect);
   CG.MergeContiguous = S.Instances <= 1;
   CG.FifoMessages = O.FifoMessages;
   CG.NoFuseRanks.assign(S.Topo.getNumRanks(), false);
-  std::optional<Candidate> C = chooseWaves(CG);
+  CG.PaceNics = O.Pacing == NicPacing::On;
+  std::optional<Candidate> C = choosePacing(chooseWaves(CG));
   if (!C)
     return std::nullopt;
   const CodegenOptions Ordered = C->CG;
@@ -214,7 +246,7 @@ std::optional<EmittedProgram> Emitter::run() {
   bool UnfusedFaster = false;
   if (Ordered.FifoMessages > 1 && C->CG.FifoMessages == 1 &&
       !C->Rep.hasErrors() && !Legacy) {
-    // Step 3: the FIFO's order kept, some ranks unfused, if faster.
+    // Step 4: the FIFO's order kept, some ranks unfused, if faster.
     PhaseScope Trying("comparing fused orders");
     DiagnosticEngine Quiet(Diags.getSourceMgr());
     std::optional<Candidate> Kept = lower(Ordered, Quiet);

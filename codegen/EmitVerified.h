@@ -31,6 +31,14 @@ enum class SliceOverlap {
   Off,  ///< Never.
 };
 
+/// Whether a rank's sends through its NIC wait their turn
+/// (codegen/PaceNics.cpp).
+enum class NicPacing {
+  Auto, ///< Where a port is shared, whichever simulates faster.
+  On,   ///< Always.
+  Off,  ///< Never.
+};
+
 /// What the caller decides about a program; the rest follows from the
 /// sketch (its instances, size range and reduction-order demand).
 struct EmitOptions {
@@ -38,6 +46,8 @@ struct EmitOptions {
   tacclrt::Dialect Dialect = tacclrt::Dialect::Executor;
   /// Whether link streams are split into waves.
   SliceOverlap Overlap = SliceOverlap::Off;
+  /// Whether sends through its NIC wait their turn.
+  NicPacing Pacing = NicPacing::Off;
   /// Messages a connection's FIFO holds, as fused threadblocks may count
   /// on (CodegenOptions::FifoMessages); the first lowering's.
   unsigned FifoMessages = 1;

@@ -22,7 +22,9 @@
 //      rank that only relays it; a send reads where the chunk lives on its
 //      rank and, away from the source, depends on the receive that
 //      delivered it. A reducing transfer sends the sender's accumulated
-//      value and the receiver reduces it into its own;
+//      value and the receiver reduces it into its own. With PaceNics, a
+//      send through a NIC also waits for the receive that keeps it in the
+//      NIC's schedule order (PaceNics.cpp);
 //   5. a rank that wants a reduced chunk no other rank contributed to
 //      copies its own input;
 //   6. relays become receive-copy-send steps (FuseRelays.cpp);
@@ -181,6 +183,9 @@ private:
   /// The (send, receive) threadblocks of transfer \p I of stream (\p Src,
   /// \p Dst): its stream's next slot, in the segment that slot falls in.
   std::pair<int, int> threadblocksOf(size_t I, unsigned Src, unsigned Dst);
+  /// Adds the wait that paces send \p Send of transfer \p I (on tb \p STb
+  /// of \p Src) through its shared port, unless it waits already.
+  void pace(PendingStep &Send, size_t I, unsigned Src, int STb) const;
   /// A transfer of a non-combining collective.
   void lowerCopying(const Transfer &T, size_t I, unsigned Src, unsigned Dst);
   /// A combining collective's transfer: a reducing one sends the sender's
@@ -196,6 +201,10 @@ private:
   std::vector<RankBuilder> &Ranks;
   /// The local copy step of each chunk its source copies (step 3).
   std::map<unsigned, StepRef> CopyAt;
+  /// Each transfer's pacing wait (empty: no pacing), and the receive step
+  /// each transfer lowered so far became.
+  std::vector<NicPace> Pace;
+  std::vector<StepRef> RecvOf;
   /// Transfers of each stream lowered so far.
   std::map<StreamKey, unsigned> Ordinal;
   /// (chunk, rank) -> the receive that delivered the chunk there.
@@ -240,6 +249,21 @@ std::pair<int, int> TransferLowering::threadblocksOf(size_t I, unsigned Src,
   return {Ranks[Src].SendTb.at({Dst, Chan}), Ranks[Dst].RecvTb.at({Src, Chan})};
 }
 
+void TransferLowering::pace(PendingStep &Send, size_t I, unsigned Src,
+                            int STb) const {
+  if (Pace.empty() || Pace[I].Recv < 0)
+    return;
+  const StepRef R = RecvOf[size_t(Pace[I].Recv)];
+  // (Program order covers a wait inside one threadblock.)
+  if (R.first < 0 || R.first == STb)
+    return;
+  const RankBuilder &RB = Ranks[Src];
+  for (const auto &[Tb, Idx] : Send.Deps)
+    if (RB.Steps[Tb][Idx].Time > Pace[I].After + 1e-9)
+      return;
+  Send.Deps.push_back(R);
+}
+
 void TransferLowering::lowerCopying(const Transfer &T, size_t I, unsigned Src,
                                     unsigned Dst) {
   bool AtSource = Coll.isPre(T.Chunk, RankId(Src));
@@ -272,7 +296,8 @@ void TransferLowering::lowerCopying(const Transfer &T, size_t I, unsigned Src,
   Recv.S = makeStep(OpType::Recv, DstBuf, DstOff, DstBuf, DstOff);
   Recv.Time = T.EndUs;
   Recv.Sent = T.StartUs;
-  ArrivedAt[{T.Chunk.index(), Dst}] =
+  pace(Send, I, Src, STb);
+  RecvOf[I] = ArrivedAt[{T.Chunk.index(), Dst}] =
       appendTransfer(Ranks[Src], STb, Send, Ranks[Dst], RTb, Recv, mayMerge(T),
                      Opts.MaxMergedChunks);
 }
@@ -323,13 +348,17 @@ void TransferLowering::lowerCombining(const Transfer &T, size_t I, unsigned Src,
     Recv.Deps.push_back(RecvDep);
   Send.Time = Recv.Sent = T.StartUs;
   Recv.Time = T.EndUs;
-  (T.Reduce ? AccWriter : ArrivedAt)[{T.Chunk.index(), Dst}] =
+  pace(Send, I, Src, STb);
+  RecvOf[I] = (T.Reduce ? AccWriter : ArrivedAt)[{T.Chunk.index(), Dst}] =
       appendTransfer(Ranks[Src], STb, Send, Ranks[Dst], RTb, Recv, mayMerge(T),
                      Opts.MaxMergedChunks);
 }
 
 void TransferLowering::lowerTransfers(const Schedule &Sch) {
   const bool Combining = isCombining(Coll.getKind());
+  if (Opts.PaceNics)
+    Pace = paceNics(S.Topo, Sch);
+  RecvOf.assign(Sch.Transfers.size(), StepRef{-1, -1});
   for (size_t I = 0; I < Sch.Transfers.size(); ++I) {
     if (I % 1024 == 0)
       checkDeadline();

@@ -141,6 +141,20 @@ bool settleRank(RankBuilder &RB);
 /// number of fused steps.
 unsigned fuseRelays(RankBuilder &RB, unsigned MaxSteps, unsigned Fifo = 1);
 
+/// The wait that keeps a send in its NIC's schedule order: the
+/// receive of transfer Recv of the schedule (-1: none), unless the send
+/// already waits for a step the schedule completes after After.
+struct NicPace {
+  int Recv = -1;
+  double After = 0;
+};
+
+/// For each transfer of \p Sch, the receive its send waits for so that the
+/// sends a rank makes through its NIC go in the schedule's turn
+/// (PaceNics.cpp).
+std::vector<NicPace> paceNics(const ir::Topology &Topo,
+                              const ir::Schedule &Sch);
+
 /// Appends a transfer: \p Send to tb \p STb of \p Sender and \p Recv to tb
 /// \p RTb of \p Receiver, or, with \p MayMerge, grows the previous send and
 /// receive of that connection by one chunk (cnt + 1, at most \p MaxCount)

@@ -140,9 +140,11 @@ void Topology::applyCostsAt(double Bytes) {
 
 std::vector<Resource> Topology::resources() const {
   std::vector<Resource> Result;
-  auto Push = [&](std::string Name, std::vector<LinkId> Ids) {
+  unsigned Port = 0;
+  auto Push = [&](std::string Name, std::vector<LinkId> Ids, bool Egress,
+                  bool Nic) {
     if (Ids.size() >= 2)
-      Result.push_back({std::move(Name), std::move(Ids)});
+      Result.push_back({std::move(Name), std::move(Ids), Egress, Port, Nic});
   };
   auto Where = [&](RankId R) {
     return std::to_string(nodeOf(R)) + ":" +
@@ -159,9 +161,10 @@ std::vector<Resource> Topology::resources() const {
           if (link(Id).Switch == int(S))
             Ingress.push_back(Id);
         Push("switch " + Switches[S].Name + " port out of " + Where(R),
-             std::move(Egress));
+             std::move(Egress), true, false);
         Push("switch " + Switches[S].Name + " port into " + Where(R),
-             std::move(Ingress));
+             std::move(Ingress), false, false);
+        ++Port;
       }
   for (const Nic &N : Nics) {
     std::vector<LinkId> Send, Recv;
@@ -178,8 +181,9 @@ std::vector<Resource> Topology::resources() const {
     }
     std::sort(Send.begin(), Send.end());
     std::sort(Recv.begin(), Recv.end());
-    Push(Name + " (send)", std::move(Send));
-    Push(Name + " (receive)", std::move(Recv));
+    Push(Name + " (send)", std::move(Send), true, true);
+    Push(Name + " (receive)", std::move(Recv), false, true);
+    ++Port;
   }
   return Result;
 }

@@ -76,6 +76,13 @@ struct Nic {
 struct Resource {
   std::string Name;
   std::vector<LinkId> Links;
+  /// True for the side data leaves by (a switch port out of a GPU, a NIC's
+  /// send side), false for the side it enters by.
+  bool Egress = true;
+  /// The physical port: the two sides of one switch port or NIC share it.
+  unsigned Port = 0;
+  /// A NIC's side (else a switch port's).
+  bool Nic = false;
 };
 
 /// A directed link Src -> Dst.

@@ -1115,6 +1115,36 @@ def slice_overlap(sketch):
           "sketches")
 
 
+def pace_nics(sketch):
+    """--pace-nics: `on` makes sends through a NIC wait (more steps: the
+    waits' nops), says so in the summary and verifies and runs; `auto`
+    keeps whichever of `on` and `off` simulates faster."""
+    names = re.findall(r"^sketch (\w+)", open(sketch).read(), re.M)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            got = {}
+            for mode in ("auto", "on", "off"):
+                xml = os.path.join(tmp, f"{name}-{mode}.xml")
+                out = run(sketch, "--sketch", name, f"--pace-nics={mode}",
+                          "--summary", "-o", xml, expect=0).stderr
+                m = re.search(r"simulated\s+([\d.]+) us", out)
+                steps = re.search(r"program\s+(\d+) steps", out)
+                if not m or not steps:
+                    sys.exit(f"FAIL: no times for {name} {mode}:\n{out}")
+                got[mode] = (float(m.group(1)), int(steps.group(1)),
+                             "NIC sends paced" in out, xml)
+            if not got["on"][2] or got["off"][2]:
+                sys.exit(f"FAIL: {name}: pacing not as asked: {got}")
+            if got["on"][1] <= got["off"][1]:
+                sys.exit(f"FAIL: {name}: pacing added no waits: {got}")
+            if got["auto"][0] != min(got["on"][0], got["off"][0]):
+                sys.exit(f"FAIL: {name}: auto is not the faster one: {got}")
+            run("check", got["on"][3], expect=0)
+            run("run", got["on"][3], "--backend", "cpu", expect=0)
+    print(f"pace-nics: paced programs verify and auto kept the faster for "
+          f"{len(names)} sketches")
+
+
 def fifo_order(sketch):
     """A fused program ordered for the FIFO's 8 messages that does not
     verify: the driver also builds it with the named ranks unfused, keeps
@@ -1736,6 +1766,7 @@ def main():
      "algo-dir": lambda: algo_dir(rest[0], rest[1]),
      "help": help_texts,
      "slice-overlap": lambda: slice_overlap(rest[0]),
+     "pace-nics": lambda: pace_nics(rest[0]),
      "fifo-order": lambda: fifo_order(rest[0]),
      "spread-overlap": lambda: spread_overlap(rest[0]),
      "protocol-auto": protocol_auto,

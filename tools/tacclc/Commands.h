@@ -44,6 +44,7 @@ struct CompileOptions {
   std::string ReportFile; ///< --report: JSON account of the compile.
   SynthesisOptions Synthesis;
   SliceOverlap Overlap = SliceOverlap::Auto; ///< --slice-overlap.
+  NicPacing Pacing = NicPacing::Auto;        ///< --pace-nics.
   /// --time-limit N: the whole compile's limit in seconds (overrides the
   /// sketch's `time limit`).
   std::optional<double> TimeLimitSeconds;

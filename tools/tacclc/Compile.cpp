@@ -200,6 +200,7 @@ int writeProgram(const CompileOptions &Opts, DiagnosticEngine &Diags,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Began)
           .count(),
       std::move(Protocols)};
+  Facts.NicsPaced = CG.PaceNics;
   // The programs and the report are written together, or none is.
   std::vector<OutputFile> Outputs;
   if (Parts) {
@@ -328,6 +329,7 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
   EO.Dialect = Opts.LegacyDialect ? tacclrt::Dialect::Legacy
                                   : tacclrt::Dialect::Executor;
   EO.Overlap = Opts.Overlap;
+  EO.Pacing = Opts.Pacing;
   EO.FifoMessages = TimeModel(*Sketch).fifoMessages(1);
   EO.Origin = compiledProvenance(*Sketch, SM, Opts.Output);
   // A sketch with a protocol list is written only as its parts; any other

@@ -197,8 +197,9 @@ void tacclc::printSummary(const CompileFacts &F) {
     printProtocolChoice(OS, *F.Protocols);
   printTimes(OS, S, F.Predicted, F.Times);
   OS << fmt::format("program     {} steps ({} relays fused{}), up to {} "
-                    "threadblocks per rank, {} channel(s)\n",
-                    Steps, Fused, F.FusionNote, MaxTbs, P.NChannels);
+                    "threadblocks per rank, {} channel(s){}\n",
+                    Steps, Fused, F.FusionNote, MaxTbs, P.NChannels,
+                    F.NicsPaced ? ", NIC sends paced" : "");
   if (!F.Parts.empty()) {
     std::vector<std::string> Parts;
     for (const ProgramFile &Part : F.Parts)

@@ -53,6 +53,8 @@ struct CompileFacts {
   /// every program written, smallest sizes first (the summary's program
   /// and times are those of the part that holds the design point).
   std::vector<ProgramFile> Parts = {};
+  /// A rank's sends through its NIC wait their turn (codegen/PaceNics.cpp).
+  bool NicsPaced = false;
 };
 
 /// Which time to trust for what, in one line (the `trust` line after the

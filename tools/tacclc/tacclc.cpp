@@ -136,6 +136,16 @@ cl::opt<SliceOverlap> Overlap(
                clEnumValN(SliceOverlap::Off, "off", "never")),
     cl::init(SliceOverlap::Auto), cl::sub(*cl::TopLevelSubCommand),
     cl::cat(CompileCat));
+cl::opt<NicPacing>
+    Pacing("pace-nics",
+           cl::desc("Make a rank's sends through its NIC to other nodes "
+                    "wait their turn in the schedule"),
+           cl::values(clEnumValN(NicPacing::Auto, "auto",
+                                 "where it simulates faster (default)"),
+                      clEnumValN(NicPacing::On, "on", "always"),
+                      clEnumValN(NicPacing::Off, "off", "never")),
+           cl::init(NicPacing::Auto), cl::sub(*cl::TopLevelSubCommand),
+           cl::cat(CompileCat));
 cl::opt<bool> SolverLog("solver-log", cl::desc("Show the MILP solver's log"),
                         cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
 cl::opt<bool> NoSymmetry(
@@ -283,6 +293,7 @@ std::optional<CompileOptions> compileOptions(bool Stats) {
   O.Synthesis.UseSymmetry = !NoSymmetry;
   O.Synthesis.ExactScheduling = !NoExactSchedule;
   O.Overlap = Overlap;
+  O.Pacing = Pacing;
   O.Verbose = Verbose;
   O.ReportFile = ReportFile;
   return O;

@@ -145,6 +145,18 @@ TEST_CASE("switch ports and shared NICs are resources") {
   CHECK(Rs[6].Name == "nic of 0:0,1 (send)");
   CHECK(Rs[6].Links.size() == 2);
   CHECK(Rs[7].Name == "nic of 1:0,1 (receive)");
+  // Sides and ports: a switch port's two sides share its number; the two
+  // NICs are different ports.
+  CHECK(Rs[0].Egress);
+  CHECK_FALSE(Rs[1].Egress);
+  CHECK(Rs[0].Port == Rs[1].Port);
+  CHECK(Rs[2].Port != Rs[0].Port);
+  CHECK(Rs[6].Egress);
+  CHECK_FALSE(Rs[7].Egress);
+  CHECK(Rs[6].Port != Rs[7].Port);
+  CHECK_FALSE(Rs[0].Nic);
+  CHECK(Rs[6].Nic);
+  CHECK(Rs[7].Nic);
 }
 
 TEST_CASE("the chunk count is worded for each collective's layout") {
