@@ -122,6 +122,14 @@ std::optional<Candidate> Emitter::lower(const CodegenOptions &CG,
     checkDeadline();
     C.Xml = tacclrt::writePlan(*P, O.Dialect);
   }
+  if (C.Xml.size() > tacclrt::MaxPlanFileBytes) {
+    D.report(DiagId::LimitExceeded, S.Loc,
+             fmt::format("the program's XML has {} bytes; the runtimes read "
+                         "at most {} MiB (use fewer chunks, or a sketch "
+                         "with fewer transfers)",
+                         C.Xml.size(), tacclrt::MaxPlanFileBytes >> 20));
+    return std::nullopt;
+  }
   C.Program = std::move(*P);
   tacclrt::LoadOptions LO;
   LO.D = O.Dialect;

@@ -184,7 +184,7 @@ private:
   /// \p Dst): its stream's next slot, in the segment that slot falls in.
   std::pair<int, int> threadblocksOf(size_t I, unsigned Src, unsigned Dst);
   /// Adds the wait that paces send \p Send of transfer \p I (on tb \p STb
-  /// of \p Src) through its shared port, unless it waits already.
+  /// of \p Src) through its NIC, unless it waits already.
   void pace(PendingStep &Send, size_t I, unsigned Src, int STb) const;
   /// A transfer of a non-combining collective.
   void lowerCopying(const Transfer &T, size_t I, unsigned Src, unsigned Dst);
