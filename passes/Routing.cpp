@@ -220,6 +220,29 @@ Routes fallBackToStart(const Sketch &S, const SynthesisOptions &Opts,
   }
   return startRoutes(S, Start);
 }
+
+/// The routes of the warm start, when its makespan is already the lower
+/// bound: the model has nothing better to find.
+/// \p Full is the model's size without the symmetry reduction, if counted.
+Routes provenStart(const Sketch &S, const RoutingStart &Start,
+                   const ModelSize &Size, const std::optional<ModelSize> &Full,
+                   SolveStats *Stats) {
+  if (Stats) {
+    Stats->Variables = Size.Variables;
+    Stats->VariablesBefore = Full ? Full->Variables : Size.Variables;
+    Stats->IntegerVariables = Size.IntegerVariables;
+    Stats->Constraints = Size.Rows;
+    Stats->ConstraintsBefore = Full ? Full->Rows : Size.Rows;
+    Stats->Nonzeros = Size.Nonzeros;
+    Stats->Status = "optimal";
+    Stats->Objective = Stats->BestBound = Start.Horizon;
+    Stats->WarmStartObjective = Start.Horizon;
+    Stats->Note = "warm start at the lower bound, model not built";
+  }
+  Routes R = startRoutes(S, Start);
+  R.SolverStatus = "optimal";
+  return R;
+}
 } // namespace
 
 std::optional<Routes>
@@ -253,6 +276,16 @@ tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
   if (Budget.hasPassed())
     return fallBackToStart(S, Opts, Start, Size, "computing the warm start",
                            Diags, Stats);
+  // Shortest-path trees whose makespan is the farthest rank's shortest
+  // distance are optimal (the model's makespan is at least every chunk's
+  // arrival), so there is nothing to solve, unless the caller wants the
+  // model itself.
+  if (!OnModel && Start.Horizon <= Start.LowerBound * (1 + 1e-9)) {
+    std::optional<ModelSize> Full;
+    if (!Group.isTrivial() && Opts.MeasureReduction)
+      Full = unreducedSize(S, Start);
+    return provenStart(S, Start, Size, Full, Stats);
+  }
   if (Progress)
     Progress->phase(Size.buildingPhase());
   std::optional<RoutingModel> Built =

@@ -34,7 +34,7 @@ std::string outcome(const SolveStats &S) {
     return fmt::format("{} (time limit, no bound known)", S.Status);
   if (S.HitTimeLimit)
     return fmt::format("{} (time limit, gap {:.2f}%)", S.Status, 100 * S.gap());
-  if (S.Status == "feasible" && !S.Note.empty())
+  if ((S.Status == "feasible" || S.Status == "optimal") && !S.Note.empty())
     return fmt::format("{} ({})", S.Status, S.Note);
   return S.Status;
 }
