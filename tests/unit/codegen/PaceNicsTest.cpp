@@ -43,27 +43,39 @@ LinkId linkOf(const Topology &T, unsigned Src, unsigned Dst) {
   FAIL("no link");
   return LinkId(0);
 }
+
+/// One message of the schedule: source, destination, start, end (us).
+struct Message {
+  unsigned Src, Dst;
+  double Start, End;
+};
+
+/// A schedule of chunk 0 moving as \p Messages say, in schedule order.
+Schedule scheduleOf(const Topology &T,
+                    std::initializer_list<Message> Messages) {
+  Schedule Sch;
+  for (const Message &M : Messages)
+    Sch.Transfers.push_back(
+        {ChunkId(0), linkOf(T, M.Src, M.Dst), M.Start, M.End});
+  Sch.sortTransfers();
+  return Sch;
+}
 } // namespace
 
 TEST_CASE("a send through a NIC waits for the receive that ends in turn") {
   Topology T = railMachine();
-  Schedule Sch;
-  auto Add = [&](unsigned Src, unsigned Dst, double Start, double End) {
-    Sch.Transfers.push_back({ChunkId(0), linkOf(T, Src, Dst), Start, End});
-  };
   // Rank 0 sends to nodes 1, 2, 3 in turn and receives from 3, 2, 1 in
-  // turn; each message takes 10 us and the next starts as it ends.
-  Add(0, 2, 0, 10);
-  Add(6, 0, 0, 10);
-  Add(0, 4, 10, 20);
-  Add(4, 0, 10, 20);
-  Add(0, 6, 20, 30);
-  Add(2, 0, 20, 30);
-  // Rank 0 forwards to its node's GPU 1 (no NIC), and GPU 1 back: neither
-  // is paced nor paces.
-  Add(0, 1, 12, 13);
-  Add(1, 0, 14, 19.5);
-  Sch.sortTransfers();
+  // turn; each message takes 10 us and the next starts as it ends. Rank 0
+  // also forwards to its node's GPU 1 (no NIC), and GPU 1 back: neither is
+  // paced nor paces.
+  Schedule Sch = scheduleOf(T, {{0, 2, 0, 10},
+                                {6, 0, 0, 10},
+                                {0, 4, 10, 20},
+                                {4, 0, 10, 20},
+                                {0, 6, 20, 30},
+                                {2, 0, 20, 30},
+                                {0, 1, 12, 13},
+                                {1, 0, 14, 19.5}});
   std::vector<NicPace> Pace = paceNics(T, Sch);
   REQUIRE(Pace.size() == Sch.Transfers.size());
   auto Index = [&](unsigned Src, unsigned Dst) {
@@ -88,17 +100,10 @@ TEST_CASE("a send through a NIC waits for the receive that ends in turn") {
 
 TEST_CASE("no receive in the window: the send is not paced") {
   Topology T = railMachine();
-  Schedule Sch;
-  auto Add = [&](unsigned Src, unsigned Dst, double Start, double End) {
-    Sch.Transfers.push_back({ChunkId(0), linkOf(T, Src, Dst), Start, End});
-  };
   // The only receive through rank 0's NIC ends before its first send
   // starts, and the next receive after its second send starts.
-  Add(2, 0, 0, 5);
-  Add(0, 4, 5, 15);
-  Add(0, 6, 15, 25);
-  Add(4, 0, 15, 25);
-  Sch.sortTransfers();
+  Schedule Sch = scheduleOf(
+      T, {{2, 0, 0, 5}, {0, 4, 5, 15}, {0, 6, 15, 25}, {4, 0, 15, 25}});
   std::vector<NicPace> Pace = paceNics(T, Sch);
   for (const NicPace &P : Pace)
     CHECK(P.Recv == -1);
