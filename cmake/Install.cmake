@@ -4,6 +4,8 @@
 #   bin/                      tacclc, taccl-bench, taccl-profile
 #   lib/                      libtaccl-nccl.so, the NCCL drop-in (CUDA
 #                             builds only: without CUDA it can only forward)
+#   lib/tacclc/               tacclc-simgrid.so, the SimGrid engines, loaded
+#                             by the binaries from their own path when used
 #   share/tacclc/stdlib/      the standard library (stdlib-sketches/); the
 #                             binaries find it from their own path
 #                             (support/Stdlib.h), so PREFIX can be anywhere
@@ -20,6 +22,10 @@
 set(_tacclc_programs tacclc taccl-bench taccl-profile)
 install(TARGETS ${_tacclc_programs}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET tacclc_simgrid)
+  install(TARGETS tacclc_simgrid
+          LIBRARY DESTINATION ${TACCLC_INSTALL_MODULEDIR})
+endif()
 if(TACCLC_HAVE_CUDA)
   install(TARGETS taccl-nccl LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   set_target_properties(${_tacclc_programs} taccl-nccl PROPERTIES

@@ -13,8 +13,9 @@
 //                   the links' own latency, a TCP window bound);
 //   - simgrid:ns3   SimGrid's ns-3 binding: packets through ns-3's
 //                   point-to-point devices and TCP (slow: small plans).
-// The library that holds them is built only where SimGrid is found; without
-// it every SimGrid engine is refused with the reason.
+// They are built only where SimGrid is found, as a module loaded on first use
+// (SimGridModule.h); without it every SimGrid engine is refused with the
+// reason.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_SIM_SIMGRID_H
@@ -45,6 +46,10 @@ const char *nameOf(SimEngineKind K);
 
 /// True when this build can run \p K; otherwise \p Why says why not.
 bool engineAvailable(SimEngineKind K, std::string &Why);
+
+/// One line for `--version`: where the SimGrid engines' module is (found
+/// without loading it), or why this build has none.
+std::string describeSimGridEngines();
 
 /// Simulates one call of \p A on \p M with engine \p K. \p FileName labels
 /// issues. An engine this build lacks gives a result with an error.

@@ -13,7 +13,7 @@
 #include "sim/SimGridRun.h"
 
 #include "format/Poll.h"
-#include "sim/SimGridEngine.h"
+#include "sim/SimGridModule.h"
 
 #include <fmt/format.h>
 
@@ -56,9 +56,10 @@ bool writeAll(int Fd, const void *Data, std::size_t Size) {
   return true;
 }
 
-[[noreturn]] void child(int Fd, SimEngineKind K, const Algo &A,
-                        const Program &P, const SimCallShape &Shape,
-                        const SimMachine &M, const SimOptions &O) {
+[[noreturn]] void child(int Fd, const SimGridModule &Module, SimEngineKind K,
+                        const Algo &A, const Program &P,
+                        const SimCallShape &Shape, const SimMachine &M,
+                        const SimOptions &O) {
   setPollHook(nullptr);
   if (!std::getenv("TACCLC_SIMGRID_LOG")) {
     int Null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -67,7 +68,7 @@ bool writeAll(int Fd, const void *Data, std::size_t Size) {
       ::dup2(Null, STDERR_FILENO);
     }
   }
-  SgOutcome R = runOnSimGrid(A, P, Shape, M, O, K);
+  SgOutcome R = Module.Run(A, P, Shape, M, O, K);
   Header H;
   H.Ok = R.Ok;
   H.TimeUs = R.TimeUs;
@@ -131,7 +132,7 @@ void reportStuck(const Algo &A, const std::vector<SgStuck> &Stuck,
 
 bool simgridAvailable(SimEngineKind K, std::string &Why) {
   if (K != SimEngineKind::SimGridNs3)
-    return true;
+    return loadSimGridModule(Why) != nullptr;
   // Tried with Debian 12's SimGrid 3.32 (linked with ns-3.37): a message
   // above about 1 MB aborts in SimGrid's ns-3 glue ("total_bytes is not
   // sent_bytes"), and on a stdlib machine's routes its event loop did not
@@ -142,10 +143,25 @@ bool simgridAvailable(SimEngineKind K, std::string &Why) {
   return false;
 }
 
+std::string describeSimGridEngines() {
+  std::string Origin;
+  std::string Path = simgridModulePath(Origin);
+  return Path.empty() ? "SimGrid engines: the module tacclc-simgrid.so is "
+                        "missing; reinstall tacclc or rebuild it"
+                      : "SimGrid engines: " + Path + " (" + Origin + ")";
+}
+
 SimResult simulateSimGrid(SimEngineKind K, const Algo &A, const SimMachine &M,
                           const SimOptions &Opts, std::string_view FileName) {
   SimResult Out;
   IssueSink Sink(Out.Issues, FileName);
+  // Loaded here, before the fork, so that a child never runs the loader.
+  std::string Why;
+  const SimGridModule *Module = loadSimGridModule(Why);
+  if (!Module) {
+    Sink.report<MsgId::SimGridUnavailable>(Where(), Why);
+    return Out;
+  }
   std::optional<Program> P = buildProgram(A, Sink);
   if (!P)
     return Out;
@@ -168,7 +184,7 @@ SimResult simulateSimGrid(SimEngineKind K, const Algo &A, const SimMachine &M,
   }
   if (Pid == 0) {
     ::close(Fds[0]);
-    child(Fds[1], K, A, *P, Shape, M, Opts);
+    child(Fds[1], *Module, K, A, *P, Shape, M, Opts);
   }
   ::close(Fds[1]);
   ChildGuard Guard{Pid};

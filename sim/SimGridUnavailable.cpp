@@ -16,6 +16,11 @@ bool simgridAvailable(SimEngineKind, std::string &Why) {
   return false;
 }
 
+std::string describeSimGridEngines() {
+  return "SimGrid engines: not built (no SimGrid when this build was "
+         "configured)";
+}
+
 SimResult simulateSimGrid(SimEngineKind K, const Algo &, const SimMachine &,
                           const SimOptions &, std::string_view FileName) {
   SimResult Out;

@@ -4,11 +4,13 @@
 Usage: install.py BUILD_DIR SUBCOMMAND
   tree      `cmake --install BUILD_DIR --prefix TMP` lays out the binaries,
             the standard library, the docs, the VS Code extension's files and
-            (in CUDA builds) libtaccl-nccl.so; with TACCLC_STDLIB unset, the
+            (in CUDA builds) libtaccl-nccl.so, (with SimGrid) the SimGrid
+            engines' module; with TACCLC_STDLIB unset, the
             installed tacclc (also called through a symbolic link) reports
             the installed standard library and compiles, from a folder
             outside the source tree, a sketch that imports a machine only
-            the installed copy has, then proves the result
+            the installed copy has, then proves the result and times it
+            with the installed SimGrid module
   override  TACCLC_STDLIB replaces the installed standard library: reported
             as such, its machines import, the installed copy's no longer do;
             one that is not a folder is reported so
@@ -76,6 +78,26 @@ def compile_and_check(tacclc, work, text, env):
     run([tacclc, "check", out], env, work, 0)
 
 
+def simgrid_build():
+    return os.path.exists(os.path.join(BUILD, "lib", "tacclc",
+                                       "tacclc-simgrid.so"))
+
+
+def simgrid_from_install(tacclc, prefix, env, work):
+    """The installed tacclc names the installed SimGrid module and times a
+    plan with it."""
+    module = os.path.realpath(os.path.join(prefix, "lib", "tacclc",
+                                           "tacclc-simgrid.so"))
+    said = version(tacclc, env, work)
+    want = f"SimGrid engines: {module} (beside the binary)"
+    if want not in said:
+        fail(f"{tacclc} --version does not say '{want}':\n{said}")
+    dgx1 = os.path.join(prefix, "share", "tacclc", "stdlib", "topologies",
+                        "dgx1.sketch")  # the machine s.xml was compiled for
+    run([tacclc, "sim", os.path.join(work, "s.xml"), "--topology", dgx1,
+         "--engine", "simgrid", "--sizes", "1MB"], env, work, 0)
+
+
 def version(tacclc, env, work):
     return run([tacclc, "--version"], env, work, 0).stdout
 
@@ -94,6 +116,8 @@ def tree():
                     "sketch.tmLanguage.json"]
         if cuda_build():
             expected.append("lib/libtaccl-nccl.so")
+        if simgrid_build():
+            expected.append("lib/tacclc/tacclc-simgrid.so")
         for rel in expected:
             if not os.path.isfile(os.path.join(prefix, rel)):
                 fail(f"cmake --install did not write {rel}")
@@ -121,6 +145,8 @@ def tree():
                 sketch("topologies/installed_only", "installed_only"), env)
             compile_and_check(tacclc, work,
                               sketch("topologies/dgx1", "dgx1"), env)
+            if simgrid_build():
+                simgrid_from_install(tacclc, prefix, env, work)
     print("install: tree laid out; the installed tacclc uses the installed "
           "standard library")
 

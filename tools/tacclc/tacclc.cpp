@@ -20,6 +20,7 @@
 #include "tools/tacclc/Subcommands.h"
 
 #include "format/Diagnostic.h"
+#include "sim/SimGrid.h"
 #include "solver/Subprocess.h"
 #include "support/Memory.h"
 #include "support/Sizes.h"
@@ -316,7 +317,8 @@ int main(int argc, char **argv) {
   // The version, and which standard library imports search (Stdlib.h).
   cl::SetVersionPrinter([](raw_ostream &OS) {
     OS << "tacclc " << TACCLC_VERSION << "\n"
-       << describeStdlib(stdlibLocation()) << "\n";
+       << describeStdlib(stdlibLocation()) << "\n"
+       << tacclrt::describeSimGridEngines() << "\n";
   });
   std::vector<const cl::OptionCategory *> Shown = subcommandCategories();
   Shown.push_back(&CompileCat);
