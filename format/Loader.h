@@ -34,10 +34,12 @@ struct LoadOptions {
 /// Maximum number of errors collected before the loader stops reporting.
 constexpr unsigned MaxReportedErrors = 50;
 
-/// Largest TACCL-EF input accepted, in bytes (256 MiB). Larger inputs are
-/// refused with an error before they are parsed; loadPlanFile() never reads
-/// more than this (plus one byte) from a file.
-constexpr std::size_t MaxPlanFileBytes = std::size_t(256) << 20;
+/// Largest TACCL-EF input accepted, in bytes (512 MiB: a 1,024-rank
+/// allgather is about 270 MB, and loading takes about five times the file's
+/// size in memory). Larger inputs are refused with an error before they are
+/// parsed; loadPlanFile() never reads more than this (plus one byte) from a
+/// file.
+constexpr std::size_t MaxPlanFileBytes = std::size_t(512) << 20;
 
 /// Parses and validates the XML text \p Text. \p FileName only labels the
 /// issues. Returns the plan when no error was found (warnings allowed), with

@@ -25,6 +25,8 @@
 #include "solver/Solver.h"
 #include "support/Deadline.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -276,11 +278,18 @@ tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
   if (Budget.hasPassed())
     return fallBackToStart(S, Opts, Start, Size, "computing the warm start",
                            Diags, Stats);
-  // Shortest-path trees whose makespan is the farthest rank's shortest
-  // distance are optimal (the model's makespan is at least every chunk's
-  // arrival), so there is nothing to solve, unless the caller wants the
-  // model itself.
-  if (!OnModel && Start.Horizon <= Start.LowerBound * (1 + 1e-9)) {
+  // Trees whose makespan is the lower bound (the farthest rank's shortest
+  // distance, or a load ports or links must carry) and whose every arrival
+  // is at its shortest distance are optimal for the whole objective (the
+  // makespan and the sum of arrival times), unless a switch's policy adds
+  // its term: there is nothing to solve, unless the caller wants the model
+  // itself. Trees at the bound that arrive later somewhere are not: the
+  // model's earlier arrivals order and schedule better downstream.
+  bool SwitchTerms = llvm::any_of(S.Topo.switches(), [](const Switch &Sw) {
+    return Sw.Policy != SwitchPolicy::Free;
+  });
+  if (!OnModel && !SwitchTerms && Start.ArrivalsAtDistance &&
+      Start.Horizon <= Start.LowerBound * (1 + 1e-9)) {
     std::optional<ModelSize> Full;
     if (!Group.isTrivial() && Opts.MeasureReduction)
       Full = unreducedSize(S, Start);

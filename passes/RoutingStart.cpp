@@ -7,7 +7,9 @@
 //      spreads traffic and crosses costly links once; the better set of
 //      trees is the warm start and its makespan H bounds T;
 //   2. only orbit representatives are searched; the other chunks of an
-//      orbit get the representative's trees, moved by the group element.
+//      orbit get the representative's trees, moved by the group element;
+//   3. the makespan's lower bound: the farthest shortest distance, or the
+//      loads that ports and links must carry (RoutingBound.h).
 //
 // Dijkstra settles ranks by (distance, index) from a heap, which is the
 // order of a scan for the nearest rank with the lowest index on ties, in
@@ -16,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/RoutingStart.h"
+#include "passes/RoutingBound.h"
 #include "passes/TimeModel.h"
 
 #include "solver/Model.h"
@@ -245,6 +248,12 @@ RoutingStart tacclc::routingStart(const Sketch &S, const SymmetryGroup &Group,
       Out.Horizon = TryH;
     }
   }
+  Out.LowerBound = std::max(Out.LowerBound, routingLoadBound(S, Out.Paths));
+  Out.ArrivalsAtDistance = true;
+  for (const ChunkPaths &P : Out.Paths)
+    for (unsigned R = 0; R < NumRanks; ++R)
+      if (P.Parent[R].isValid() && P.TreeTime[R] > P.Dist[R] * (1 + 1e-9))
+        Out.ArrivalsAtDistance = false;
   return Out;
 }
 

@@ -35,9 +35,13 @@ struct RoutingStart {
   std::vector<ChunkPaths> Paths;
   /// The trees' makespan (link and port loads included): the horizon H.
   double Horizon = 0;
-  /// The largest shortest distance to a rank that needs a chunk: a lower
-  /// bound on the makespan.
+  /// A lower bound on the model's makespan: the largest shortest distance
+  /// to a rank that needs a chunk, or the load some node's boundary must
+  /// carry (its shared ports or links in or out), whichever is larger.
   double LowerBound = 0;
+  /// Every tree delivers its chunk to every rank it reaches at the chunk's
+  /// shortest distance there, the least the model's arrival times can be.
+  bool ArrivalsAtDistance = false;
 };
 
 /// Shortest paths and warm-start trees of \p S's chunks, symmetric under

@@ -4,7 +4,7 @@
 Each input is built to be slow to load, to flood the output or to never end:
 50,000 unknown attributes on <algo> (once quadratic to read), 100,000 nops
 that each warn, /dev/zero, a FIFO nobody writes to, a directory and a sparse
-file over the loader's 256 MiB cap. Every tool must refuse each with the
+file over the loader's 512 MiB cap. Every tool must refuse each with the
 expected error, exit status 1 and at most a few dozen lines (repeated
 warnings end in one "... and N more warnings like this"), under a 2 GiB
 address-space limit. The inputs are
@@ -122,8 +122,8 @@ def main():
         # Over the size cap (a sparse file: no disk space, nothing read).
         big = os.path.join(tmp, "big.xml")
         with open(big, "wb") as f:
-            f.truncate(256 * 1024 * 1024 + 1)
-        expect(opts, big, ["TACCL-EF files are limited to 268,435,456 bytes"],
+            f.truncate(512 * 1024 * 1024 + 1)
+        expect(opts, big, ["TACCL-EF files are limited to 536,870,912 bytes"],
                max_lines=3)
     print("hostile-xml: attribute and warning floods, devices, FIFOs, "
           "directories and oversized files are refused briefly")

@@ -44,9 +44,9 @@ import uuid
 TACCLC = SKETCH = None
 MARK = "TACCLC_LIMITS_TEST"
 HERE = os.path.dirname(os.path.abspath(__file__))
-# DGX-H100 x2 alltoall of 1 GB (limits.sketch): a routing model of 34,561
-# variables whose warm start is not provably optimal and that CBC's
-# presolve alone takes seconds on.
+# DGX-2 x2 allgather of 1 MB without symmetry (limits.sketch): a routing
+# model of 16,865 variables whose warm start is not provably optimal and
+# that CBC needs about 20 s to solve.
 SLOW = ("slow_solve",)
 # Generous bound on any compile here (the limits asked for are seconds).
 SLACK_SECONDS = 30

@@ -170,6 +170,6 @@ TEST_CASE("entries that are not regular files or are too large are failures") {
   };
   CHECK(Why("fifo.xml").find("is a FIFO (named pipe)") != std::string::npos);
   CHECK(Why("folder.xml").find("is a directory") != std::string::npos);
-  CHECK(Why("big.xml").find("limited to 268,435,456 bytes") !=
+  CHECK(Why("big.xml").find("limited to 536,870,912 bytes") !=
         std::string::npos);
 }

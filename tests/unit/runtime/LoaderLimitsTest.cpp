@@ -173,8 +173,8 @@ TEST_CASE("files over the size cap are refused without reading them") {
   CHECK_FALSE(loadPlanFile(Path, LoadOptions(), R).has_value());
   std::remove(Path.c_str());
   REQUIRE(R.size() == 1);
-  CHECK(R[0].Message == "the input has 268,435,457 bytes; TACCL-EF files are "
-                        "limited to 268,435,456 bytes (256 MiB)");
+  CHECK(R[0].Message == "the input has 536,870,913 bytes; TACCL-EF files are "
+                        "limited to 536,870,912 bytes (512 MiB)");
 }
 
 TEST_CASE("a regular file is read whole by the bounded reader") {

@@ -1,0 +1,162 @@
+//===- passes/RoutingBound.cpp - Stage 1: the makespan's load bound -------===//
+//
+// Every bound here is a load the model's rows must carry: a bucket (a shared
+// port, or a link without one) charged w per chunk carries at most T / w
+// chunks by time T, so n chunks that only buckets B can deliver need
+// T >= n / sum_{b in B} 1 / w_b. The per-rank pass visits each (chunk,
+// rank that needs it) pair with the rank's incoming links, stopping at the
+// second bucket that can deliver the chunk; the node pass counts chunks per
+// node once.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/RoutingBound.h"
+#include "passes/TimeModel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <utility>
+
+using namespace tacclc;
+using namespace tacclc::ir;
+
+namespace {
+
+/// Where each link's load goes on one side (receiving or sending): the
+/// first shared port of that side holding it, else the link itself; and
+/// what one chunk costs there.
+struct Buckets {
+  std::vector<unsigned> Of;
+  std::vector<double> Weight;
+
+  Buckets(const Sketch &S, const TimeModel &TM,
+          const std::vector<Resource> &Ports, bool Egress) {
+    const unsigned NumLinks = S.Topo.links().size();
+    Of.assign(NumLinks, ~0u);
+    Weight.resize(NumLinks);
+    for (unsigned R = 0; R < Ports.size(); ++R)
+      if (Ports[R].Egress == Egress)
+        for (LinkId L : Ports[R].Links)
+          if (Of[L.index()] == ~0u)
+            Of[L.index()] = R;
+    for (unsigned L = 0; L < NumLinks; ++L) {
+      bool ByPort = Of[L] != ~0u;
+      Weight[L] = ByPort ? TM.portLoadUs(LinkId(L))
+                         : TM.laneLoadUs(LinkId(L)) /
+                               S.Topo.link(LinkId(L)).Multiplicity;
+      if (!ByPort)
+        Of[L] = Ports.size() + L;
+    }
+  }
+};
+
+/// Per bucket, the cheapest chunk over \p Links.
+std::map<unsigned, double> cheapest(const Buckets &B,
+                                    llvm::ArrayRef<LinkId> Links) {
+  std::map<unsigned, double> Out;
+  for (LinkId L : Links) {
+    auto [It, New] = Out.try_emplace(B.Of[L.index()], B.Weight[L.index()]);
+    if (!New)
+      It->second = std::min(It->second, B.Weight[L.index()]);
+  }
+  return Out;
+}
+
+/// Time \p Chunks chunks take through buckets of per-chunk costs \p W.
+double fill(double Chunks, const std::map<unsigned, double> &W) {
+  double Rate = 0;
+  for (const auto &[Bucket, Cost] : W)
+    if (Cost > 0)
+      Rate += 1 / Cost;
+  return Chunks > 0 && Rate > 0 ? Chunks / Rate : 0;
+}
+
+/// The receiving side of every rank.
+double rankBound(const Sketch &S, const Buckets &In,
+                 const std::vector<ChunkPaths> &Paths) {
+  const Topology &Topo = S.Topo;
+  const Collective &Coll = S.Coll;
+  std::vector<std::vector<unsigned>> Needs(Topo.getNumRanks());
+  for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
+    for (RankId R : Coll.chunk(ChunkId(C)).Post)
+      if (!Coll.isPre(ChunkId(C), R))
+        Needs[R.index()].push_back(C);
+  double Bound = 0;
+  for (unsigned R = 0; R < Topo.getNumRanks(); ++R) {
+    llvm::ArrayRef<LinkId> Links = Topo.inLinks(RankId(R));
+    std::map<unsigned, double> W = cheapest(In, Links);
+    std::map<unsigned, unsigned> Only;
+    for (unsigned C : Needs[R]) {
+      unsigned Found = ~0u;
+      bool Several = false;
+      for (LinkId L : Links) {
+        unsigned B = In.Of[L.index()];
+        if (B == Found || !S.mayCarry(ChunkId(C), L) ||
+            !std::isfinite(Paths[C].Dist[Topo.link(L).Src.index()]))
+          continue;
+        if (Found != ~0u) {
+          Several = true;
+          break;
+        }
+        Found = B;
+      }
+      if (Found != ~0u && !Several)
+        ++Only[Found];
+    }
+    for (const auto &[B, N] : Only)
+      Bound = std::max(Bound, N * W[B]);
+    Bound = std::max(Bound, fill(Needs[R].size(), W));
+  }
+  return Bound;
+}
+
+/// Every node's boundary, one way.
+double nodeBound(const Sketch &S, const Buckets &Side, bool Out) {
+  const Topology &Topo = S.Topo;
+  const Collective &Coll = S.Coll;
+  const unsigned NumNodes = Topo.getNumNodes();
+  std::vector<std::vector<LinkId>> Crossing(NumNodes);
+  for (unsigned L = 0; L < Topo.links().size(); ++L) {
+    unsigned From = Topo.nodeOf(Topo.link(LinkId(L)).Src),
+             To = Topo.nodeOf(Topo.link(LinkId(L)).Dst);
+    if (From != To)
+      Crossing[Out ? From : To].push_back(LinkId(L));
+  }
+  std::vector<unsigned> Chunks(NumNodes, 0);
+  std::vector<char> Holds(NumNodes), Needs(NumNodes);
+  for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
+    const Chunk &Ch = Coll.chunk(ChunkId(C));
+    std::fill(Holds.begin(), Holds.end(), 0);
+    std::fill(Needs.begin(), Needs.end(), 0);
+    unsigned Holding = 0, Needing = 0;
+    for (RankId R : Ch.Pre)
+      Holding += !std::exchange(Holds[Topo.nodeOf(R)], 1);
+    for (RankId R : Ch.Post)
+      if (!Coll.isPre(ChunkId(C), R))
+        Needing += !std::exchange(Needs[Topo.nodeOf(R)], 1);
+    for (unsigned N = 0; N < NumNodes; ++N) {
+      bool MustEnter = Needs[N] && !Holds[N];
+      // Held in N only, and needed in some other node.
+      bool MustLeave =
+          Holds[N] && Holding == 1 && Needing > static_cast<unsigned>(Needs[N]);
+      Chunks[N] += Out ? MustLeave : MustEnter;
+    }
+  }
+  double Bound = 0;
+  for (unsigned N = 0; N < NumNodes; ++N)
+    Bound = std::max(Bound, fill(Chunks[N], cheapest(Side, Crossing[N])));
+  return Bound;
+}
+
+} // namespace
+
+double tacclc::routingLoadBound(const Sketch &S,
+                                const std::vector<ChunkPaths> &Paths) {
+  const TimeModel TM(S);
+  const std::vector<Resource> Ports = S.Topo.resources();
+  Buckets In(S, TM, Ports, /*Egress=*/false), Out(S, TM, Ports, true);
+  double Bound = rankBound(S, In, Paths);
+  if (S.Topo.getNumNodes() > 1)
+    Bound = std::max({Bound, nodeBound(S, In, false), nodeBound(S, Out, true)});
+  return Bound;
+}
