@@ -189,16 +189,6 @@ bool tacclc::checkRoutable(const Sketch &S, DiagnosticEngine &Diags) {
 }
 
 namespace {
-/// The size of \p S's model without the symmetry reduction, for --stats:
-/// every chunk's part counted from the same warm start \p Start (which
-/// holds every chunk's trees, the representatives' moved to the rest of
-/// their orbits), so that the count costs one pass over the chunks and not
-/// a second warm start for all of them.
-ModelSize unreducedSize(const Sketch &S, const RoutingStart &Start) {
-  SymmetryGroup Trivial = SymmetryGroup::trivial(S);
-  return routingModelSize(S, Trivial, Start);
-}
-
 /// The routes of the warm start, when the stage's time ran out before its
 /// model was built.
 Routes fallBackToStart(const Sketch &S, const SynthesisOptions &Opts,
@@ -271,7 +261,12 @@ tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
   if (Progress)
     Progress->phase("computing the warm start");
   RoutingStart Start = routingStart(S, Group, Budget);
-  ModelSize Size = routingModelSize(S, Group, Start);
+  // The unreduced model is only counted, when asked for (--stats), in the
+  // same pass over the representatives.
+  std::optional<ModelSize> Full;
+  if (!Group.isTrivial() && Opts.MeasureReduction)
+    Full.emplace();
+  ModelSize Size = routingModelSize(S, Group, Start, Full ? &*Full : nullptr);
   if (!Fits(Size))
     return std::nullopt;
   const char *Building = "building the routing model";
@@ -290,9 +285,6 @@ tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
   });
   if (!OnModel && !SwitchTerms && Start.ArrivalsAtDistance &&
       Start.Horizon <= Start.LowerBound * (1 + 1e-9)) {
-    std::optional<ModelSize> Full;
-    if (!Group.isTrivial() && Opts.MeasureReduction)
-      Full = unreducedSize(S, Start);
     return provenStart(S, Start, Size, Full, Stats);
   }
   if (Progress)
@@ -316,11 +308,9 @@ tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
   if (Stats) {
     Stats->VariablesBefore = RM.Model.variables().size();
     Stats->ConstraintsBefore = RM.Model.constraints().size();
-    // The unreduced model is only counted, when asked for.
-    if (!Group.isTrivial() && Opts.MeasureReduction) {
-      ModelSize Full = unreducedSize(S, Start);
-      Stats->VariablesBefore = Full.Variables;
-      Stats->ConstraintsBefore = Full.Rows;
+    if (Full) {
+      Stats->VariablesBefore = Full->Variables;
+      Stats->ConstraintsBefore = Full->Rows;
     }
     Stats->Variables = RM.Model.variables().size();
     Stats->IntegerVariables = RM.Model.numIntegerVariables();

@@ -53,9 +53,13 @@ RoutingModel buildRoutingModel(const ir::Sketch &S, const SymmetryGroup &Group);
 /// The size of the model buildRoutingModel(S, Group, Start) builds, counted
 /// without building it: exact, except that load, port and switch rows that
 /// coincide (kept once; under symmetry, or where a port has one link in
-/// use) are counted each time.
+/// use) are counted each time. With \p Unreduced, also counts there the
+/// model without the symmetry reduction (as with SymmetryGroup::trivial),
+/// from the same pass: an orbit's chunks count as many times its
+/// representative's variables and rows.
 ModelSize routingModelSize(const ir::Sketch &S, const SymmetryGroup &Group,
-                           const RoutingStart &Start);
+                           const RoutingStart &Start,
+                           ModelSize *Unreduced = nullptr);
 
 /// Reads routes back from a solution of \p RM (values per variable).
 ir::Routes extractRoutes(const ir::Sketch &S, const RoutingModel &RM,

@@ -157,12 +157,21 @@ uint64_t countSharedRows(const Sketch &S, const SymmetryGroup &Group,
 } // namespace
 
 ModelSize tacclc::routingModelSize(const Sketch &S, const SymmetryGroup &Group,
-                                   const RoutingStart &Start) {
+                                   const RoutingStart &Start,
+                                   ModelSize *Unreduced) {
   const unsigned NumLinks = S.Topo.links().size();
   const unsigned NumChunks = S.Coll.getNumChunks();
   PhaseScope Phase("estimating the routing model");
   ModelSize Z;
   Z.Variables = 1; // T
+  // Chunks per orbit, by representative: the images of a representative's
+  // variables and rows are as many (the group maps paths, relay rules and
+  // nodes onto themselves).
+  std::vector<uint64_t> OrbitSize(NumChunks, 0);
+  for (unsigned C = 0; C < NumChunks; ++C)
+    ++OrbitSize[Group.representative(ChunkId(C)).index()];
+  if (Unreduced)
+    *Unreduced = Z;
   // Per representative, which links it may use.
   std::vector<std::vector<bool>> Use(NumChunks);
   std::vector<unsigned> InUse(S.Topo.getNumRanks());
@@ -171,11 +180,29 @@ ModelSize tacclc::routingModelSize(const Sketch &S, const SymmetryGroup &Group,
     if (!Group.isRepresentative(ChunkId(C)))
       continue;
     checkDeadline();
-    countChunk(S, ChunkId(C), Start.Paths[C], Usable, Use[C], InUse, Z);
+    ModelSize One;
+    countChunk(S, ChunkId(C), Start.Paths[C], Usable, Use[C], InUse, One);
+    for (auto [Into, Times] :
+         {std::pair<ModelSize *, uint64_t>(&Z, 1), {Unreduced, OrbitSize[C]}})
+      if (Into) {
+        Into->Variables += One.Variables * Times;
+        Into->IntegerVariables += One.IntegerVariables * Times;
+        Into->Rows += One.Rows * Times;
+        Into->Nonzeros += One.Nonzeros * Times;
+      }
   }
-  uint64_t Deduped = countSharedRows(S, Group, chunksPerLink(S, Group, Use), Z);
+  // The images' links are the representatives', moved: the same per link
+  // with or without the reduction.
+  std::vector<uint64_t> OnLink = chunksPerLink(S, Group, Use);
   // UseVar, the warm-start vector and RowDeduper's keys.
-  Z.BuilderBytes = uint64_t(NumChunks) * (NumLinks * 8 + 32) +
-                   Z.Variables * 16 + Deduped * 16;
+  auto Builder = [&](ModelSize &Into, uint64_t Deduped) {
+    Into.BuilderBytes = uint64_t(NumChunks) * (NumLinks * 8 + 32) +
+                        Into.Variables * 16 + Deduped * 16;
+  };
+  Builder(Z, countSharedRows(S, Group, OnLink, Z));
+  if (Unreduced) {
+    SymmetryGroup Trivial = SymmetryGroup::trivial(S);
+    Builder(*Unreduced, countSharedRows(S, Trivial, OnLink, *Unreduced));
+  }
   return Z;
 }
