@@ -29,9 +29,9 @@ constexpr uint64_t SolverBytesPerVariable = 1000, SolverBytesPerRow = 1000,
 } // namespace
 
 std::string ModelSize::buildingPhase() const {
-  return fmt::format("building the model ({}{} variables, {} rows, {} "
+  return fmt::format("building the model ({} variables, {} rows, {} "
                      "nonzeros)",
-                     AtLeast ? "at least " : "", Variables, Rows, Nonzeros);
+                     Variables, Rows, Nonzeros);
 }
 
 uint64_t ModelSize::modelBytes() const {
@@ -51,10 +51,9 @@ bool tacclc::fitsMemory(const ModelSize &Size, const MemoryBudget &Budget,
   uint64_t Left = Budget.available();
   if (Size.totalBytes() <= Left)
     return true;
-  Diags.report(Id, Loc, Stage.str(), Size.AtLeast ? "at least" : "about",
-               formatBytes(Size.totalBytes()), Size.Variables, Size.Rows,
-               Size.Nonzeros, formatBytes(Left), formatBytes(Budget.Bytes),
-               Budget.Source, Advice.str());
+  Diags.report(Id, Loc, Stage.str(), formatBytes(Size.totalBytes()),
+               Size.Variables, Size.Rows, Size.Nonzeros, formatBytes(Left),
+               formatBytes(Budget.Bytes), Budget.Source, Advice.str());
   return false;
 }
 

@@ -30,8 +30,6 @@ struct ModelSize {
   /// Bytes the builder holds beside the model (maps from chunks and links
   /// to variables).
   uint64_t BuilderBytes = 0;
-  /// The counts are lower bounds, not the model's (before it is known).
-  bool AtLeast = false;
 
   /// Bytes of the solver::Model: names, bounds, rows, the name index.
   uint64_t modelBytes() const;

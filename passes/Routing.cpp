@@ -247,14 +247,23 @@ tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
     Stats->GroupSize = Group.size();
     Stats->ChunkOrbits = Group.numOrbits();
   }
-  // What cannot fit is refused before it is allocated: the least the stage
-  // needs first, then the model as counted from the warm start.
-  std::string Advice = shrinkAdvice(S, !Group.isTrivial(), Opts.Routing.Memory);
+  // What cannot fit is refused before it is allocated: the warm start's
+  // paths first, then the model as counted from the warm start, where the
+  // start is not already optimal.
+  const MemoryBudget &Memory = Opts.Routing.Memory;
+  std::string Advice = shrinkAdvice(S, !Group.isTrivial(), Memory);
   auto Fits = [&](const ModelSize &Size) {
-    return fitsMemory(Size, Opts.Routing.Memory, DiagId::ModelTooLarge,
-                      "routing", Advice, S.Loc, Diags);
+    return fitsMemory(Size, Memory, DiagId::ModelTooLarge, "routing", Advice,
+                      S.Loc, Diags);
   };
-  if (!Fits(routingSizeAtLeast(S, Group)) || !checkRoutable(S, Diags))
+  if (uint64_t Paths = routingStartBytes(S); Paths > Memory.available()) {
+    Diags.report(DiagId::WarmStartTooLarge, S.Loc, formatBytes(Paths),
+                 S.Coll.getNumChunks(), S.Topo.getNumRanks(),
+                 formatBytes(Memory.available()), formatBytes(Memory.Bytes),
+                 Memory.Source, Advice);
+    return std::nullopt;
+  }
+  if (!checkRoutable(S, Diags))
     return std::nullopt;
   const Deadline &Budget = Opts.Routing.Budget;
   solver::ProgressReporter *Progress = Opts.Routing.Reporter;
@@ -267,19 +276,14 @@ tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
   if (!Group.isTrivial() && Opts.MeasureReduction)
     Full.emplace();
   ModelSize Size = routingModelSize(S, Group, Start, Full ? &*Full : nullptr);
-  if (!Fits(Size))
-    return std::nullopt;
-  const char *Building = "building the routing model";
-  if (Budget.hasPassed())
-    return fallBackToStart(S, Opts, Start, Size, "computing the warm start",
-                           Diags, Stats);
   // Trees whose makespan is the lower bound (the farthest rank's shortest
   // distance, or a load ports or links must carry) and whose every arrival
   // is at its shortest distance are optimal for the whole objective (the
   // makespan and the sum of arrival times), unless a switch's policy adds
   // its term: there is nothing to solve, unless the caller wants the model
   // itself. Trees at the bound that arrive later somewhere are not: the
-  // model's earlier arrivals order and schedule better downstream.
+  // model's earlier arrivals order and schedule better downstream. A model
+  // not built needs no memory: this comes before the budget's check.
   bool SwitchTerms = llvm::any_of(S.Topo.switches(), [](const Switch &Sw) {
     return Sw.Policy != SwitchPolicy::Free;
   });
@@ -287,6 +291,12 @@ tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
       Start.Horizon <= Start.LowerBound * (1 + 1e-9)) {
     return provenStart(S, Start, Size, Full, Stats);
   }
+  if (!Fits(Size))
+    return std::nullopt;
+  const char *Building = "building the routing model";
+  if (Budget.hasPassed())
+    return fallBackToStart(S, Opts, Start, Size, "computing the warm start",
+                           Diags, Stats);
   if (Progress)
     Progress->phase(Size.buildingPhase());
   std::optional<RoutingModel> Built =

@@ -257,31 +257,10 @@ RoutingStart tacclc::routingStart(const Sketch &S, const SymmetryGroup &Group,
   return Out;
 }
 
-ModelSize tacclc::routingSizeAtLeast(const Sketch &S,
-                                     const SymmetryGroup &Group) {
-  const Collective &Coll = S.Coll;
-  const uint64_t NumChunks = Coll.getNumChunks(),
-                 NumRanks = S.Topo.getNumRanks(),
-                 NumLinks = S.Topo.links().size();
-  ModelSize Z;
-  Z.AtLeast = true;
-  Z.Variables = 1;
-  for (unsigned C = 0; C < NumChunks; ++C) {
-    if (!Group.isRepresentative(ChunkId(C)))
-      continue;
-    uint64_t Needs = 0;
-    for (RankId R : Coll.chunk(ChunkId(C)).Post)
-      Needs += !Coll.isPre(ChunkId(C), R);
-    Z.Variables += 2 * Needs; // an arrival time and a link into the rank
-    Z.IntegerVariables += Needs;
-    Z.Rows += 2 * Needs; // it arrives once, before the makespan
-    Z.Nonzeros += 3 * Needs;
-  }
-  // Two sets of paths (the candidate and the best so far), then the map.
-  Z.BuilderBytes =
-      NumChunks * (2 * NumRanks * (2 * sizeof(double) + sizeof(LinkId)) +
-                   NumLinks * sizeof(std::optional<solver::VarId>));
-  return Z;
+uint64_t tacclc::routingStartBytes(const Sketch &S) {
+  const uint64_t NumChunks = S.Coll.getNumChunks(),
+                 NumRanks = S.Topo.getNumRanks();
+  return NumChunks * 2 * NumRanks * (2 * sizeof(double) + sizeof(LinkId));
 }
 
 Routes tacclc::startRoutes(const Sketch &S, const RoutingStart &Start) {

@@ -52,13 +52,13 @@ struct RoutingStart {
 RoutingStart routingStart(const ir::Sketch &S, const SymmetryGroup &Group,
                           const Deadline &GiveUp = {});
 
-/// What the routing stage needs at least, before its warm start is
-/// computed: the warm start's paths and the map from chunks and links to
-/// variables (as BuilderBytes), and per orbit representative an arrival
-/// variable, a binary and two rows for each rank that needs its chunk.
-/// Counts are lower bounds (ModelSize::AtLeast): a stage that cannot fit
-/// even these is refused before anything is computed.
-ModelSize routingSizeAtLeast(const ir::Sketch &S, const SymmetryGroup &Group);
+/// Bytes the warm start of \p S's routing holds at least: per chunk, two
+/// sets of paths (the candidate and the best so far), each a distance, an
+/// arrival time and a parent link per rank. Only these are checked before
+/// the warm start: a start that is provably optimal needs no model, so the
+/// model's own size is checked (routingModelSize) only once it is known
+/// to be needed.
+uint64_t routingStartBytes(const ir::Sketch &S);
 
 /// The warm-start trees as routes (each chunk's links parent first), with
 /// the trees' makespan as the relaxed makespan.
