@@ -18,8 +18,10 @@
 //      splits into several primitive calls (more chunks than fit in a
 //      slice) is that many messages, each taking a FIFO slot;
 //   4. between events (a message leaving its latency, a message landing)
-//      rates are constant; time advances to the next event, threadblocks
-//      are advanced until none can move, and the loop repeats. A state
+//      rates are constant (max-min rates are recomputed only where flows
+//      changed, SimLinkRates.h); time advances to the next event,
+//      threadblocks are advanced until none can move, and the loop
+//      repeats. A state
 //      where nothing moves and nothing is in flight is a deadlock. Only
 //      threadblocks woken since they stopped (a message landed for them,
 //      room in their send FIFO, a step they wait on published) are
@@ -33,6 +35,7 @@
 #include "format/Poll.h"
 #include "format/Program.h"
 #include "sim/SimCall.h"
+#include "sim/SimLinkRates.h"
 #include "sim/SimSharing.h"
 
 #include <fmt/format.h>
@@ -123,11 +126,13 @@ private:
   /// How flows share every link, then every port (their capacities in
   /// bytes per us); the resources a flow on each link uses.
   std::optional<FlowSharing> Sharing;
+  std::optional<LinkRates> FairRates;
   std::vector<std::vector<int>> LinkUses;
   // Scratch of every event, kept to spare allocations.
   unsigned long RatePass = 0;
   std::vector<std::size_t> Active;
   std::vector<const std::vector<int> *> ActiveUses;
+  std::vector<int> ActiveLinks;
   std::vector<double> Rates, Finish;
   double Now = 0;
   long Posted = 0;
@@ -157,6 +162,7 @@ bool Engine::setup() {
   }
   for (const SimPort &Pt : M.Ports)
     Capacity.push_back(Pt.BetaUsPerB > 0 ? 1 / Pt.BetaUsPerB : Inf);
+  FairRates.emplace(Capacity, LinkUses);
   Sharing.emplace(std::move(Capacity));
   Runs.resize(P.Ranks.size());
   Flags.resize(P.Ranks.size());
@@ -353,13 +359,17 @@ void Engine::setRates() {
                        return std::tie(Flows[X].DataStart, Flows[X].Seq) <
                               std::tie(Flows[Y].DataStart, Flows[Y].Seq);
                      });
-  ActiveUses.clear();
-  for (std::size_t I : Active)
-    ActiveUses.push_back(&LinkUses[static_cast<std::size_t>(Flows[I].Link)]);
-  if (O.Service == PortService::Serial)
+  if (O.Service == PortService::Serial) {
+    ActiveUses.clear();
+    for (std::size_t I : Active)
+      ActiveUses.push_back(&LinkUses[static_cast<std::size_t>(Flows[I].Link)]);
     Sharing->serial(ActiveUses, Rates);
-  else
-    Sharing->maxMin(ActiveUses, Rates);
+  } else {
+    ActiveLinks.clear();
+    for (std::size_t I : Active)
+      ActiveLinks.push_back(Flows[I].Link);
+    FairRates->maxMin(ActiveLinks, Rates);
+  }
   for (Flow &F : Flows)
     F.Rate = 0;
   for (std::size_t K = 0; K < Active.size(); ++K)
