@@ -207,6 +207,7 @@ RoutingStart tacclc::routingStart(const Sketch &S, const SymmetryGroup &Group,
   const std::vector<Resource> Ports = Topo.resources();
   PhaseScope Phase("computing the shortest-path warm start");
   RoutingStart Out;
+  bool GaveUp = false;
   for (bool Spread : {false, true}) {
     std::vector<ChunkPaths> Try(Coll.getNumChunks());
     // What the trees so far put on every link's lanes and on its ports.
@@ -216,8 +217,10 @@ RoutingStart tacclc::routingStart(const Sketch &S, const SymmetryGroup &Group,
       if (!Group.isRepresentative(ChunkId(C)))
         continue;
       checkDeadline();
-      if (Spread && GiveUp.hasPassed())
-        return Out; // the plain trees
+      if (Spread && GiveUp.hasPassed()) {
+        GaveUp = true; // keep the plain trees
+        break;
+      }
       // A representative's tree, and its images for the rest of the orbit
       // (a symmetric warm start).
       ChunkPaths P = paths(S, TM, ChunkId(C), Load, Ports, Spread);
@@ -235,6 +238,8 @@ RoutingStart tacclc::routingStart(const Sketch &S, const SymmetryGroup &Group,
         Out.LowerBound = std::max(Out.LowerBound, P.Dist[R.index()]);
       }
     }
+    if (GaveUp)
+      break;
     for (unsigned L = 0; L < NumLinks; ++L)
       TryH = std::max(TryH, Load[L] / Topo.link(LinkId(L)).Multiplicity);
     for (const Resource &P : Ports) {
