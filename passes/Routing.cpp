@@ -256,11 +256,11 @@ tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
     return fitsMemory(Size, Memory, DiagId::ModelTooLarge, "routing", Advice,
                       S.Loc, Diags);
   };
-  if (uint64_t Paths = routingStartBytes(S); Paths > Memory.available()) {
+  if (uint64_t Paths = routingStartBytes(S), Left = Memory.available();
+      Paths > Left) {
     Diags.report(DiagId::WarmStartTooLarge, S.Loc, formatBytes(Paths),
-                 S.Coll.getNumChunks(), S.Topo.getNumRanks(),
-                 formatBytes(Memory.available()), formatBytes(Memory.Bytes),
-                 Memory.Source, Advice);
+                 S.Coll.getNumChunks(), S.Topo.getNumRanks(), formatBytes(Left),
+                 formatBytes(Memory.Bytes), Memory.Source, Advice);
     return std::nullopt;
   }
   if (!checkRoutable(S, Diags))

@@ -92,6 +92,7 @@ void LinkRates::maxMin(const std::vector<int> &FlowLinks,
   }
   // Per component: its links, and whether each was last computed in one
   // component of as many links with as many flows.
+  Components = Recomputed = 0;
   for (int L : Links) {
     std::size_t I = static_cast<std::size_t>(L);
     if (Root[I] < 0)
@@ -107,11 +108,10 @@ void LinkRates::maxMin(const std::vector<int> &FlowLinks,
     if (Root[I] < 0)
       continue;
     std::size_t R = static_cast<std::size_t>(Root[I]);
-    ++RootLinks[R];
+    Components += RootLinks[R]++ == 0;
     if (LastComp[I] != RootId[R] || LastCount[I] != Count[I])
       RootSame[R] = 0;
   }
-  Components = Recomputed = 0;
   for (int L : Links) {
     std::size_t I = static_cast<std::size_t>(L);
     if (Root[I] < 0)
@@ -158,13 +158,6 @@ void LinkRates::maxMin(const std::vector<int> &FlowLinks,
     LastComp[I] = RootId[R];
     LastSize[I] = RootLinks[R];
     LastCount[I] = Count[I];
-  }
-  for (int L : Links) {
-    std::size_t I = static_cast<std::size_t>(L);
-    if (Root[I] >= 0 && RootLinks[static_cast<std::size_t>(Root[I])] != 0) {
-      ++Components;
-      RootLinks[static_cast<std::size_t>(Root[I])] = 0; // counted
-    }
   }
 }
 

@@ -125,6 +125,8 @@ private:
   std::vector<Flow> Flows;
   /// How flows share every link, then every port (their capacities in
   /// bytes per us); the resources a flow on each link uses.
+  /// Serial service (Sharing) or max-min fair rates (FairRates): one of
+  /// them, as the options ask.
   std::optional<FlowSharing> Sharing;
   std::optional<LinkRates> FairRates;
   std::vector<std::vector<int>> LinkUses;
@@ -162,8 +164,10 @@ bool Engine::setup() {
   }
   for (const SimPort &Pt : M.Ports)
     Capacity.push_back(Pt.BetaUsPerB > 0 ? 1 / Pt.BetaUsPerB : Inf);
-  FairRates.emplace(Capacity, LinkUses);
-  Sharing.emplace(std::move(Capacity));
+  if (O.Service == PortService::Serial)
+    Sharing.emplace(std::move(Capacity));
+  else
+    FairRates.emplace(std::move(Capacity), LinkUses);
   Runs.resize(P.Ranks.size());
   Flags.resize(P.Ranks.size());
   DepWaiters.resize(P.Ranks.size());

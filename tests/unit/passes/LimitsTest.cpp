@@ -66,6 +66,13 @@ Sketch ring(unsigned N, unsigned K = 1) {
   return test::ringSketch("s", N, Collective::allGather(N, K), true);
 }
 
+/// An alltoall on the same ring: its links carry far more than the lower
+/// bound, so its warm start is not optimal and routing needs its model.
+Sketch ringAlltoall(unsigned N) {
+  return test::ringSketch(
+      "s", N, Collective::make(CollectiveKind::AllToAll, N, 1), true);
+}
+
 std::string printed(DiagnosticEngine &Diags) {
   std::string Text;
   llvm::raw_string_ostream OS(Text);
@@ -161,8 +168,7 @@ TEST_CASE("the warm start's routes deliver every chunk") {
 TEST_CASE("a routing model larger than the memory budget is refused") {
   // An alltoall on a ring loads its links far above the bound: the model
   // is needed (an allgather's warm start is optimal, and needs none).
-  Sketch S = test::ringSketch(
-      "s", 32, Collective::make(CollectiveKind::AllToAll, 32, 1), true);
+  Sketch S = ringAlltoall(32);
   SymmetryGroup Trivial = SymmetryGroup::trivial(S);
   uint64_t ModelBytes =
       routingModelSize(S, Trivial, routingStart(S, Trivial)).totalBytes();
@@ -200,8 +206,7 @@ TEST_CASE("a routing model larger than the memory budget is refused") {
 TEST_CASE("stages out of time take their fallbacks, with a warning") {
   // An alltoall: its warm start is above the lower bound, so routing has a
   // model to solve (an allgather's start is optimal even out of time).
-  Sketch S = test::ringSketch(
-      "s", 32, Collective::make(CollectiveKind::AllToAll, 32, 1), true);
+  Sketch S = ringAlltoall(32);
   SynthesisOptions Opts;
   Opts.Routing.Budget = Deadline::after(-1);
   llvm::SourceMgr SM;
@@ -275,10 +280,7 @@ TEST_CASE("the stages share the time until SynthesisOptions::Until") {
   // (an alltoall, whose warm start is above the lower bound: routing has a
   // model to give up).
   Opts.Until = Deadline::after(-1);
-  auto Late = synthesize(
-      test::ringSketch("s", 32,
-                       Collective::make(CollectiveKind::AllToAll, 32, 1), true),
-      Opts, Diags);
+  auto Late = synthesize(ringAlltoall(32), Opts, Diags);
   REQUIRE(Late);
   REQUIRE(Late->Stages.size() == 3);
   CHECK(Late->Stages[0].Solve.HitTimeLimit);
