@@ -73,6 +73,16 @@ inline StageOptions routingDefaults() {
   return O;
 }
 
+/// What the target runtime allows each rank, as far as the routes decide
+/// it (RouteLimits.h). The defaults are both MSCCL runtimes' figures.
+struct RankLimits {
+  /// Threadblocks a dependency can name (ids 0..127, kept in a byte).
+  unsigned WaitedThreadblocks = 128;
+  /// XML elements of one rank the runtime's reader keeps: the algorithm,
+  /// one per rank, and the rank's threadblocks and steps.
+  size_t XmlElements = 4096;
+};
+
 /// Options of the synthesis stages.
 struct SynthesisOptions {
   /// When synthesis should be over: the driver keeps the rest of the
@@ -93,6 +103,9 @@ struct SynthesisOptions {
   /// report its size (SolveStats::VariablesBefore); otherwise those equal
   /// the reduced sizes.
   bool MeasureReduction = false;
+  /// The target runtime's limits that routes alone can break: routes that
+  /// break one are reported before they are scheduled.
+  RankLimits Runtime;
 };
 
 } // namespace tacclc

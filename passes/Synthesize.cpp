@@ -4,10 +4,11 @@
 //   1. a combining collective is routed as its dual (dualSketch), on the
 //      transposed topology unless the sketch's is symmetric and has no
 //      relay rules, so that the reversed schedule uses the sketch's links;
-//   2. stage 1 routes, stage 2 orders (every heuristic, the shortest kept),
-//      stage 3 decides contiguity and times; a schedule that will be
-//      reversed into reductions may not merge (partial sums are combined
-//      one chunk at a time);
+//   2. stage 1 routes (and routes that break a limit of the runtime, as
+//      RouteLimits.h counts them, end the compile), stage 2 orders (every
+//      heuristic, the shortest kept), stage 3 decides contiguity and times; a
+//      schedule that will be reversed into reductions may not merge (partial
+//      sums are combined one chunk at a time);
 //   3. ALLREDUCE spreads its sums with the dual on the sketch's own
 //      topology: routed again when the first dual was transposed, else the
 //      same stage-2 schedule, now allowed to merge;
@@ -22,6 +23,7 @@
 #include "passes/ListSchedule.h"
 #include "passes/Phases.h"
 #include "passes/ReduceSchedule.h"
+#include "passes/RouteLimits.h"
 #include "passes/SpreadOverlap.h"
 
 #include "solver/Progress.h"
@@ -383,11 +385,12 @@ Sketch phasedDual(const Sketch &S, bool Transpose) {
 /// sketch's own topology), as NCCL's hierarchical ALLREDUCE does.
 /// False after a diagnostic. \p Out holds the stages' reports already.
 bool synthesizeInPhases(const Sketch &S, StageRunner &Run, Synthesis &Out,
-                        DiagnosticEngine &Diags) {
+                        const RankLimits &Limits, DiagnosticEngine &Diags) {
   CollectiveKind Kind = S.Coll.getKind();
   if (!isCombining(Kind)) {
     auto Solved = solveInPhases(S, Run, true, "", Diags);
-    if (!Solved)
+    if (!Solved ||
+        !checkRouteLimits(S, S, Solved->first, nullptr, Limits, Diags))
       return false;
     Out.Routes = std::move(Solved->first);
     Out.Schedule = std::move(Solved->second);
@@ -396,13 +399,14 @@ bool synthesizeInPhases(const Sketch &S, StageRunner &Run, Synthesis &Out,
   Out.UpTransposed = routesTransposed(S);
   Out.Dual = phasedDual(S, Out.UpTransposed);
   auto Up = solveInPhases(*Out.Dual, Run, false, "", Diags);
-  if (!Up)
+  if (!Up || !checkRouteLimits(S, *Out.Dual, Up->first, nullptr, Limits, Diags))
     return false;
   Out.Routes = std::move(Up->first);
   std::optional<std::pair<Routes, Schedule>> Spread;
   if (Kind == CollectiveKind::AllReduce) {
     Spread = solveInPhases(phasedDual(S, false), Run, true, "spread ", Diags);
-    if (!Spread)
+    if (!Spread || !checkRouteLimits(S, *Out.Dual, Out.Routes, &Spread->first,
+                                     Limits, Diags))
       return false;
   }
   Out.Schedule = reverseForReduction(S, Up->second, Out.UpTransposed,
@@ -421,7 +425,7 @@ std::optional<Synthesis> tacclc::synthesize(const Sketch &S,
   StageRunner Run(Opts, Diags, Hooks, Out.Stages);
   Run.plan(plannedStages(S));
   if (!S.Phases.empty()) {
-    if (!synthesizeInPhases(S, Run, Out, Diags))
+    if (!synthesizeInPhases(S, Run, Out, Opts.Runtime, Diags))
       return std::nullopt;
     return Out;
   }
@@ -436,6 +440,12 @@ std::optional<Synthesis> tacclc::synthesize(const Sketch &S,
   if (!Routes)
     return std::nullopt;
   Out.Routes = std::move(*Routes);
+  // (Without transposing, an ALLREDUCE spreads on the routes it sums on.)
+  const ir::Routes *SpreadsOn =
+      Kind == CollectiveKind::AllReduce && !Out.UpTransposed ? &Out.Routes
+                                                             : nullptr;
+  if (!checkRouteLimits(S, Routed, Out.Routes, SpreadsOn, Opts.Runtime, Diags))
+    return std::nullopt;
   StageOptions Scheduling = Run.budget(false);
   Schedule Ordered = Run.order(Routed, Out.Routes, !Combining, "", Scheduling);
   Schedule Up = Run.schedule(Routed, Ordered, !Combining, "", Scheduling);
@@ -448,7 +458,8 @@ std::optional<Synthesis> tacclc::synthesize(const Sketch &S,
     if (Out.UpTransposed) {
       Sketch Down = dualSketch(S, false);
       auto DownRoutes = Run.route(Down, "spread ");
-      if (!DownRoutes)
+      if (!DownRoutes || !checkRouteLimits(S, Routed, Out.Routes, &*DownRoutes,
+                                           Opts.Runtime, Diags))
         return std::nullopt;
       StageOptions Spreading = Run.budget(false);
       Schedule DownOrdered =

@@ -99,7 +99,8 @@ int listModules(const CompileOptions &Opts, const ModuleSet &Mods,
   return emitText(Opts, Diags, Text);
 }
 
-/// Solver settings: the command line, else the sketch, else the defaults.
+/// Solver settings: the command line, else the sketch, else the defaults;
+/// the target runtime's limits.
 SynthesisOptions solverSettings(const CompileOptions &Opts,
                                 const ir::Sketch &Sketch) {
   SynthesisOptions Synth = Opts.Synthesis;
@@ -108,6 +109,11 @@ SynthesisOptions solverSettings(const CompileOptions &Opts,
       Stage->RelativeGap = *Sketch.RelativeGap;
   Synth.MeasureReduction =
       Opts.Stats || Opts.Summary || Opts.Verbose || !Opts.ReportFile.empty();
+  const tacclrt::DialectLimits &Runtime =
+      tacclrt::limitsOf(Opts.LegacyDialect ? tacclrt::Dialect::Legacy
+                                           : tacclrt::Dialect::Executor);
+  Synth.Runtime.WaitedThreadblocks = Runtime.DependencyTb + 1;
+  Synth.Runtime.XmlElements = Runtime.XmlNodesPerRank;
   return Synth;
 }
 
