@@ -103,6 +103,69 @@ std::optional<std::set<Perm>> semiregularClosure(const std::vector<Perm> &Gens,
   return Seen;
 }
 
+/// The ranks (vertices 0 .. R-1) and links of \p T as a graph whose
+/// automorphisms are the permutations of ranks that keep every link with
+/// its key. Links of one key are edges between ranks. With several keys,
+/// key k (numbered from 1) is written in binary over layers of copies of
+/// the ranks: an edge between the copies in layer i for each bit i of k,
+/// each copy pointing to the next layer's, so that one permutation moves
+/// every layer alike (the layered encoding of edge colours in the nauty
+/// and Traces user guide). That keeps the graph at a few times R vertices;
+/// a vertex per link (over 100,000 on a 1,024-GPU machine) made the search
+/// take seconds. Two links between the same ranks in one direction (none
+/// in a Topology built by the frontend) get a vertex each instead.
+void addLinks(bliss::Digraph &Graph, Palette &Colour, const Topology &T,
+              const SymmetryRules &Rules) {
+  const unsigned R = T.getNumRanks();
+  auto RankColour = [&](unsigned I, unsigned Layer) {
+    return Colour(
+        fmt::format("rank {} layer {}",
+                    Rules.RankColour.empty() ? 0 : Rules.RankColour[I], Layer));
+  };
+  std::map<std::tuple<int, double, double, unsigned, int>, unsigned> Keys;
+  std::set<std::pair<unsigned, unsigned>> Pairs;
+  bool Parallel = false;
+  for (const Link &L : T.links()) {
+    Keys.try_emplace(linkKey(L), unsigned(Keys.size()) + 1);
+    Parallel |= !Pairs.insert({L.Src.index(), L.Dst.index()}).second;
+  }
+  for (unsigned I = 0; I < R; ++I)
+    Graph.add_vertex(RankColour(I, 0));
+  if (Parallel) {
+    for (const Link &L : T.links()) {
+      auto [Class, Alpha, Beta, Mult, Switch] = linkKey(L);
+      unsigned Mid = Graph.add_vertex(Colour(fmt::format(
+          "link {} {:a} {:a} {} {}", Class, Alpha, Beta, Mult, Switch)));
+      Graph.add_edge(L.Src.index(), Mid);
+      Graph.add_edge(Mid, L.Dst.index());
+    }
+    return;
+  }
+  // Key k is numbered in the order keys sort, which is the same for
+  // machines that differ only by a permutation of ranks.
+  unsigned Next = 1;
+  for (auto &[Key, Id] : Keys)
+    Id = Next++;
+  unsigned Layers = 1;
+  while ((1u << Layers) <= Keys.size())
+    ++Layers;
+  std::vector<unsigned> First(Layers, 0);
+  for (unsigned Layer = 1; Layer < Layers; ++Layer) {
+    First[Layer] = Graph.get_nof_vertices();
+    for (unsigned I = 0; I < R; ++I) {
+      Graph.add_vertex(RankColour(I, Layer));
+      Graph.add_edge(First[Layer - 1] + I, First[Layer] + I);
+    }
+  }
+  for (const Link &L : T.links()) {
+    unsigned Id = Keys.at(linkKey(L));
+    for (unsigned Layer = 0; Layer < Layers; ++Layer)
+      if (Id >> Layer & 1)
+        Graph.add_edge(First[Layer] + L.Src.index(),
+                       First[Layer] + L.Dst.index());
+  }
+}
+
 Perm rotateNodes(const Topology &T, unsigned K) {
   const unsigned N = T.getNumNodes(), G = T.getGpusPerNode();
   Perm P(T.getNumRanks());
@@ -124,16 +187,7 @@ AutomorphismGroup ir::automorphisms(const Topology &T,
   const unsigned R = T.getNumRanks(), G = T.getGpusPerNode();
   Palette Colour;
   bliss::Digraph Graph(0);
-  for (unsigned I = 0; I < R; ++I)
-    Graph.add_vertex(Colour(fmt::format(
-        "rank {}", Rules.RankColour.empty() ? 0 : Rules.RankColour[I])));
-  for (const Link &L : T.links()) {
-    auto [Class, Alpha, Beta, Mult, Switch] = linkKey(L);
-    unsigned Mid = Graph.add_vertex(Colour(fmt::format(
-        "link {} {:a} {:a} {} {}", Class, Alpha, Beta, Mult, Switch)));
-    Graph.add_edge(L.Src.index(), Mid);
-    Graph.add_edge(Mid, L.Dst.index());
-  }
+  addLinks(Graph, Colour, T, Rules);
   for (const Nic &N : T.nics()) {
     unsigned V = Graph.add_vertex(Colour(fmt::format("nic {}", N.Class)));
     for (RankId Rk : N.Ranks)
