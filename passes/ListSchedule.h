@@ -3,10 +3,11 @@
 // Turns routes into a schedule under the stages' cost model
 // (passes/TimeModel.h): a link lane and a shared port move one chunk's data
 // at a time, latencies overlap within a connection's FIFO, and a chunk
-// leaves a rank only after it has arrived there. This is TACCL's stage 2: a greedy list scheduler whose
-// choice among ready transfers follows one of TACCL's ordering heuristics;
-// orderTransfers() runs them all and keeps the shortest schedule. Stage 3
-// (passes/ExactSchedule.h) then fixes these orders and optimises the rest.
+// leaves a rank only after it has arrived there. This is TACCL's stage 2: a
+// greedy list scheduler whose choice among ready transfers follows one of
+// TACCL's ordering heuristics; orderTransfers() runs them all and keeps the
+// shortest schedule. Stage 3 (passes/ExactSchedule.h) then fixes these orders
+// and optimises the rest.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_PASSES_LISTSCHEDULE_H
@@ -54,6 +55,11 @@ inline constexpr Ordering AllOrderings[] = {
     Ordering::EarliestStart, Ordering::CriticalPath, Ordering::OwnNodeFirst,
     Ordering::WidestSubtree, Ordering::Batched};
 
+/// The heuristics orderTransfers() runs on \p S, in AllOrderings order:
+/// all of them, but Batched only where some link class is `contiguous`
+/// (elsewhere it forms no batch and schedules exactly as EarliestStart).
+std::vector<Ordering> orderingsFor(const ir::Sketch &S);
+
 /// A short name: "earliest-start", "critical-path", "own-node-first",
 /// "widest-subtree", "batched".
 llvm::StringRef orderingName(Ordering O);
@@ -90,13 +96,13 @@ struct OrderingResult {
   ir::Schedule Best;
   Ordering BestOrdering = Ordering::EarliestStart;
   /// Score of each heuristic's schedule, in AllOrderings order; fewer than
-  /// all of them when the time ran out.
+  /// orderingsFor() gives when the time ran out.
   std::vector<std::pair<Ordering, double>> Tried;
 };
 
-/// Runs every heuristic and keeps the schedule of lowest \p Score (by
-/// default its makespan; ties: the first in AllOrderings), so the result
-/// is deterministic. Once \p GiveUp has passed, the heuristics not
+/// Runs every heuristic of orderingsFor(\p S) and keeps the schedule of lowest
+/// \p Score (by default its makespan; ties: the first in AllOrderings), so the
+/// result is deterministic. Once \p GiveUp has passed, the heuristics not
 /// finished by then are left out (the first always runs to the end).
 OrderingResult
 orderTransfers(const ir::Sketch &S, const ir::Routes &R,

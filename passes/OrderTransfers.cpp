@@ -1,7 +1,8 @@
 //===- passes/OrderTransfers.cpp - Stage 2: the best of the orderings -----===//
 //
 // Stage 2 runs the list scheduler (passes/ListSchedule.cpp) once per
-// ordering heuristic and keeps the schedule of lowest score. The heuristics
+// ordering heuristic (the batched one only where a link class is
+// `contiguous`) and keeps the schedule of lowest score. The heuristics
 // are independent, so they run on the machine's cores, one thread per core;
 // their schedules are then taken in AllOrderings order with ties to the
 // first, so the choice is the same on any number of cores.
@@ -38,6 +39,17 @@ llvm::StringRef tacclc::orderingName(Ordering O) {
   return "?";
 }
 
+std::vector<Ordering> tacclc::orderingsFor(const Sketch &S) {
+  bool Contiguous =
+      std::find(S.ContiguousClasses.begin(), S.ContiguousClasses.end(), true) !=
+      S.ContiguousClasses.end();
+  std::vector<Ordering> Out;
+  for (Ordering O : AllOrderings)
+    if (O != Ordering::Batched || Contiguous)
+      Out.push_back(O);
+  return Out;
+}
+
 OrderingResult
 tacclc::orderTransfers(const Sketch &S, const Routes &R,
                        llvm::function_ref<double(const Schedule &)> Score,
@@ -47,21 +59,21 @@ tacclc::orderTransfers(const Sketch &S, const Routes &R,
   // thread per core, at most one per heuristic) and their schedules are
   // taken in AllOrderings order, so the choice is the same on any number
   // of cores. The first always runs to the end: it is the fallback.
-  constexpr size_t K = std::size(AllOrderings);
+  const std::vector<Ordering> Orderings = orderingsFor(S);
+  const size_t K = Orderings.size();
   struct Outcome {
     std::optional<Schedule> Sch;
     double Score = 0;
     std::exception_ptr Error;
   };
-  std::array<Outcome, K> Outs;
+  std::vector<Outcome> Outs(K);
   std::atomic<size_t> Next{0};
   auto Work = [&] {
     PhaseScope Mine("ordering transfers");
     for (size_t I; (I = Next++) < K;) {
       Outcome &O = Outs[I];
       try {
-        O.Sch =
-            listSchedule(S, R, AllOrderings[I], I ? GiveUp : Deadline(), From);
+        O.Sch = listSchedule(S, R, Orderings[I], I ? GiveUp : Deadline(), From);
         if (O.Sch)
           O.Score = Score ? Score(*O.Sch) : O.Sch->MakespanUs;
       } catch (...) {
@@ -85,11 +97,11 @@ tacclc::orderTransfers(const Sketch &S, const Routes &R,
       std::rethrow_exception(O.Error);
     if (!O.Sch)
       break;
-    Out.Tried.push_back({AllOrderings[I], O.Score});
+    Out.Tried.push_back({Orderings[I], O.Score});
     if (Out.Tried.size() == 1 || O.Score < BestScore * (1 - 1e-12)) {
       BestScore = O.Score;
       Out.Best = std::move(*O.Sch);
-      Out.BestOrdering = AllOrderings[I];
+      Out.BestOrdering = Orderings[I];
     }
   }
   return Out;

@@ -151,7 +151,7 @@ public:
       for (const ChunkRoute &CR : Rt.Chunks)
         Transfers += CR.Links.size();
       P->phase(fmt::format("ordering {} transfers with {} heuristics",
-                           Transfers, std::size(AllOrderings)));
+                           Transfers, orderingsFor(S).size()));
     }
     OrderingResult O = orderTransfers(
         S, Rt,
@@ -160,7 +160,7 @@ public:
         },
         Within.Budget);
     Progress.reset();
-    if (O.Tried.size() < std::size(AllOrderings))
+    if (O.Tried.size() < orderingsFor(S).size())
       Diags.report(DiagId::StageOutOfTime, S.Loc, "scheduling",
                    fmt::format("{:.3g}", Within.BudgetSeconds),
                    "ordering transfers",

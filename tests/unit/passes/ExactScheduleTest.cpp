@@ -1,6 +1,7 @@
 //===- tests/unit/passes/ExactScheduleTest.cpp - Stages 2 and 3 -----------===//
 //
-// Stage 2 (orderTransfers keeps the shortest heuristic schedule) and stage 3
+// Stage 2 (orderTransfers keeps the shortest heuristic schedule, and runs
+// the batched one only where it can batch) and stage 3
 // (contiguity MILP and retiming): the model's warm start is feasible,
 // retiming without merges reproduces the list schedule, merging on a
 // contiguous ring beats the pace of its connections' FIFOs, stage 3 never
@@ -56,7 +57,7 @@ TEST_CASE("stage 2 keeps the shortest heuristic schedule") {
   Sketch S = test::ringSketch("s", 5, Collective::allGather(5, 3), true);
   Routes R = test::clockwise(S);
   OrderingResult O = orderTransfers(S, R);
-  REQUIRE(O.Tried.size() == std::size(AllOrderings));
+  REQUIRE(O.Tried.size() == orderingsFor(S).size());
   for (const auto &[Ord, Us] : O.Tried) {
     CAPTURE(orderingName(Ord).str());
     CHECK(O.Best.MakespanUs <= Us + 1e-9);
@@ -66,6 +67,24 @@ TEST_CASE("stage 2 keeps the shortest heuristic schedule") {
         doctest::Approx(O.Best.MakespanUs));
   // Deterministic: the same input gives the same schedule.
   checkSameTimes(O.Best, orderTransfers(S, R).Best);
+}
+
+TEST_CASE("the batched ordering runs only where a class is contiguous") {
+  for (bool Contiguous : {false, true}) {
+    CAPTURE(Contiguous);
+    Sketch S = slowRing(4, 3, Contiguous);
+    std::vector<Ordering> Run = orderingsFor(S);
+    bool Batched =
+        std::find(Run.begin(), Run.end(), Ordering::Batched) != Run.end();
+    CHECK(Batched == Contiguous);
+    CHECK(Run.size() == std::size(AllOrderings) - (Contiguous ? 0 : 1));
+    CHECK(orderTransfers(S, test::clockwise(S)).Tried.size() == Run.size());
+  }
+  // Without one it forms no batch: its schedule is earliest-start's.
+  Sketch S = slowRing(4, 3, false);
+  Routes R = test::clockwise(S);
+  checkSameTimes(scheduleTransfers(S, R, Ordering::Batched),
+                 scheduleTransfers(S, R, Ordering::EarliestStart));
 }
 
 TEST_CASE("retiming without merges reproduces the list schedule") {
@@ -156,7 +175,8 @@ TEST_CASE("a started batch keeps its NIC until its chunks are sent") {
     Switches += ByStart[I].Link != ByStart[I - 1].Link;
   CHECK(Switches == 1);
   double Beta = S.chunkBytes() * 1e-3;
-  CHECK(mergeGreedily(S, B).MakespanUs == doctest::Approx(100.0 + 2 * K * Beta));
+  CHECK(mergeGreedily(S, B).MakespanUs ==
+        doctest::Approx(100.0 + 2 * K * Beta));
   // Stage 2 compares orderings by what merging makes of them: batched wins.
   OrderingResult O = orderTransfers(
       S, R, [&](const Schedule &X) { return mergeGreedily(S, X).MakespanUs; });
