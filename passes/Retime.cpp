@@ -231,6 +231,12 @@ std::optional<Schedule> tacclc::retime(const Sketch &S, const Schedule &Sched,
 }
 
 Schedule tacclc::mergeGreedily(const Sketch &S, const Schedule &Sched) {
+  // Without a `contiguous` class nothing may merge: the list schedule is
+  // what retiming it unmerged gives (a second or more on a million
+  // transfers, per ordering compared).
+  if (std::find(S.ContiguousClasses.begin(), S.ContiguousClasses.end(),
+                true) == S.ContiguousClasses.end())
+    return Sched;
   auto Merged = retime(S, Sched, greedyJoins(S, Sched));
   return Merged && Merged->MakespanUs < Sched.MakespanUs ? *Merged : Sched;
 }
