@@ -11,8 +11,9 @@
 //  2. Pacing. Where a rank sends through its NIC to several nodes and a
 //     chunk is one slice, the program whose sends wait their turn as the
 //     schedule gives it (PaceNics.cpp) is lowered too with
-//     --pace-nics=auto, both are simulated, and the faster is kept (ties:
-//     the unpaced one).
+//     --pace-nics=auto, both are simulated (the unpaced one on another
+//     core while the paced one is lowered and verified), and the faster is
+//     kept (ties: the unpaced one).
 //  3. Fusion. Relays are fused into `rcs` steps, keeping every threadblock in
 //     schedule order, which cannot deadlock (FuseRelays.cpp); should a fused
 //     program still fail the checker, it is lowered again with the ranks the
@@ -22,8 +23,9 @@
 //     FIFO's order with the named ranks unfused is built too, and the
 //     faster of the two in the simulator is kept.
 //
-// Every candidate is lowered, printed and loaded once and kept whole, so the
-// program chosen is never lowered again; only the kept one is checked last.
+// Every candidate is lowered, printed, loaded and simulated at most once and
+// kept whole, so the program chosen is never lowered again and its
+// simulation is handed on; only the kept one is checked last.
 // The legacy runtime is not simulated: it gets no trials.
 //
 //===----------------------------------------------------------------------===//
@@ -40,6 +42,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <exception>
+#include <functional>
+#include <thread>
 
 using namespace tacclc;
 
@@ -60,6 +65,10 @@ struct Candidate {
   bool FusionDropped = false;
   /// verify() ran (its issues are in Rep).
   bool Verified = false;
+  /// simulated() ran, and what it measured (nothing: the simulation could
+  /// not run or end in time).
+  bool Simulated = false;
+  std::optional<tacclrt::SimResult> Sim;
 };
 
 /// How many slices of its protocol the runtime cuts one chunk into at the
@@ -73,6 +82,38 @@ uint64_t slicesPerChunk(const ir::Sketch &S) {
       tacclrt::parseProtocol(S.Protocol).value_or(tacclrt::Protocol::Simple));
   return (PerChunk + Slice - 1) / Slice;
 }
+
+/// Runs a task on another thread where the machine has more than one
+/// core, else at once; joins it when destroyed (also while an exception
+/// leaves the scope) and rethrows what the task threw.
+class Beside {
+public:
+  explicit Beside(std::function<void()> Task) {
+    auto Run = [this, Task = std::move(Task)] {
+      try {
+        Task();
+      } catch (...) {
+        Failed = std::current_exception();
+      }
+    };
+    if (std::thread::hardware_concurrency() > 1)
+      Thread = std::thread(std::move(Run));
+    else
+      Run();
+  }
+  ~Beside() noexcept(false) {
+    if (Thread.joinable())
+      Thread.join();
+    if (Failed && !std::uncaught_exceptions())
+      std::rethrow_exception(Failed);
+  }
+  Beside(const Beside &) = delete;
+  Beside &operator=(const Beside &) = delete;
+
+private:
+  std::thread Thread;
+  std::exception_ptr Failed;
+};
 
 /// The choices of emitVerified() over one schedule.
 class Emitter {
@@ -90,7 +131,7 @@ private:
   void verify(Candidate &C) const;
   bool settle(std::optional<Candidate> &C, bool MayDropFifo,
               DiagnosticEngine &D) const;
-  std::optional<double> simulated(const std::optional<Candidate> &C) const;
+  std::optional<double> simulated(std::optional<Candidate> &C) const;
   std::optional<Candidate> chooseWaves(CodegenOptions CG);
   std::optional<Candidate> choosePacing(std::optional<Candidate> C);
 
@@ -185,12 +226,17 @@ bool Emitter::settle(std::optional<Candidate> &C, bool MayDropFifo,
   }
 }
 
-/// The in-house simulation's time of \p C, if it loaded.
-std::optional<double>
-Emitter::simulated(const std::optional<Candidate> &C) const {
+/// The in-house simulation's time of \p C, if it loaded; simulated once.
+std::optional<double> Emitter::simulated(std::optional<Candidate> &C) const {
   if (!C || !C->Plan || C->Rep.hasErrors())
     return std::nullopt;
-  return simulatedUs(*C->Plan, S);
+  if (!C->Simulated) {
+    C->Sim = simulatedCall(*C->Plan, S);
+    C->Simulated = true;
+  }
+  if (!C->Sim)
+    return std::nullopt;
+  return C->Sim->TimeUs;
 }
 
 /// Step 1: the first lowering, with waves or without as above.
@@ -229,17 +275,23 @@ std::optional<Candidate> Emitter::choosePacing(std::optional<Candidate> C) {
   if (std::none_of(Pace.begin(), Pace.end(),
                    [](const NicPace &P) { return P.Recv >= 0; }))
     return C;
+  std::optional<Candidate> Paced;
   PhaseScope Trying("pacing NIC sends");
-  DiagnosticEngine Quiet(Diags.getSourceMgr());
-  CodegenOptions CG = C->CG;
-  CG.PaceNics = true;
-  std::optional<Candidate> Paced = lower(CG, Quiet);
-  // Kept only verified (the waits follow the schedule's time, so this is
-  // a safeguard, not a choice).
-  if (Paced)
-    verify(*Paced);
+  // The unpaced program is simulated on a core of its own meanwhile (the
+  // result is the same on any number of cores).
+  std::optional<double> PlainUs;
+  {
+    Beside Plain([&] { PlainUs = simulated(C); });
+    DiagnosticEngine Quiet(Diags.getSourceMgr());
+    CodegenOptions CG = C->CG;
+    CG.PaceNics = true;
+    Paced = lower(CG, Quiet);
+    // Kept only verified (the waits follow the schedule's time, so this is
+    // a safeguard, not a choice).
+    if (Paced)
+      verify(*Paced);
+  }
   std::optional<double> PacedUs = simulated(Paced);
-  std::optional<double> PlainUs = simulated(C);
   if (PacedUs && (!PlainUs || *PacedUs < *PlainUs))
     return Paced;
   return C;
@@ -278,7 +330,8 @@ std::optional<EmittedProgram> Emitter::run() {
                         C->Rep.str());
   return EmittedProgram{std::move(C->Program), std::move(C->Xml),
                         std::move(*C->Plan),   std::move(C->CG),
-                        C->FusionDropped,      UnfusedFaster};
+                        C->FusionDropped,      UnfusedFaster,
+                        std::move(C->Sim)};
 }
 } // namespace
 

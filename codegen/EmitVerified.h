@@ -17,6 +17,7 @@
 #include "codegen/Codegen.h"
 
 #include "format/Plan.h"
+#include "sim/Simulator.h"
 
 #include <optional>
 #include <string>
@@ -71,6 +72,9 @@ struct EmittedProgram {
   /// Ranks were left unfused because the program ordered for the FIFO
   /// simulated faster than one fused for a FIFO of one message.
   bool UnfusedFaster = false;
+  /// The in-house simulation of the program at the sketch's call
+  /// (simulatedCall(), codegen/SimMachine.h), where a choice above ran it.
+  std::optional<tacclrt::SimResult> Simulation;
 
   /// The number of ranks left unfused.
   unsigned unfusedRanks() const;

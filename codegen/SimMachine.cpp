@@ -55,8 +55,8 @@ std::optional<SketchCall> tacclc::sketchCall(const tacclrt::Algo &A,
   return C;
 }
 
-std::optional<double> tacclc::simulatedUs(const tacclrt::Algo &A,
-                                          const ir::Sketch &S) {
+std::optional<tacclrt::SimResult> tacclc::simulatedCall(const tacclrt::Algo &A,
+                                                        const ir::Sketch &S) {
   try {
     PhaseScope Phase("simulating the program");
     std::optional<SketchCall> C = sketchCall(A, S);
@@ -65,8 +65,16 @@ std::optional<double> tacclc::simulatedUs(const tacclrt::Algo &A,
     tacclrt::SimResult R = tacclrt::simulate(A, C->Machine, C->Options);
     if (!R.Ok)
       return std::nullopt;
-    return R.TimeUs;
+    return R;
   } catch (const TimeLimitExceeded &) {
     return std::nullopt;
   }
+}
+
+std::optional<double> tacclc::simulatedUs(const tacclrt::Algo &A,
+                                          const ir::Sketch &S) {
+  std::optional<tacclrt::SimResult> R = simulatedCall(A, S);
+  if (!R)
+    return std::nullopt;
+  return R->TimeUs;
 }

@@ -44,6 +44,11 @@ std::optional<SketchCall> sketchCall(const tacclrt::Algo &A,
 /// for.
 std::optional<double> simulatedUs(const tacclrt::Algo &A, const ir::Sketch &S);
 
+/// simulatedUs() with the whole result of the simulation (only one that
+/// ran to the end: Ok).
+std::optional<tacclrt::SimResult> simulatedCall(const tacclrt::Algo &A,
+                                                const ir::Sketch &S);
+
 } // namespace tacclc
 
 #endif // TACCLC_CODEGEN_SIMMACHINE_H

@@ -193,7 +193,8 @@ int writeProgram(const CompileOptions &Opts, DiagnosticEngine &Diags,
     Deadline TimesBy = Deadline::after(Began, LimitSeconds);
     DeadlineScope Simulating(TimesBy.earliest(compileDeadline()), LimitSeconds);
     Times = timeProgram(Emitted.Plan, Sketch, Predicted,
-                        CG.FuseRelays ? CG.FifoMessages : 0, !Opts.NoReferee);
+                        CG.FuseRelays ? CG.FifoMessages : 0, !Opts.NoReferee,
+                        Emitted.Simulation ? &*Emitted.Simulation : nullptr);
   }
   CompileFacts Facts{
       Sketch,

@@ -80,7 +80,8 @@ std::pair<unsigned, unsigned> sends(const tacclrt::Algo &A) {
 
 ProgramTimes tacclc::timeProgram(const tacclrt::Algo &A, const ir::Sketch &S,
                                  const CallPrediction &Predicted,
-                                 unsigned OrderedForFifo, bool AskReferee) {
+                                 unsigned OrderedForFifo, bool AskReferee,
+                                 const tacclrt::SimResult *Known) {
   ProgramTimes Out;
   std::optional<SketchCall> C = sketchCall(A, S);
   if (!C) {
@@ -89,7 +90,8 @@ ProgramTimes tacclc::timeProgram(const tacclrt::Algo &A, const ir::Sketch &S,
   }
   try {
     PhaseScope Phase("simulating the program");
-    tacclrt::SimResult R = tacclrt::simulate(A, C->Machine, C->Options);
+    tacclrt::SimResult R =
+        Known ? *Known : tacclrt::simulate(A, C->Machine, C->Options);
     if (R.Ok) {
       MeasuredCall M;
       M.Engine = "tacclc sim";

@@ -37,10 +37,12 @@ struct ProgramTimes {
 /// alone, ports served one message at a time, how many links share a port at
 /// once). Then, with \p AskReferee, asks the referee. \p OrderedForFifo is
 /// the FIFO (messages per connection) the program's fused relays were
-/// ordered for.
+/// ordered for. \p Known, when given, is that simulation already run
+/// (EmittedProgram::Simulation), not run again.
 ProgramTimes timeProgram(const tacclrt::Algo &A, const ir::Sketch &S,
                          const CallPrediction &Predicted,
-                         unsigned OrderedForFifo, bool AskReferee = true);
+                         unsigned OrderedForFifo, bool AskReferee = true,
+                         const tacclrt::SimResult *Known = nullptr);
 
 /// The SimGrid referee's time of \p A on \p M (sim/SimGrid.h, engine
 /// `simgrid`), or nothing with \p Why (a build without SimGrid, a failed

@@ -3,11 +3,13 @@
 // The lowering policy every command shares (codegen/EmitVerified.h): the
 // program kept is the lowering's own, printed once and loaded by the
 // runtime's loader; the dialect's adjustments and the sketch's size range
-// are applied; a choice between wave splits is deterministic; a program the
+// are applied; a choice between wave splits is deterministic and hands on
+// the simulation it ran of the program kept; a program the
 // runtime's limits refuse is reported, not emitted.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/EmitVerified.h"
+#include "codegen/SimMachine.h"
 #include "tests/unit/codegen/CodegenTestUtil.h"
 
 #include "llvm/Support/SourceMgr.h"
@@ -109,6 +111,15 @@ TEST_CASE("emitVerified chooses wave splits the same way every time") {
   REQUIRE(N);
   CHECK_FALSE(N->Options.PipelineWaves);
   CHECK((A->Xml == W->Xml || A->Xml == N->Xml));
+  // The choice simulated the program it kept, at the sketch's call, and
+  // hands that simulation on; a lowering that chose nothing simulated
+  // nothing.
+  REQUIRE(A->Simulation);
+  std::optional<tacclrt::SimResult> Again = simulatedCall(A->Plan, S);
+  REQUIRE(Again);
+  CHECK(A->Simulation->TimeUs == Again->TimeUs);
+  CHECK(A->Simulation->Events == Again->Events);
+  CHECK_FALSE(N->Simulation);
 }
 
 TEST_CASE("emitVerified reports a program over the runtime's limits") {
