@@ -31,6 +31,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 
 using namespace tacclc;
 using namespace tacclc::ir;
@@ -159,10 +160,16 @@ void suggestPath(const Sketch &S, const std::vector<bool> &Seen, RankId Post,
 bool tacclc::checkRoutable(const Sketch &S, DiagnosticEngine &Diags) {
   PhaseScope Phase("checking that every chunk can reach its ranks");
   const Collective &Coll = S.Coll;
+  // What a chunk reaches depends on its pre ranks and, through the relay
+  // rules, its source: chunks that share both share it.
+  std::map<std::pair<std::vector<RankId>, unsigned>, std::vector<bool>> Known;
   for (unsigned C = 0; C < Coll.getNumChunks(); ++C) {
     checkDeadline();
     const Chunk &Ch = Coll.chunk(ChunkId(C));
-    std::vector<bool> Seen = reachable(S, ChunkId(C), true);
+    auto [It, New] = Known.try_emplace({Ch.Pre, Ch.Source.index()});
+    if (New)
+      It->second = reachable(S, ChunkId(C), true);
+    const std::vector<bool> &Seen = It->second;
     for (RankId Post : Ch.Post) {
       if (Seen[Post.index()])
         continue;
@@ -192,9 +199,9 @@ namespace {
 /// The routes of the warm start, when the stage's time ran out before its
 /// model was built.
 Routes fallBackToStart(const Sketch &S, const SynthesisOptions &Opts,
-                       const RoutingStart &Start, const ModelSize &Size,
-                       const char *While, DiagnosticEngine &Diags,
-                       SolveStats *Stats) {
+                       const SymmetryGroup &Group, const RoutingStart &Start,
+                       const ModelSize &Size, const char *While,
+                       DiagnosticEngine &Diags, SolveStats *Stats) {
   Diags.report(DiagId::StageOutOfTime, S.Loc, "routing",
                fmt::format("{:.3g}", Opts.Routing.BudgetSeconds), While,
                "routing along the warm start's shortest-path trees");
@@ -210,15 +217,15 @@ Routes fallBackToStart(const Sketch &S, const SynthesisOptions &Opts,
     Stats->WarmStartObjective = Start.Horizon;
     Stats->Note = "the model was not built: the warm start's routes";
   }
-  return startRoutes(S, Start);
+  return startRoutes(S, Group, Start);
 }
 
 /// The routes of the warm start, when its makespan is already the lower
 /// bound: the model has nothing better to find.
 /// \p Full is the model's size without the symmetry reduction, if counted.
-Routes provenStart(const Sketch &S, const RoutingStart &Start,
-                   const ModelSize &Size, const std::optional<ModelSize> &Full,
-                   SolveStats *Stats) {
+Routes provenStart(const Sketch &S, const SymmetryGroup &Group,
+                   const RoutingStart &Start, const ModelSize &Size,
+                   const std::optional<ModelSize> &Full, SolveStats *Stats) {
   if (Stats) {
     Stats->Variables = Size.Variables;
     Stats->VariablesBefore = Full ? Full->Variables : Size.Variables;
@@ -231,7 +238,7 @@ Routes provenStart(const Sketch &S, const RoutingStart &Start,
     Stats->WarmStartObjective = Start.Horizon;
     Stats->Note = "warm start at the lower bound, model not built";
   }
-  Routes R = startRoutes(S, Start);
+  Routes R = startRoutes(S, Group, Start);
   R.SolverStatus = "optimal";
   return R;
 }
@@ -256,11 +263,12 @@ tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
     return fitsMemory(Size, Memory, DiagId::ModelTooLarge, "routing", Advice,
                       S.Loc, Diags);
   };
-  if (uint64_t Paths = routingStartBytes(S), Left = Memory.available();
+  if (uint64_t Paths = routingStartBytes(S, Group), Left = Memory.available();
       Paths > Left) {
     Diags.report(DiagId::WarmStartTooLarge, S.Loc, formatBytes(Paths),
-                 S.Coll.getNumChunks(), S.Topo.getNumRanks(), formatBytes(Left),
-                 formatBytes(Memory.Bytes), Memory.Source, Advice);
+                 Group.numOrbits(), S.Coll.getNumChunks(), S.Topo.getNumRanks(),
+                 formatBytes(Left), formatBytes(Memory.Bytes), Memory.Source,
+                 Advice);
     return std::nullopt;
   }
   if (!checkRoutable(S, Diags))
@@ -289,20 +297,20 @@ tacclc::routeChunks(const Sketch &S, const SynthesisOptions &Opts,
   });
   if (!OnModel && !SwitchTerms && Start.ArrivalsAtDistance &&
       Start.Horizon <= Start.LowerBound * (1 + 1e-9)) {
-    return provenStart(S, Start, Size, Full, Stats);
+    return provenStart(S, Group, Start, Size, Full, Stats);
   }
   if (!Fits(Size))
     return std::nullopt;
   const char *Building = "building the routing model";
   if (Budget.hasPassed())
-    return fallBackToStart(S, Opts, Start, Size, "computing the warm start",
-                           Diags, Stats);
+    return fallBackToStart(S, Opts, Group, Start, Size,
+                           "computing the warm start", Diags, Stats);
   if (Progress)
     Progress->phase(Size.buildingPhase());
   std::optional<RoutingModel> Built =
       buildRoutingModel(S, Group, Start, Budget);
   if (!Built)
-    return fallBackToStart(S, Opts, Start, Size, Building, Diags, Stats);
+    return fallBackToStart(S, Opts, Group, Start, Size, Building, Diags, Stats);
   RoutingModel &RM = *Built;
   if (OnModel)
     OnModel(RM.Model);

@@ -72,7 +72,7 @@ double fill(double Chunks, const std::map<unsigned, double> &W) {
 }
 
 /// The receiving side of every rank.
-double rankBound(const Sketch &S, const Buckets &In,
+double rankBound(const Sketch &S, const Buckets &In, const SymmetryGroup &Group,
                  const std::vector<ChunkPaths> &Paths) {
   const Topology &Topo = S.Topo;
   const Collective &Coll = S.Coll;
@@ -87,12 +87,17 @@ double rankBound(const Sketch &S, const Buckets &In,
     std::map<unsigned, double> W = cheapest(In, Links);
     std::map<unsigned, unsigned> Only;
     for (unsigned C : Needs[R]) {
+      // C's distances are its representative's, moved.
+      const ChunkId Ch(C);
+      const std::vector<double> &Dist =
+          Paths[Group.representative(Ch).index()].Dist;
       unsigned Found = ~0u;
       bool Several = false;
       for (LinkId L : Links) {
         unsigned B = In.Of[L.index()];
-        if (B == Found || !S.mayCarry(ChunkId(C), L) ||
-            !std::isfinite(Paths[C].Dist[Topo.link(L).Src.index()]))
+        if (B == Found || !S.mayCarry(Ch, L) ||
+            !std::isfinite(
+                Dist[Group.representativeRank(Ch, Topo.link(L).Src).index()]))
           continue;
         if (Found != ~0u) {
           Several = true;
@@ -150,12 +155,12 @@ double nodeBound(const Sketch &S, const Buckets &Side, bool Out) {
 
 } // namespace
 
-double tacclc::routingLoadBound(const Sketch &S,
+double tacclc::routingLoadBound(const Sketch &S, const SymmetryGroup &Group,
                                 const std::vector<ChunkPaths> &Paths) {
   const TimeModel TM(S);
   const std::vector<Resource> Ports = S.Topo.resources();
   Buckets In(S, TM, Ports, /*Egress=*/false), Out(S, TM, Ports, true);
-  double Bound = rankBound(S, In, Paths);
+  double Bound = rankBound(S, In, Group, Paths);
   if (S.Topo.getNumNodes() > 1)
     Bound = std::max({Bound, nodeBound(S, In, false), nodeBound(S, Out, true)});
   return Bound;

@@ -29,8 +29,10 @@ namespace tacclc {
 ///     none holds crosses a link into the node, one held only there and
 ///     needed elsewhere a link out of it; together they must fit the rate
 ///     of the node's buckets on that side.
-/// \p Paths: every chunk's shortest distances (RoutingStart::Paths).
-double routingLoadBound(const ir::Sketch &S,
+/// \p Paths: the shortest distances of the orbit representatives of
+/// \p Group (RoutingStart::Paths), which move with the group to the other
+/// chunks.
+double routingLoadBound(const ir::Sketch &S, const SymmetryGroup &Group,
                         const std::vector<ChunkPaths> &Paths);
 
 } // namespace tacclc

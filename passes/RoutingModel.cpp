@@ -114,7 +114,7 @@ private:
 /// uses it, with a small objective weight of the policy's sign. Under
 /// symmetry a link and its images share one binary.
 void addSwitchPolicies(const Sketch &S, const SymmetryGroup &Group,
-                       RoutingModel &RM, const std::vector<ChunkPaths> &Paths,
+                       RoutingModel &RM, const RoutingStart &WarmStart,
                        std::vector<double> &Start, RowDeduper &Rows) {
   const Topology &Topo = S.Topo;
   const TimeModel TM(S);
@@ -152,7 +152,8 @@ void addSwitchPolicies(const Sketch &S, const SymmetryGroup &Group,
     if (!Y) {
       bool Used = false;
       for (unsigned C = 0; C < NumChunks; ++C)
-        Used |= RM.UseVar[C][L] && Paths[C].Parent[Lk.Dst.index()] == LinkId(L);
+        Used |= RM.UseVar[C][L] &&
+                usesStartLink(S, Group, WarmStart, ChunkId(C), LinkId(L));
       double Weight = 1e-3 * Cheapest;
       Y = M.addVariable(fmt::format("y_l{}_{}", Lk.Src.index(), Lk.Dst.index()),
                         0, 1, solver::VarKind::Binary, Min ? Weight : -Weight);
@@ -176,7 +177,7 @@ public:
                       const RoutingStart &WarmStart, const Deadline &GiveUp)
       : S(S), Group(Group), Topo(S.Topo), Coll(S.Coll), TM(S),
         NumRanks(Topo.getNumRanks()), NumLinks(Topo.links().size()),
-        Paths(WarmStart.Paths), H(WarmStart.Horizon),
+        WarmStart(WarmStart), Paths(WarmStart.Paths), H(WarmStart.Horizon),
         LowerBound(WarmStart.LowerBound), GiveUp(GiveUp), Usable(S, H),
         M(RM.Model) {}
 
@@ -209,7 +210,7 @@ public:
     RowDeduper Rows(M);
     if (!addLoadRows(Rows))
       return std::nullopt;
-    addSwitchPolicies(S, Group, RM, Paths, Start, Rows);
+    addSwitchPolicies(S, Group, RM, WarmStart, Start, Rows);
     RM.WarmStart = std::move(Start);
     RM.WarmStartMakespanUs = H;
     return std::move(RM);
@@ -405,6 +406,8 @@ private:
   const Collective &Coll;
   const TimeModel TM;
   const unsigned NumRanks, NumLinks;
+  const RoutingStart &WarmStart;
+  /// The orbit representatives' paths (RoutingStart::Paths).
   const std::vector<ChunkPaths> &Paths;
   const double H, LowerBound;
   const Deadline &GiveUp;

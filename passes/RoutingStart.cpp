@@ -6,8 +6,10 @@
 //      earlier chunks on the link and its shared ports gives one that
 //      spreads traffic and crosses costly links once; the better set of
 //      trees is the warm start and its makespan H bounds T;
-//   2. only orbit representatives are searched; the other chunks of an
-//      orbit get the representative's trees, moved by the group element;
+//   2. only orbit representatives are searched and kept; the other chunks
+//      of an orbit have the representative's trees, moved by the group
+//      element, which load the links they map to and are read through
+//      the representative (memory: per orbit, not per chunk);
 //   3. the makespan's lower bound: the farthest shortest distance, or the
 //      loads that ports and links must carry (RoutingBound.h).
 //
@@ -26,6 +28,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 #include <queue>
 
@@ -175,26 +178,6 @@ ChunkPaths paths(const Sketch &S, const TimeModel &TM, ChunkId C,
   return P;
 }
 
-/// The paths of chunk G(C) given those of C: everything moved by G.
-ChunkPaths imagePaths(const Sketch &S, const SymmetryGroup &Group, unsigned G,
-                      const ChunkPaths &P) {
-  if (G == 0)
-    return P;
-  ChunkPaths Out;
-  unsigned N = S.Topo.getNumRanks();
-  Out.Dist.resize(N);
-  Out.Parent.resize(N);
-  Out.TreeTime.resize(N);
-  for (unsigned R = 0; R < N; ++R) {
-    unsigned To = Group.rank(G, RankId(R)).index();
-    Out.Dist[To] = P.Dist[R];
-    Out.TreeTime[To] = P.TreeTime[R];
-    Out.Parent[To] =
-        P.Parent[R].isValid() ? Group.link(G, P.Parent[R]) : LinkId();
-  }
-  return Out;
-}
-
 } // namespace
 
 RoutingStart tacclc::routingStart(const Sketch &S, const SymmetryGroup &Group,
@@ -221,18 +204,17 @@ RoutingStart tacclc::routingStart(const Sketch &S, const SymmetryGroup &Group,
         GaveUp = true; // keep the plain trees
         break;
       }
-      // A representative's tree, and its images for the rest of the orbit
-      // (a symmetric warm start).
-      ChunkPaths P = paths(S, TM, ChunkId(C), Load, Ports, Spread);
-      for (unsigned G = 0; G < Group.size(); ++G) {
-        ChunkPaths &Image = Try[Group.chunk(G, ChunkId(C)).index()];
-        Image = imagePaths(S, Group, G, P);
+      // A representative's tree; its images for the rest of the orbit (a
+      // symmetric warm start) load the links it maps to.
+      ChunkPaths &P = Try[C];
+      P = paths(S, TM, ChunkId(C), Load, Ports, Spread);
+      for (unsigned G = 0; G < Group.size(); ++G)
         for (unsigned R = 0; R < NumRanks; ++R)
-          if (LinkId L = Image.Parent[R]; L.isValid()) {
+          if (P.Parent[R].isValid()) {
+            LinkId L = Group.link(G, P.Parent[R]);
             Load[L.index()] += TM.laneLoadUs(L);
             PortLoadOf[L.index()] += TM.portLoadUs(L);
           }
-      }
       for (RankId R : Coll.chunk(ChunkId(C)).Post) {
         TryH = std::max(TryH, P.TreeTime[R.index()]);
         Out.LowerBound = std::max(Out.LowerBound, P.Dist[R.index()]);
@@ -253,38 +235,63 @@ RoutingStart tacclc::routingStart(const Sketch &S, const SymmetryGroup &Group,
       Out.Horizon = TryH;
     }
   }
-  Out.LowerBound = std::max(Out.LowerBound, routingLoadBound(S, Out.Paths));
+  Out.LowerBound =
+      std::max(Out.LowerBound, routingLoadBound(S, Group, Out.Paths));
+  // (An image arrives where its representative does, as early.)
   Out.ArrivalsAtDistance = true;
   for (const ChunkPaths &P : Out.Paths)
-    for (unsigned R = 0; R < NumRanks; ++R)
+    for (unsigned R = 0; R < P.Parent.size(); ++R)
       if (P.Parent[R].isValid() && P.TreeTime[R] > P.Dist[R] * (1 + 1e-9))
         Out.ArrivalsAtDistance = false;
   return Out;
 }
 
-uint64_t tacclc::routingStartBytes(const Sketch &S) {
+uint64_t tacclc::routingStartBytes(const Sketch &S,
+                                   const SymmetryGroup &Group) {
   const uint64_t NumChunks = S.Coll.getNumChunks(),
                  NumRanks = S.Topo.getNumRanks();
-  return NumChunks * 2 * NumRanks * (2 * sizeof(double) + sizeof(LinkId));
+  return 2 * (NumChunks * sizeof(ChunkPaths) +
+              uint64_t(Group.numOrbits()) * NumRanks *
+                  (2 * sizeof(double) + sizeof(LinkId)));
 }
 
-Routes tacclc::startRoutes(const Sketch &S, const RoutingStart &Start) {
+bool tacclc::usesStartLink(const Sketch &S, const SymmetryGroup &Group,
+                           const RoutingStart &Start, ChunkId C, LinkId L) {
+  LinkId Rep = Group.representativeLink(C, L);
+  return Start.Paths[Group.representative(C).index()]
+             .Parent[S.Topo.link(Rep).Dst.index()] == Rep;
+}
+
+Routes tacclc::startRoutes(const Sketch &S, const SymmetryGroup &Group,
+                           const RoutingStart &Start) {
   const Topology &Topo = S.Topo;
   Routes Out;
   for (unsigned C = 0; C < S.Coll.getNumChunks(); ++C) {
-    const ChunkPaths &P = Start.Paths[C];
-    ChunkRoute CR;
-    CR.Chunk = ChunkId(C);
-    // Breadth-first from the pre ranks so parents precede children.
-    std::vector<RankId> Queue(S.Coll.chunk(ChunkId(C)).Pre);
-    for (size_t Next = 0; Next < Queue.size(); ++Next)
-      for (LinkId L : Topo.outLinks(Queue[Next])) {
-        RankId Dst = Topo.link(L).Dst;
-        if (P.Parent[Dst.index()] != L)
-          continue;
-        CR.Links.push_back(L);
-        Queue.push_back(Dst);
+    const ChunkId Ch(C);
+    const ChunkPaths &P = Start.Paths[Group.representative(Ch).index()];
+    const unsigned G = Group.via(Ch);
+    // The image of every tree link, by its source.
+    std::map<unsigned, std::vector<LinkId>> Leaving;
+    for (unsigned R = 0; R < P.Parent.size(); ++R)
+      if (P.Parent[R].isValid()) {
+        LinkId L = Group.link(G, P.Parent[R]);
+        Leaving[Topo.link(L).Src.index()].push_back(L);
       }
+    ChunkRoute CR;
+    CR.Chunk = Ch;
+    // Breadth-first from the pre ranks so parents precede children; a
+    // rank's links in the order it lists them (by number).
+    std::vector<RankId> Queue(S.Coll.chunk(Ch).Pre);
+    for (size_t Next = 0; Next < Queue.size(); ++Next) {
+      auto It = Leaving.find(Queue[Next].index());
+      if (It == Leaving.end())
+        continue;
+      std::sort(It->second.begin(), It->second.end());
+      for (LinkId L : It->second) {
+        CR.Links.push_back(L);
+        Queue.push_back(Topo.link(L).Dst);
+      }
+    }
     Out.Chunks.push_back(std::move(CR));
   }
   Out.RelaxedMakespanUs = Start.Horizon;

@@ -31,7 +31,9 @@ struct ChunkPaths {
 
 /// The routing model's warm start.
 struct RoutingStart {
-  /// Per chunk (an orbit's chunks get their representative's, moved).
+  /// Per chunk, filled for orbit representatives only: another chunk's
+  /// are its representative's moved by the group element (read them with
+  /// SymmetryGroup::representativeRank, usesStartLink, startRoutes).
   std::vector<ChunkPaths> Paths;
   /// The trees' makespan (link and port loads included): the horizon H.
   double Horizon = 0;
@@ -52,17 +54,25 @@ struct RoutingStart {
 RoutingStart routingStart(const ir::Sketch &S, const SymmetryGroup &Group,
                           const Deadline &GiveUp = {});
 
-/// Bytes the warm start of \p S's routing holds at least: per chunk, two
-/// sets of paths (the candidate and the best so far), each a distance, an
-/// arrival time and a parent link per rank. Only these are checked before
-/// the warm start: a start that is provably optimal needs no model, so the
+/// Bytes the warm start of \p S's routing under \p Group holds at least:
+/// two sets of paths (the candidate and the best so far), each with an
+/// entry per chunk and, per orbit representative, a distance, an arrival
+/// time and a parent link per rank. Only these are checked before the
+/// warm start: a start that is provably optimal needs no model, so the
 /// model's own size is checked (routingModelSize) only once it is known
 /// to be needed.
-uint64_t routingStartBytes(const ir::Sketch &S);
+uint64_t routingStartBytes(const ir::Sketch &S, const SymmetryGroup &Group);
 
-/// The warm-start trees as routes (each chunk's links parent first), with
-/// the trees' makespan as the relaxed makespan.
-ir::Routes startRoutes(const ir::Sketch &S, const RoutingStart &Start);
+/// Whether the warm-start tree of chunk \p C (of \p Start, computed under
+/// \p Group) enters the destination of \p L by \p L.
+bool usesStartLink(const ir::Sketch &S, const SymmetryGroup &Group,
+                   const RoutingStart &Start, ir::ChunkId C, ir::LinkId L);
+
+/// The warm-start trees (of \p Start, computed under \p Group) as routes:
+/// each chunk's links parent first, breadth-first from its pre ranks and a
+/// rank's links by number; the trees' makespan as the relaxed makespan.
+ir::Routes startRoutes(const ir::Sketch &S, const SymmetryGroup &Group,
+                       const RoutingStart &Start);
 
 } // namespace tacclc
 

@@ -167,6 +167,14 @@ checkGenerator(const Sketch &S, const ChunkIndex &Index, const Symmetry &Sym) {
     return fmt::format("it maps {} onto no chunk of the {}",
                        chunkText(S, Missing),
                        collectiveName(Coll.getKind()).str());
+  // The relay rules see a chunk only through its source: one chunk per
+  // pair of sources (the chunk's, its image's) stands for all of them.
+  std::map<std::pair<unsigned, unsigned>, unsigned> BySources;
+  if (!S.Carries.empty())
+    for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
+      BySources.try_emplace({Coll.chunk(ChunkId(C)).Source.index(),
+                             Coll.chunk(ChunkId((*Chunks)[C])).Source.index()},
+                            C);
   for (unsigned L = 0; L < Topo.links().size(); ++L) {
     const Link &Lk = Topo.link(LinkId(L));
     auto Image = linkImage(Topo, Sym.Perm, Lk);
@@ -187,7 +195,7 @@ checkGenerator(const Sketch &S, const ChunkIndex &Index, const Symmetry &Sym) {
                          Lk.Src.index(), Lk.Dst.index());
     if (Topo.nodeOf(Lk.Src) == Topo.nodeOf(Lk.Dst) || S.Carries.empty())
       continue;
-    for (unsigned C = 0; C < Coll.getNumChunks(); ++C)
+    for (const auto &[Sources, C] : BySources)
       if (S.mayCarry(ChunkId(C), LinkId(L)) !=
           S.mayCarry(ChunkId((*Chunks)[C]), *Image))
         return fmt::format("the relay rules let link {} -> {} carry {} "

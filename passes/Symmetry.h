@@ -64,6 +64,11 @@ public:
   ir::LinkId representativeLink(ir::ChunkId C, ir::LinkId L) const {
     return link(Inverse[Via[C.index()]], L);
   }
+  /// The rank of \p C's representative that stands where \p C has rank
+  /// \p R: its preimage under the element mapping the representative to C.
+  ir::RankId representativeRank(ir::ChunkId C, ir::RankId R) const {
+    return rank(Inverse[Via[C.index()]], R);
+  }
   /// The element that maps \p C's representative to \p C.
   unsigned via(ir::ChunkId C) const { return Via[C.index()]; }
   /// Number of chunk orbits.

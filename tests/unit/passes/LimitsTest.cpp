@@ -73,6 +73,31 @@ Sketch ringAlltoall(unsigned N) {
       "s", N, Collective::make(CollectiveKind::AllToAll, N, 1), true);
 }
 
+/// \p Start (kept for \p Group's orbit representatives) with every chunk's
+/// paths written out: a representative's moved by the group element.
+RoutingStart unfolded(const Sketch &S, const SymmetryGroup &Group,
+                      RoutingStart Start) {
+  const unsigned N = S.Topo.getNumRanks();
+  for (unsigned C = 0; C < S.Coll.getNumChunks(); ++C) {
+    const ChunkId Ch(C);
+    if (Group.isRepresentative(Ch))
+      continue;
+    const ChunkPaths &Rep = Start.Paths[Group.representative(Ch).index()];
+    ChunkPaths &P = Start.Paths[C];
+    P.Dist.resize(N);
+    P.TreeTime.resize(N);
+    P.Parent.assign(N, LinkId());
+    for (unsigned R = 0; R < N; ++R) {
+      unsigned To = Group.rank(Group.via(Ch), RankId(R)).index();
+      P.Dist[To] = Rep.Dist[R];
+      P.TreeTime[To] = Rep.TreeTime[R];
+      if (Rep.Parent[R].isValid())
+        P.Parent[To] = Group.link(Group.via(Ch), Rep.Parent[R]);
+    }
+  }
+  return Start;
+}
+
 std::string printed(DiagnosticEngine &Diags) {
   std::string Text;
   llvm::raw_string_ostream OS(Text);
@@ -109,7 +134,7 @@ TEST_CASE("model sizes are counted as the models are built") {
     SymmetryGroup Trivial = SymmetryGroup::trivial(S);
     RoutingStart Start = routingStart(S, Trivial);
     // Stage 3, on the warm start's routes, merging where allowed.
-    Schedule Sched = scheduleTransfers(S, startRoutes(S, Start));
+    Schedule Sched = scheduleTransfers(S, startRoutes(S, Trivial, Start));
     for (bool Merge : {false, true}) {
       ScheduleModel SM3 = buildScheduleModel(S, Sched, Merge);
       ModelSize Size3 = scheduleModelSize(S, Sched, Merge);
@@ -135,7 +160,8 @@ TEST_CASE("the unreduced model is counted from the representatives") {
     RoutingStart Start = routingStart(S, Group);
     ModelSize Full;
     routingModelSize(S, Group, Start, &Full);
-    ModelSize Want = routingModelSize(S, SymmetryGroup::trivial(S), Start);
+    ModelSize Want = routingModelSize(S, SymmetryGroup::trivial(S),
+                                      unfolded(S, Group, Start));
     CHECK(Full.Variables == Want.Variables);
     CHECK(Full.IntegerVariables == Want.IntegerVariables);
     CHECK(Full.Rows == Want.Rows);
@@ -146,23 +172,35 @@ TEST_CASE("the unreduced model is counted from the representatives") {
 }
 
 TEST_CASE("the warm start's routes deliver every chunk") {
+  // Without symmetry, and under the sketch's group, where only the orbit
+  // representatives' trees are kept and the others are read as images.
+  unsigned Imaged = 0;
   for (const Sketch &S : stdlibSketches(16)) {
     CAPTURE(S.Name);
-    RoutingStart Start = routingStart(S, SymmetryGroup::trivial(S));
-    Routes R = startRoutes(S, Start);
-    REQUIRE(R.Chunks.size() == S.Coll.getNumChunks());
-    for (const ChunkRoute &CR : R.Chunks) {
-      std::vector<bool> Has(S.Topo.getNumRanks(), false);
-      for (RankId Pre : S.Coll.chunk(CR.Chunk).Pre)
-        Has[Pre.index()] = true;
-      for (LinkId L : CR.Links) {
-        CHECK(Has[S.Topo.link(L).Src.index()]); // parents first
-        Has[S.Topo.link(L).Dst.index()] = true;
+    llvm::SourceMgr SM;
+    DiagnosticEngine Diags(SM);
+    for (const SymmetryGroup &Group :
+         {SymmetryGroup::trivial(S), buildSymmetryGroup(S, Diags)}) {
+      CAPTURE(Group.size());
+      RoutingStart Start = routingStart(S, Group);
+      Routes R = startRoutes(S, Group, Start);
+      REQUIRE(R.Chunks.size() == S.Coll.getNumChunks());
+      for (const ChunkRoute &CR : R.Chunks) {
+        std::vector<bool> Has(S.Topo.getNumRanks(), false);
+        for (RankId Pre : S.Coll.chunk(CR.Chunk).Pre)
+          Has[Pre.index()] = true;
+        for (LinkId L : CR.Links) {
+          CHECK(Has[S.Topo.link(L).Src.index()]); // parents first
+          CHECK(usesStartLink(S, Group, Start, CR.Chunk, L));
+          Has[S.Topo.link(L).Dst.index()] = true;
+        }
+        for (RankId Post : S.Coll.chunk(CR.Chunk).Post)
+          CHECK(Has[Post.index()]);
+        Imaged += !Group.isRepresentative(CR.Chunk);
       }
-      for (RankId Post : S.Coll.chunk(CR.Chunk).Post)
-        CHECK(Has[Post.index()]);
     }
   }
+  CHECK(Imaged > 0);
 }
 
 TEST_CASE("a routing model larger than the memory budget is refused") {
@@ -177,7 +215,7 @@ TEST_CASE("a routing model larger than the memory budget is refused") {
   Opts.Routing.Memory.Source = "--max-memory";
   // Room for the warm start's paths and half the model.
   Opts.Routing.Memory.Bytes = currentMemoryUsage().ResidentBytes +
-                              routingStartBytes(S) + ModelBytes / 2;
+                              routingStartBytes(S, Trivial) + ModelBytes / 2;
   llvm::SourceMgr SM;
   DiagnosticEngine Diags(SM);
   CHECK(!routeChunks(S, Opts, Diags));
