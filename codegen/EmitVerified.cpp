@@ -44,6 +44,7 @@
 #include <algorithm>
 #include <exception>
 #include <functional>
+#include <system_error>
 #include <thread>
 
 using namespace tacclc;
@@ -96,10 +97,15 @@ public:
         Failed = std::current_exception();
       }
     };
-    if (std::thread::hardware_concurrency() > 1)
-      Thread = std::thread(std::move(Run));
-    else
-      Run();
+    if (std::thread::hardware_concurrency() > 1) {
+      try {
+        Thread = std::thread(Run);
+        return;
+      } catch (const std::system_error &) {
+        // No thread to be had: run it here.
+      }
+    }
+    Run();
   }
   ~Beside() noexcept(false) {
     if (Thread.joinable())

@@ -14,6 +14,7 @@
 #include "support/Memory.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 namespace tacclc {
@@ -81,6 +82,14 @@ struct RankLimits {
   /// XML elements of one rank the runtime's reader keeps: the algorithm,
   /// one per rank, and the rank's threadblocks and steps.
   size_t XmlElements = 4096;
+
+  /// No limit at all (for output that is not a program).
+  static RankLimits none() {
+    RankLimits L;
+    L.WaitedThreadblocks = std::numeric_limits<unsigned>::max();
+    L.XmlElements = std::numeric_limits<size_t>::max();
+    return L;
+  }
 };
 
 /// Options of the synthesis stages.

@@ -204,15 +204,18 @@ RouteNeeds tacclc::routeNeeds(const Sketch &Original, const Sketch &Routed,
                               const Routes &Rt, const Routes *Spread) {
   NeedsCounter Counter(Original, Routed);
   const bool Combining = isCombining(Original.Coll.getKind());
+  // The spread's route of each chunk, by chunk.
+  std::vector<const std::vector<LinkId> *> SpreadOf(
+      Original.Coll.getNumChunks(), nullptr);
+  if (Spread)
+    for (const ChunkRoute &CR : Spread->Chunks)
+      SpreadOf[CR.Chunk.index()] = &CR.Links;
   for (const ChunkRoute &CR : Rt.Chunks) {
     unsigned C = CR.Chunk.index();
     if (!Combining)
       Counter.copying(CR.Links);
     else
-      Counter.combining(C, CR.Links,
-                        Spread && C < Spread->Chunks.size()
-                            ? &Spread->Chunks[C].Links
-                            : nullptr);
+      Counter.combining(C, CR.Links, SpreadOf[C]);
   }
   return Counter.finish();
 }

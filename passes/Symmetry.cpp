@@ -195,12 +195,16 @@ checkGenerator(const Sketch &S, const ChunkIndex &Index, const Symmetry &Sym) {
                          Lk.Src.index(), Lk.Dst.index());
     if (Topo.nodeOf(Lk.Src) == Topo.nodeOf(Lk.Dst) || S.Carries.empty())
       continue;
+    // (The lowest chunk that breaks the rule is named.)
+    unsigned Broken = Coll.getNumChunks();
     for (const auto &[Sources, C] : BySources)
-      if (S.mayCarry(ChunkId(C), LinkId(L)) !=
-          S.mayCarry(ChunkId((*Chunks)[C]), *Image))
-        return fmt::format("the relay rules let link {} -> {} carry {} "
-                           "but not its image, or the other way round",
-                           Lk.Src.index(), Lk.Dst.index(), chunkText(S, C));
+      if (C < Broken && S.mayCarry(ChunkId(C), LinkId(L)) !=
+                            S.mayCarry(ChunkId((*Chunks)[C]), *Image))
+        Broken = C;
+    if (Broken < Coll.getNumChunks())
+      return fmt::format("the relay rules let link {} -> {} carry {} "
+                         "but not its image, or the other way round",
+                         Lk.Src.index(), Lk.Dst.index(), chunkText(S, Broken));
   }
   return std::nullopt;
 }

@@ -5,10 +5,10 @@
 //      transposed topology unless the sketch's is symmetric and has no
 //      relay rules, so that the reversed schedule uses the sketch's links;
 //   2. stage 1 routes (and routes that break a limit of the runtime, as
-//      RouteLimits.h counts them, end the compile), stage 2 orders (every
-//      heuristic, the shortest kept), stage 3 decides contiguity and times; a
-//      schedule that will be reversed into reductions may not merge (partial
-//      sums are combined one chunk at a time);
+//      RouteLimits.h counts them, end the compile), stage 2 orders (each
+//      heuristic of orderingsFor(), the shortest kept), stage 3 decides
+//      contiguity and times; a schedule that will be reversed into reductions
+//      may not merge (partial sums are combined one chunk at a time);
 //   3. ALLREDUCE spreads its sums with the dual on the sketch's own
 //      topology: routed again when the first dual was transposed, else the
 //      same stage-2 schedule, now allowed to merge;

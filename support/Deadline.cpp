@@ -1,9 +1,10 @@
 //===- support/Deadline.cpp - The compile's time limit and phases ---------===//
 //
-// The installed deadline is process-wide state: the compile runs its stages
-// on one thread, and the phase is an atomic pointer to a string literal so
-// that the out-of-memory handler can read it on any thread without
-// allocating. The process's start time comes from /proc/self/stat (Linux),
+// The installed deadline is process-wide state, installed and removed on
+// the main thread only (helper threads, such as the stage-2 heuristics and
+// a candidate's simulation, only read it). The phase is a pointer to a
+// string literal per thread, so that the out-of-memory handler can read it
+// without allocating. The process's start time comes from /proc/self/stat (Linux),
 // in clock ticks. Phase times sit in a small table behind a mutex: phases
 // are coarse (a few hundred per compile), and a solver thread may enter one.
 //

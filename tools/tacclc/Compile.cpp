@@ -109,11 +109,17 @@ SynthesisOptions solverSettings(const CompileOptions &Opts,
       Stage->RelativeGap = *Sketch.RelativeGap;
   Synth.MeasureReduction =
       Opts.Stats || Opts.Summary || Opts.Verbose || !Opts.ReportFile.empty();
+  // Routes, schedules and models are printed whatever a runtime allows:
+  // they are how a sketch that breaks a limit is looked into.
   const tacclrt::DialectLimits &Runtime =
       tacclrt::limitsOf(Opts.LegacyDialect ? tacclrt::Dialect::Legacy
                                            : tacclrt::Dialect::Executor);
-  Synth.Runtime.WaitedThreadblocks = Runtime.DependencyTb + 1;
-  Synth.Runtime.XmlElements = Runtime.XmlNodesPerRank;
+  if (Opts.Emit == EmitKind::Xml) {
+    Synth.Runtime.WaitedThreadblocks = Runtime.DependencyTb + 1;
+    Synth.Runtime.XmlElements = Runtime.XmlNodesPerRank;
+  } else {
+    Synth.Runtime = RankLimits::none();
+  }
   return Synth;
 }
 
