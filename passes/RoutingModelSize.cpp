@@ -102,13 +102,19 @@ std::vector<uint64_t> chunksPerLink(const Sketch &S, const SymmetryGroup &Group,
                                     const std::vector<std::vector<bool>> &Use) {
   const unsigned NumLinks = S.Topo.links().size();
   std::vector<uint64_t> OnLink(NumLinks, 0);
+  // Each chunk uses the images of its representative's links (an element
+  // maps links one to one), so only those are visited: per chunk the few
+  // links it may use, not every link of the machine.
+  std::vector<std::vector<LinkId>> Used(Use.size());
+  for (size_t C = 0; C < Use.size(); ++C)
+    for (unsigned L = 0; L < Use[C].size(); ++L)
+      if (Use[C][L])
+        Used[C].push_back(LinkId(L));
   for (unsigned C = 0; C < S.Coll.getNumChunks(); ++C) {
     ChunkId Ch(C);
-    const std::vector<bool> &U = Use[Group.representative(Ch).index()];
-    for (unsigned L = 0; L < NumLinks; ++L)
-      OnLink[L] += Group.isRepresentative(Ch)
-                       ? U[L]
-                       : U[Group.representativeLink(Ch, LinkId(L)).index()];
+    const unsigned G = Group.via(Ch);
+    for (LinkId L : Used[Group.representative(Ch).index()])
+      ++OnLink[Group.link(G, L).index()];
   }
   return OnLink;
 }
