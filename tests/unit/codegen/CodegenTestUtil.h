@@ -1,8 +1,8 @@
 //===- tests/unit/codegen/CodegenTestUtil.h - Fixed schedules ---*- C++ -*-===//
 //
-// Shared by the codegen unit tests: ring sketches, hand-made clockwise
-// routes and their list schedules, so that lowering can be tested without
-// the solver.
+// Shared by the codegen and passes unit tests: ring and clique sketches,
+// hand-made clockwise and direct routes and their list schedules, so that
+// lowering can be tested without the solver.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TACCLC_TESTS_UNIT_CODEGEN_CODEGENTESTUTIL_H
@@ -34,6 +34,39 @@ inline ir::Sketch ringSketch(std::string Name, unsigned N, ir::Collective Coll,
   S.Coll = std::move(Coll);
   S.SizeBytes = 1000 * S.Coll.getSizeParts();
   return S;
+}
+
+/// \p N ranks, every pair linked both ways (alpha 1 us, \p BetaUsPerB),
+/// 1000 bytes per chunk.
+inline ir::Sketch cliqueSketch(std::string Name, unsigned N,
+                               ir::Collective Coll, double BetaUsPerB = 1e-6) {
+  using namespace ir;
+  Sketch S;
+  S.Name = Name;
+  S.Topo = Topology(std::move(Name), N);
+  for (unsigned A = 0; A < N; ++A)
+    for (unsigned B = 0; B < N; ++B)
+      if (A != B)
+        S.Topo.addLink({RankId(A), RankId(B), 1.0, BetaUsPerB});
+  S.Coll = std::move(Coll);
+  S.SizeBytes = 1000 * S.Coll.getSizeParts();
+  return S;
+}
+
+/// Every chunk straight from its source to each rank that needs it (on a
+/// clique).
+inline ir::Routes directRoutes(const ir::Sketch &S) {
+  using namespace ir;
+  Routes Rt;
+  for (unsigned C = 0; C < S.Coll.getNumChunks(); ++C) {
+    const Chunk &Ch = S.Coll.chunk(ChunkId(C));
+    ChunkRoute CR{ChunkId(C), {}};
+    for (RankId P : Ch.Post)
+      if (P != Ch.Source)
+        CR.Links.push_back(*S.Topo.findLink(Ch.Source, P));
+    Rt.Chunks.push_back(CR);
+  }
+  return Rt;
 }
 
 /// Every chunk clockwise from its source to each rank that needs it.

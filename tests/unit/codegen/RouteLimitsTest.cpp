@@ -26,32 +26,12 @@ using namespace tacclc::test;
 namespace {
 /// \p N ranks, each linked to every other.
 Sketch flat(unsigned N, Collective Coll) {
-  Sketch S;
-  S.Name = "flat";
-  S.Topo = Topology("flat", N);
-  for (unsigned A = 0; A < N; ++A)
-    for (unsigned B = 0; B < N; ++B)
-      if (A != B)
-        S.Topo.addLink({RankId(A), RankId(B), 1.0, 1e-6});
-  S.Coll = std::move(Coll);
-  S.SizeBytes = 1000 * S.Coll.getSizeParts();
-  return S;
+  return cliqueSketch("flat", N, std::move(Coll));
 }
 
 /// Every chunk of \p S straight from its source to each rank that needs
 /// it.
-Routes direct(const Sketch &S) {
-  Routes Rt;
-  for (unsigned C = 0; C < S.Coll.getNumChunks(); ++C) {
-    const Chunk &Ch = S.Coll.chunk(ChunkId(C));
-    ChunkRoute CR{ChunkId(C), {}};
-    for (RankId P : Ch.Post)
-      if (P != Ch.Source)
-        CR.Links.push_back(*S.Topo.findLink(Ch.Source, P));
-    Rt.Chunks.push_back(CR);
-  }
-  return Rt;
-}
+Routes direct(const Sketch &S) { return directRoutes(S); }
 
 /// What a program needs at most over its ranks.
 struct ProgramNeeds {

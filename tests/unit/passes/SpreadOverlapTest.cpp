@@ -6,9 +6,10 @@
 // kept only when it is shorter.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/SpreadOverlap.h"
+#include "../codegen/CodegenTestUtil.h"
 #include "passes/ListSchedule.h"
 #include "passes/ReduceSchedule.h"
-#include "passes/SpreadOverlap.h"
 
 #include <doctest/doctest.h>
 
@@ -22,32 +23,15 @@ using namespace tacclc::ir;
 namespace {
 /// \p N ranks, every pair linked both ways (symmetric), \p K chunks each.
 Sketch clique(unsigned N, unsigned K) {
-  Sketch S;
-  S.Name = "clique";
-  S.Topo = Topology("clique", N);
-  for (unsigned A = 0; A < N; ++A)
-    for (unsigned B = 0; B < N; ++B)
-      if (A != B)
-        S.Topo.addLink({RankId(A), RankId(B), 1.0, 1e-3});
-  S.Coll = Collective::make(CollectiveKind::AllReduce, N, K);
+  Sketch S = test::cliqueSketch(
+      "clique", N, Collective::make(CollectiveKind::AllReduce, N, K), 1e-3);
   S.SizeBytes = 1 << 20;
   return S;
 }
 
 /// Direct routes of the dual allgather: each chunk from its source to
 /// every other rank.
-Routes direct(const Sketch &D) {
-  Routes R;
-  for (unsigned C = 0; C < D.Coll.getNumChunks(); ++C) {
-    ChunkRoute CR{ChunkId(C), {}};
-    RankId Src = D.Coll.chunk(ChunkId(C)).Source;
-    for (unsigned B = 0; B < D.Topo.getNumRanks(); ++B)
-      if (B != Src.index())
-        CR.Links.push_back(*D.Topo.findLink(Src, RankId(B)));
-    R.Chunks.push_back(CR);
-  }
-  return R;
-}
+Routes direct(const Sketch &D) { return test::directRoutes(D); }
 
 /// The allreduce as synthesis appends it: reduction, then the spread.
 Schedule appended(const Sketch &S) {
@@ -88,8 +72,7 @@ TEST_CASE("sums spread as they finish: shorter, same transfers, in order") {
     RedAfter.insert({T.Chunk.index(), T.Link.index(), T.StartUs, T.EndUs});
     LinkDone[T.Link.index()] = std::max(LinkDone[T.Link.index()], T.EndUs);
     if (S.Topo.link(T.Link).Dst == Dual.chunk(T.Chunk).Source)
-      Release[T.Chunk.index()] =
-          std::max(Release[T.Chunk.index()], T.EndUs);
+      Release[T.Chunk.index()] = std::max(Release[T.Chunk.index()], T.EndUs);
   }
   CHECK(RedAfter == RedBefore);
   bool Early = false;
