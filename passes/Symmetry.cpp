@@ -3,17 +3,21 @@
 // Algorithm:
 //   1. close the generators under composition, breadth-first from the
 //      identity in the sketch's order (deterministic element numbering);
-//   2. per element, map chunks by their (pre, post) rank sets: chunks with
-//      equal sets are told apart by their order, which every collective
-//      keeps under a permutation of ranks (the j-th chunk of a part maps to
-//      the j-th chunk of the image); links map (Src, Dst) -> (pi Src,
-//      pi Dst) when asked, by a search among the links out of pi Src;
+//   2. map chunks under each generator by their (pre, post) rank sets:
+//      chunks with equal sets are told apart by their order, which every
+//      collective keeps under a permutation of ranks (the j-th chunk of a
+//      part maps to the j-th chunk of the image); links map (Src, Dst) ->
+//      (pi Src, pi Dst) when asked, by a search among the links out of
+//      pi Src;
 //   3. check each generator against the relay rules (Sketch::mayCarry) and
 //      the switch policies, and the group for a free action on chunks: an
 //      element other than the identity that fixes a chunk would force that
 //      chunk's tree to be invariant, which a tree that receives once per
 //      rank usually cannot be;
-//   4. orbits: the lowest chunk of each orbit is its representative.
+//   4. orbits, by a search from the lowest chunk of each (its
+//      representative) along the generators, which also finds the element
+//      that maps the representative to each chunk and sees whether the
+//      action is free. No chunk table per element is kept.
 // Any failure warns and falls back to the trivial group.
 //
 //===----------------------------------------------------------------------===//
@@ -210,11 +214,13 @@ checkGenerator(const Sketch &S, const ChunkIndex &Index, const Symmetry &Sym) {
 }
 
 /// Step 1: closes \p RankPerm (the identity) under the generators,
-/// breadth-first, and numbers each element's inverse in \p Inverse; says
-/// why not when the group grows too large.
+/// breadth-first, and numbers each element's inverse in \p Inverse and
+/// each product in \p Times (element E then generator g is element
+/// Times[E * generators + g]); says why not when the group grows too large.
 std::optional<std::string> closeGroup(const Sketch &S,
                                       std::vector<Perm> &RankPerm,
-                                      std::vector<unsigned> &Inverse) {
+                                      std::vector<unsigned> &Inverse,
+                                      std::vector<unsigned> &Times) {
   std::map<Perm, unsigned> Index;
   Index[RankPerm[0]] = 0;
   for (size_t E = 0; E < RankPerm.size(); ++E)
@@ -222,12 +228,15 @@ std::optional<std::string> closeGroup(const Sketch &S,
       Perm Next(S.Topo.getNumRanks());
       for (unsigned R = 0; R < Next.size(); ++R)
         Next[R] = Sym.Perm[RankPerm[E][R]];
-      if (Index.count(Next))
+      if (auto It = Index.find(Next); It != Index.end()) {
+        Times.push_back(It->second);
         continue;
+      }
       if (RankPerm.size() == MaxGroupSize)
         return fmt::format("the symmetries generate more than "
                            "{} permutations",
                            MaxGroupSize);
+      Times.push_back(unsigned(RankPerm.size()));
       Index[Next] = RankPerm.size();
       RankPerm.push_back(std::move(Next));
     }
@@ -244,21 +253,18 @@ std::optional<std::string> closeGroup(const Sketch &S,
   return std::nullopt;
 }
 
-/// Step 2 and 3b: per element but the identity, its chunk permutation;
-/// says why not when an element fixes a chunk. (The generators were
-/// checked to map every link onto a link, so their products do too.)
-std::optional<std::string> mapElements(const Sketch &S, const ChunkIndex &Index,
-                                       const std::vector<Perm> &RankPerm,
-                                       std::vector<Perm> &ChunkPerm) {
-  ChunkPerm.resize(RankPerm.size());
+/// Step 3b, when step 2 found the action not free: why, naming the lowest
+/// chunk that the first element (in their order) to fix one fixes. Maps
+/// chunks under every element in turn, so it is slow on large groups, but
+/// runs only to explain a failure.
+std::string whyNotFree(const Sketch &S, const ChunkIndex &Index,
+                       const std::vector<Perm> &RankPerm) {
   for (unsigned E = 1; E < RankPerm.size(); ++E) {
     checkDeadline();
-    const Perm &P = RankPerm[E];
     unsigned Missing = 0;
-    auto Chunks = Index.chunkPermutation(S.Coll, P, Missing);
+    auto Chunks = Index.chunkPermutation(S.Coll, RankPerm[E], Missing);
     if (!Chunks)
       reportInternalError("a product of chunk symmetries is not one");
-    // 3b. A free action: no element but the identity fixes a chunk.
     for (unsigned C = 0; C < Chunks->size(); ++C)
       if ((*Chunks)[C] == C)
         return fmt::format(
@@ -266,30 +272,54 @@ std::optional<std::string> mapElements(const Sketch &S, const ChunkIndex &Index,
             "cannot be symmetric",
             S.Symmetries.size() > 1 ? "with the other symmetries, " : "",
             chunkText(S, C));
-    ChunkPerm[E] = std::move(*Chunks);
   }
-  return std::nullopt;
+  reportInternalError("an action that is not free fixes no chunk");
 }
 
-/// Step 4: the lowest chunk of each orbit under \p ChunkPerm is its
-/// representative (\p Rep), reached from it by element \p Via; returns
-/// the number of orbits.
-unsigned computeOrbits(const std::vector<Perm> &ChunkPerm, Perm &Rep,
-                       Perm &Via) {
+/// Steps 2, 3b and 4: the orbits of the chunks, found from the generators'
+/// chunk permutations alone (\p Gens) by a breadth-first search from the
+/// lowest chunk of each orbit, its representative (\p Rep). The search
+/// follows the group's elements along: a chunk reached from X by generator
+/// g is the image of the representative under Times of (Via[X], g), which
+/// is its \p Via. Reaching a chunk again under another element means that
+/// some element other than the identity fixes the representative (the
+/// action is not free): returns false then. Otherwise every orbit has as
+/// many chunks as the group has elements, and the work and memory are
+/// those of the chunks times the generators, not the chunks times the
+/// elements (a table per element would be 4 GiB for an alltoall on 1,024
+/// ranks).
+bool computeOrbits(const std::vector<Perm> &Gens,
+                   const std::vector<unsigned> &Times, Perm &Rep, Perm &Via,
+                   unsigned &NumOrbits) {
   const unsigned NoRep = ~0u;
+  const size_t NumGens = Gens.size();
   Rep.assign(Rep.size(), NoRep);
-  unsigned NumOrbits = 0;
+  NumOrbits = 0;
+  std::vector<unsigned> Queue;
   for (unsigned C = 0; C < Rep.size(); ++C) {
     if (Rep[C] != NoRep)
       continue;
+    checkDeadline();
     ++NumOrbits;
-    for (unsigned E = 0; E < ChunkPerm.size(); ++E) {
-      unsigned Image = ChunkPerm[E][C];
-      Rep[Image] = C;
-      Via[Image] = E;
+    Rep[C] = C;
+    Via[C] = 0;
+    Queue.assign(1, C);
+    for (size_t Head = 0; Head < Queue.size(); ++Head) {
+      unsigned X = Queue[Head];
+      for (size_t G = 0; G < NumGens; ++G) {
+        unsigned Y = Gens[G][X];
+        unsigned E = Times[Via[X] * NumGens + G];
+        if (Rep[Y] == NoRep) {
+          Rep[Y] = C;
+          Via[Y] = E;
+          Queue.push_back(Y);
+        } else if (Via[Y] != E) {
+          return false;
+        }
+      }
     }
   }
-  return NumOrbits;
+  return true;
 }
 } // namespace
 
@@ -329,7 +359,6 @@ SymmetryGroup SymmetryGroup::trivial(const Sketch &S) {
     }
     G.OutStart.push_back(unsigned(G.OutDst.size()));
   }
-  G.ChunkPerm = {Chunks};
   G.Rep = Chunks;
   G.Via.assign(Chunks.size(), 0);
   G.NumOrbits = Chunks.size();
@@ -350,16 +379,24 @@ tacclc::tryBuildSymmetryGroup(const Sketch &S, std::string &Why,
       Why = *Problem;
       return std::nullopt;
     }
-  if (auto Problem = closeGroup(S, G.RankPerm, G.Inverse)) {
+  std::vector<unsigned> Times;
+  if (auto Problem = closeGroup(S, G.RankPerm, G.Inverse, Times)) {
     Why = *Problem;
     return std::nullopt;
   }
   PhaseScope Phase("mapping links and chunks under the symmetry group");
-  if (auto Problem = mapElements(S, Index, G.RankPerm, G.ChunkPerm)) {
-    Why = *Problem;
+  std::vector<Perm> Gens;
+  for (const Symmetry &Sym : S.Symmetries) {
+    unsigned Missing = 0;
+    auto Chunks = Index.chunkPermutation(S.Coll, Sym.Perm, Missing);
+    if (!Chunks)
+      reportInternalError("a checked symmetry does not map chunks");
+    Gens.push_back(std::move(*Chunks));
+  }
+  if (!computeOrbits(Gens, Times, G.Rep, G.Via, G.NumOrbits)) {
+    Why = whyNotFree(S, Index, G.RankPerm);
     return std::nullopt;
   }
-  G.NumOrbits = computeOrbits(G.ChunkPerm, G.Rep, G.Via);
   return G;
 }
 

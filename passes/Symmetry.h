@@ -46,11 +46,6 @@ public:
     return linkBetween(RankPerm[G][LinkSrc[L.index()]],
                        RankPerm[G][LinkDst[L.index()]]);
   }
-  /// Image of chunk \p C under element \p G.
-  ir::ChunkId chunk(unsigned G, ir::ChunkId C) const {
-    return ir::ChunkId(ChunkPerm[G][C.index()]);
-  }
-
   /// The representative of \p C's orbit (the orbit's lowest chunk).
   ir::ChunkId representative(ir::ChunkId C) const {
     return ir::ChunkId(Rep[C.index()]);
@@ -82,16 +77,19 @@ private:
   /// automorphisms).
   ir::LinkId linkBetween(unsigned Src, unsigned Dst) const;
 
-  // Per element, the images of ranks and chunks. Links are mapped through
-  // their ends (a machine has one link per ordered pair of ranks), so that
-  // the group needs no table of elements by links: at 1,024 GPUs that
-  // would be over a gigabyte.
-  std::vector<std::vector<unsigned>> RankPerm, ChunkPerm;
+  // Per element, the images of ranks. Links are mapped through their ends
+  // (a machine has one link per ordered pair of ranks) and chunks through
+  // their representatives (Rep, Via), so that the group needs no table of
+  // elements by links or by chunks: at 1,024 GPUs either would be
+  // gigabytes.
+  std::vector<std::vector<unsigned>> RankPerm;
   /// Per element, its inverse's number.
   std::vector<unsigned> Inverse;
   /// Per link, its ends; per rank, the links out of it (OutStart[r] ..
   /// OutStart[r+1] in OutDst and OutLink), by destination.
   std::vector<unsigned> LinkSrc, LinkDst, OutStart, OutDst, OutLink;
+  /// Per chunk, its orbit's representative and the element that maps
+  /// the representative to it.
   std::vector<unsigned> Rep, Via;
   unsigned NumOrbits = 0;
 };

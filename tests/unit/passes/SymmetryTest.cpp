@@ -68,7 +68,11 @@ TEST_CASE("rotations of a ring close into the cyclic group") {
   for (unsigned C = 0; C < S.Coll.getNumChunks(); ++C) {
     ChunkId Ch(C);
     ChunkId Rep = G.representative(Ch);
-    CHECK(G.chunk(G.via(Ch), Rep) == Ch);
+    // The element via(Ch) moves the representative's ranks onto Ch's.
+    CHECK(G.rank(G.via(Ch), S.Coll.chunk(Rep).Source) ==
+          S.Coll.chunk(Ch).Source);
+    CHECK(G.representativeRank(Ch, S.Coll.chunk(Ch).Source) ==
+          S.Coll.chunk(Rep).Source);
     CHECK(S.Coll.chunk(Rep).Source.index() == 0);
     CHECK(S.Coll.chunk(Rep).InputIndex == S.Coll.chunk(Ch).InputIndex);
     // Links map by their ends.
@@ -90,11 +94,15 @@ TEST_CASE("alltoall chunks map by source and destination") {
   CHECK(build(S, G).empty());
   REQUIRE(G.size() == 4);
   CHECK(G.numOrbits() == S.Coll.getNumChunks() / 4);
+  // Each chunk is its representative moved by the rotation via(C): both
+  // its source and its destination turn by the same number of ranks.
   for (unsigned C = 0; C < S.Coll.getNumChunks(); ++C) {
     const Chunk &Ch = S.Coll.chunk(ChunkId(C));
-    const Chunk &Im = S.Coll.chunk(G.chunk(1, ChunkId(C)));
-    CHECK(Im.Source.index() == (Ch.Source.index() + 1) % 4);
-    CHECK(Im.Post.front().index() == (Ch.Post.front().index() + 1) % 4);
+    const Chunk &Rep = S.Coll.chunk(G.representative(ChunkId(C)));
+    unsigned Turn = G.rank(G.via(ChunkId(C)), RankId(0)).index();
+    CHECK(Ch.Source.index() == (Rep.Source.index() + Turn) % 4);
+    CHECK(Ch.Post.front().index() == (Rep.Post.front().index() + Turn) % 4);
+    CHECK(Rep.Source.index() == 0);
   }
 }
 
