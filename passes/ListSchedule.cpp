@@ -11,10 +11,10 @@
 //      the chunk's first node; then lower chunk, then lower link; with
 //      `sender first`, a chunk relayed over a link to another node waits
 //      until the sender's own chunks on that link have started;
-//      the ready jobs wait in a priority queue under the key they had
-//      when last evaluated (keys only grow as lanes fill), so a step costs
-//      O(log n), not a scan of every ready job (batches, whose heads
-//      change as their chunks arrive, are still scanned);
+//      the ready jobs wait by link (passes/ReadyQueue.h), so a step costs
+//      O(log n) plus the links sharing a port with the last one started,
+//      not a scan of every ready job (batches, whose heads change as their
+//      chunks arrive, are still scanned);
 //   3. times follow passes/TimeModel.h: the message is posted once it is
 //      ready, its lane has posted the one before it and the lane's FIFO
 //      has room (the FIFO's worth of messages back has landed); its data
@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/ListSchedule.h"
 #include "passes/ExactSchedule.h"
+#include "passes/ReadyQueue.h"
 #include "passes/TimeModel.h"
 
 #include "support/Diagnostics.h"
@@ -40,7 +41,6 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <queue>
 #include <tuple>
 #include <utility>
 
@@ -107,6 +107,10 @@ public:
         Ports(Topo.resources()), PortFree(Ports.size(), 0.0),
         PortsOf(Topo.links().size()), OwnPending(Topo.links().size(), 0),
         Held(Topo.links().size()) {
+    size_t NumJobs = 0;
+    for (const ChunkRoute &CR : R.Chunks)
+      NumJobs += CR.Links.size();
+    Jobs.reserve(NumJobs);
     for (const ChunkRoute &CR : R.Chunks) {
       checkDeadline();
       addChunkJobs(CR, From);
@@ -127,6 +131,8 @@ public:
     // Without batches, the ready jobs wait in a queue; with them, in a list
     // that pickNext() scans (a batch's head changes as its jobs arrive).
     UseQueue = Batches.empty();
+    if (UseQueue)
+      Queue.emplace(Jobs.size(), Topo.links().size());
     for (size_t I = 0; I < Jobs.size(); ++I)
       if (Jobs[I].Ready != std::numeric_limits<double>::infinity())
         makeReady(I);
@@ -159,17 +165,6 @@ private:
     double Start = 0, Post = 0;
     std::array<double, 3> Key{};
   };
-  /// A ready job under the key it had when last evaluated; the least
-  /// first, then by chunk, link.
-  struct Queued {
-    std::array<double, 3> Key;
-    unsigned Chunk, Link;
-    size_t Job;
-    bool operator>(const Queued &B) const {
-      return std::tie(Key, Chunk, Link) > std::tie(B.Key, B.Chunk, B.Link);
-    }
-  };
-
   /// Adds the jobs of chunk route \p CR: their children (jobs of the same
   /// chunk leaving their destination), ready times at pre ranks and path
   /// lengths below them.
@@ -371,51 +366,58 @@ private:
     return Best;
   }
 
-  /// pickNext() without batches, in O(log n) amortised: the queue holds
-  /// each ready job under the key it had when last evaluated. Lanes and
-  /// ports only ever become free later, so a job's key never falls below
-  /// the one it is queued under: the first job whose key has not changed
-  /// ranks first. A job held back by `sender first` waits beside the
-  /// queue until its link's own chunks have started.
+  /// pickNext() without batches, from the queue of ready jobs. A job held
+  /// back by `sender first` waits beside the queue until its link's own
+  /// chunks have started (it is held when it becomes ready: the number of
+  /// own chunks pending only falls).
   Choice popNext() {
-    while (!Queue.empty()) {
-      Queued Top = Queue.top();
-      Queue.pop();
-      std::optional<Choice> C = evaluate(Top.Job, false);
-      if (!C) {
-        Held[Jobs[Top.Job].Link.index()].push_back(Top.Job);
-        continue;
-      }
-      Queued Now = queued(*C);
-      if (Now.Key == Top.Key)
-        return *C;
-      Queue.push(Now);
+    std::optional<size_t> Job = Queue->pop(KeyOf, LinkStartOf);
+    if (!Job) {
+      Choice None;
+      None.JobIdx = Jobs.size();
+      return None;
     }
-    Choice None;
-    None.JobIdx = Jobs.size();
-    return None;
+    std::optional<Choice> C = evaluate(*Job, false);
+    if (!C)
+      reportInternalError("list scheduler: a queued transfer is held back");
+    return *C;
   }
 
-  /// Makes job \p I ready to start: queued under its key, or listed.
+  /// Makes job \p I ready to start: queued, held or listed.
   void makeReady(size_t I) {
     if (!UseQueue) {
       Ready.push_back(I);
       return;
     }
-    if (std::optional<Choice> C = evaluate(I, false))
-      Queue.push(queued(*C));
-    else
-      Held[Jobs[I].Link.index()].push_back(I);
+    const Job &J = Jobs[I];
+    if (OwnPending[J.Link.index()] > 0 && !isOwn(J)) {
+      Held[J.Link.index()].push_back(I);
+      return;
+    }
+    // Its start if the link were idle: timing() adds the hop latency to
+    // the ready time and start() takes it off again, rounding both ways.
+    double Hop = TM.hopUs(J.Link);
+    double Own = (J.Ready + Hop) - Hop;
+    Queue->push(I, J.Chunk.index(), J.Link.index(), Own, KeyOf, LinkStartOf);
   }
 
-  /// A choice as the queue orders it: the key on a grid of 2^-20 us, so
-  /// that times equal but for rounding fall to the tie-breaks.
-  Queued queued(const Choice &C) const {
-    Queued Q{C.Key, Jobs[C.JobIdx].Chunk.index(), Jobs[C.JobIdx].Link.index(),
-             C.JobIdx};
-    for (double &K : Q.Key)
-      K = std::nearbyint(K * 1048576.0) / 1048576.0;
-    return Q;
+  /// The queue's view of a job's key if it started at \p Start: the
+  /// heuristic's key on a grid of 2^-20 us, so that times equal but for
+  /// rounding fall to the tie-breaks (rounding keeps their order).
+  ReadyQueue::Key roundedKey(size_t I, double Start) const {
+    ReadyQueue::Key K = sortKey(O, Jobs[I], Start);
+    for (double &X : K)
+      X = std::nearbyint(X * 1048576.0) / 1048576.0;
+    return K;
+  }
+  /// The queue's view of a link: when it could start a job whose chunk is
+  /// already there (its lanes, FIFO and ports permitting).
+  double linkStart(unsigned L) const {
+    size_t Lane = 0;
+    double Post = 0;
+    return timing(LinkId(L), std::numeric_limits<double>::lowest(), Lane,
+                  Post) -
+           TM.hopUs(LinkId(L));
   }
 
   /// Starts the chosen job: its lane, ports, batch and children follow,
@@ -476,7 +478,13 @@ private:
   /// Own chunks still to start per link (with `sender first`).
   std::vector<unsigned> OwnPending;
   bool UseQueue = false;
-  std::priority_queue<Queued, std::vector<Queued>, std::greater<Queued>> Queue;
+  std::optional<ReadyQueue> Queue;
+  /// roundedKey() and linkStart(), as the queue calls them.
+  std::function<ReadyQueue::Key(size_t, double)> KeyOf =
+      [this](size_t I, double Start) { return roundedKey(I, Start); };
+  std::function<double(unsigned)> LinkStartOf = [this](unsigned L) {
+    return linkStart(L);
+  };
   /// Per link, ready jobs held back by `sender first` (queue mode).
   std::vector<std::vector<size_t>> Held;
   /// Ready jobs (list mode).
