@@ -3,10 +3,11 @@
 // Every bound here is a load the model's rows must carry: a bucket (a shared
 // port, or a link without one) charged w per chunk carries at most T / w
 // chunks by time T, so n chunks that only buckets B can deliver need
-// T >= n / sum_{b in B} 1 / w_b. The per-rank pass visits each (chunk,
-// rank that needs it) pair with the rank's incoming links, stopping at the
-// second bucket that can deliver the chunk; the node pass counts chunks per
-// node once.
+// T >= n / sum_{b in B} 1 / w_b; likewise n chunks that only links L can
+// deliver need T >= n / sum_{l in L} m_l / lane_l on those links' lanes.
+// The per-rank pass visits each (chunk, rank that needs it) pair with the
+// rank's incoming links and groups the rank's chunks by the links that may
+// deliver them; the node pass counts chunks per node once.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/RoutingBound.h"
@@ -14,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <utility>
 
@@ -71,8 +73,47 @@ double fill(double Chunks, const std::map<unsigned, double> &W) {
   return Chunks > 0 && Rate > 0 ? Chunks / Rate : 0;
 }
 
+/// The bound of one rank's chunks grouped by the set of its incoming links
+/// that may deliver them (bit i: the rank's i-th incoming link): the chunks
+/// of a set and of its subsets enter over that set's links, whose lanes
+/// take at most T m / lane(l) chunks each by time T (the rows T >= lane(l)
+/// sum_c x[c,l] / m). With small messages a lane's pace, not the port's
+/// wire time, is what fills: a rank whose relay rules bring most chunks in
+/// over a few links waits on those links' lanes.
+double laneBound(const Sketch &S, const TimeModel &TM,
+                 llvm::ArrayRef<LinkId> Links,
+                 const std::map<std::vector<uint64_t>, unsigned> &BySet) {
+  // Beyond this many sets, each counts its own chunks only.
+  constexpr size_t MaxSetsForSubsets = 256;
+  const bool Subsets = BySet.size() <= MaxSetsForSubsets;
+  double Bound = 0;
+  for (const auto &[Set, Count] : BySet) {
+    double Chunks = Count;
+    if (Subsets)
+      for (const auto &[Other, N] : BySet) {
+        bool Within = &Other != &Set;
+        for (size_t W = 0; Within && W < Set.size(); ++W)
+          Within = (Other[W] & ~Set[W]) == 0;
+        if (Within)
+          Chunks += N;
+      }
+    double Rate = 0;
+    for (size_t I = 0; I < Links.size(); ++I)
+      if (Set[I / 64] >> (I % 64) & 1) {
+        double Lane = TM.laneLoadUs(Links[I]);
+        if (Lane <= 0)
+          return Bound; // a free lane: no bound from lanes
+        Rate += S.Topo.link(Links[I]).Multiplicity / Lane;
+      }
+    if (Rate > 0)
+      Bound = std::max(Bound, Chunks / Rate);
+  }
+  return Bound;
+}
+
 /// The receiving side of every rank.
-double rankBound(const Sketch &S, const Buckets &In, const SymmetryGroup &Group,
+double rankBound(const Sketch &S, const TimeModel &TM, const Buckets &In,
+                 const SymmetryGroup &Group,
                  const std::vector<ChunkPaths> &Paths) {
   const Topology &Topo = S.Topo;
   const Collective &Coll = S.Coll;
@@ -86,31 +127,37 @@ double rankBound(const Sketch &S, const Buckets &In, const SymmetryGroup &Group,
     llvm::ArrayRef<LinkId> Links = Topo.inLinks(RankId(R));
     std::map<unsigned, double> W = cheapest(In, Links);
     std::map<unsigned, unsigned> Only;
+    std::map<std::vector<uint64_t>, unsigned> BySet;
+    std::vector<uint64_t> Set((Links.size() + 63) / 64);
     for (unsigned C : Needs[R]) {
       // C's distances are its representative's, moved.
       const ChunkId Ch(C);
       const std::vector<double> &Dist =
           Paths[Group.representative(Ch).index()].Dist;
+      std::fill(Set.begin(), Set.end(), 0);
       unsigned Found = ~0u;
       bool Several = false;
-      for (LinkId L : Links) {
-        unsigned B = In.Of[L.index()];
-        if (B == Found || !S.mayCarry(Ch, L) ||
+      for (size_t I = 0; I < Links.size(); ++I) {
+        LinkId L = Links[I];
+        if (!S.mayCarry(Ch, L) ||
             !std::isfinite(
                 Dist[Group.representativeRank(Ch, Topo.link(L).Src).index()]))
           continue;
-        if (Found != ~0u) {
+        Set[I / 64] |= uint64_t(1) << (I % 64);
+        unsigned B = In.Of[L.index()];
+        if (Found != ~0u && B != Found)
           Several = true;
-          break;
-        }
         Found = B;
       }
       if (Found != ~0u && !Several)
         ++Only[Found];
+      if (Found != ~0u)
+        ++BySet[Set];
     }
     for (const auto &[B, N] : Only)
       Bound = std::max(Bound, N * W[B]);
     Bound = std::max(Bound, fill(Needs[R].size(), W));
+    Bound = std::max(Bound, laneBound(S, TM, Links, BySet));
   }
   return Bound;
 }
@@ -160,7 +207,7 @@ double tacclc::routingLoadBound(const Sketch &S, const SymmetryGroup &Group,
   const TimeModel TM(S);
   const std::vector<Resource> Ports = S.Topo.resources();
   Buckets In(S, TM, Ports, /*Egress=*/false), Out(S, TM, Ports, true);
-  double Bound = rankBound(S, In, Group, Paths);
+  double Bound = rankBound(S, TM, In, Group, Paths);
   if (S.Topo.getNumNodes() > 1)
     Bound = std::max({Bound, nodeBound(S, In, false), nodeBound(S, Out, true)});
   return Bound;

@@ -24,7 +24,8 @@ namespace tacclc {
 ///     bucket (its port on the rank's side, or the link itself). A chunk
 ///     that only one bucket can deliver (the relay rules and \p Paths'
 ///     reachability decide) adds that bucket's load; all of them together
-///     must fit the buckets' combined rate;
+///     must fit the buckets' combined rate; and the chunks that only some
+///     set of its incoming links may deliver must fit those links' lanes;
 ///   - a node's boundary, both ways: a chunk some rank of a node needs and
 ///     none holds crosses a link into the node, one held only there and
 ///     needed elsewhere a link out of it; together they must fit the rate
