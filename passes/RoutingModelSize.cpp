@@ -97,32 +97,36 @@ void countChunk(const Sketch &S, ChunkId Ch, const ChunkPaths &P,
 
 /// Chunks per link (an orbit's chunks through their representative's
 /// variables, \p Use per representative): the terms of the load, port and
-/// switch rows.
+/// switch rows. \p LinkOrbit: per link, its orbit's lowest link.
 std::vector<uint64_t> chunksPerLink(const Sketch &S, const SymmetryGroup &Group,
+                                    const std::vector<unsigned> &LinkOrbit,
                                     const std::vector<std::vector<bool>> &Use) {
   const unsigned NumLinks = S.Topo.links().size();
-  std::vector<uint64_t> OnLink(NumLinks, 0);
-  // Each chunk uses the images of its representative's links (an element
-  // maps links one to one), so only those are visited: per chunk the few
-  // links it may use, not every link of the machine.
-  std::vector<std::vector<LinkId>> Used(Use.size());
+  // A chunk uses link l where its representative uses the preimage of l
+  // under the element that moves it. Over an orbit of chunks (one per
+  // element: the action is free), a representative's link u thus puts
+  // one chunk on l for each element mapping u to l: as many as u's
+  // stabiliser has, if l is in u's orbit of links, else none. So each
+  // link of an orbit carries the same number of chunks, counted once per
+  // orbit of links from each representative's usable links.
+  std::vector<uint64_t> OrbitLinks(NumLinks, 0), PerOrbit(NumLinks, 0);
+  for (unsigned L = 0; L < NumLinks; ++L)
+    ++OrbitLinks[LinkOrbit[L]];
   for (size_t C = 0; C < Use.size(); ++C)
     for (unsigned L = 0; L < Use[C].size(); ++L)
       if (Use[C][L])
-        Used[C].push_back(LinkId(L));
-  for (unsigned C = 0; C < S.Coll.getNumChunks(); ++C) {
-    ChunkId Ch(C);
-    const unsigned G = Group.via(Ch);
-    for (LinkId L : Used[Group.representative(Ch).index()])
-      ++OnLink[Group.link(G, L).index()];
-  }
+        PerOrbit[LinkOrbit[L]] += Group.size() / OrbitLinks[LinkOrbit[L]];
+  std::vector<uint64_t> OnLink(NumLinks);
+  for (unsigned L = 0; L < NumLinks; ++L)
+    OnLink[L] = PerOrbit[LinkOrbit[L]];
   return OnLink;
 }
 
 /// Counts the load, port and switch-policy rows (and the policies'
 /// binaries) of links with \p OnLink chunks each; returns the terms of the
 /// rows RowDeduper keeps keys of.
-uint64_t countSharedRows(const Sketch &S, const SymmetryGroup &Group,
+uint64_t countSharedRows(const Sketch &S,
+                         const std::vector<unsigned> &LinkOrbit,
                          const std::vector<uint64_t> &OnLink, ModelSize &Z) {
   const Topology &Topo = S.Topo;
   const unsigned NumLinks = Topo.links().size();
@@ -147,9 +151,8 @@ uint64_t countSharedRows(const Sketch &S, const SymmetryGroup &Group,
     if (Lk.Switch < 0 || OnLink[L] == 0 ||
         Topo.switches()[Lk.Switch].Policy == SwitchPolicy::Free)
       continue;
-    unsigned Owner = L;
-    for (unsigned G = 1; G < Group.size(); ++G)
-      Owner = std::min(Owner, Group.link(G, LinkId(L)).index());
+    // One binary per orbit of links, kept by its lowest link.
+    unsigned Owner = LinkOrbit[L];
     if (!Owned[Owner]) {
       Owned[Owner] = true;
       ++Z.Variables;
@@ -199,16 +202,19 @@ ModelSize tacclc::routingModelSize(const Sketch &S, const SymmetryGroup &Group,
   }
   // The images' links are the representatives', moved: the same per link
   // with or without the reduction.
-  std::vector<uint64_t> OnLink = chunksPerLink(S, Group, Use);
+  const std::vector<unsigned> LinkOrbit = Group.linkOrbits();
+  std::vector<uint64_t> OnLink = chunksPerLink(S, Group, LinkOrbit, Use);
   // UseVar, the warm-start vector and RowDeduper's keys.
   auto Builder = [&](ModelSize &Into, uint64_t Deduped) {
     Into.BuilderBytes = uint64_t(NumChunks) * (NumLinks * 8 + 32) +
                         Into.Variables * 16 + Deduped * 16;
   };
-  Builder(Z, countSharedRows(S, Group, OnLink, Z));
+  Builder(Z, countSharedRows(S, LinkOrbit, OnLink, Z));
   if (Unreduced) {
-    SymmetryGroup Trivial = SymmetryGroup::trivial(S);
-    Builder(*Unreduced, countSharedRows(S, Trivial, OnLink, *Unreduced));
+    std::vector<unsigned> Alone(NumLinks);
+    for (unsigned L = 0; L < NumLinks; ++L)
+      Alone[L] = L;
+    Builder(*Unreduced, countSharedRows(S, Alone, OnLink, *Unreduced));
   }
   return Z;
 }

@@ -332,6 +332,29 @@ ir::LinkId SymmetryGroup::linkBetween(unsigned Src, unsigned Dst) const {
   return ir::LinkId(OutLink[size_t(It - OutDst.begin())]);
 }
 
+std::vector<unsigned> SymmetryGroup::linkOrbits() const {
+  const unsigned NoOrbit = ~0u;
+  std::vector<unsigned> Lowest(LinkSrc.size(), NoOrbit);
+  std::vector<unsigned> Queue;
+  // Breadth-first along the generators from each link not yet reached,
+  // in increasing order: the first link of an orbit is its lowest.
+  for (unsigned L = 0; L < Lowest.size(); ++L) {
+    if (Lowest[L] != NoOrbit)
+      continue;
+    Lowest[L] = L;
+    Queue.assign(1, L);
+    for (size_t Head = 0; Head < Queue.size(); ++Head)
+      for (unsigned G : Generators) {
+        unsigned Image = link(G, ir::LinkId(Queue[Head])).index();
+        if (Lowest[Image] == NoOrbit) {
+          Lowest[Image] = L;
+          Queue.push_back(Image);
+        }
+      }
+  }
+  return Lowest;
+}
+
 SymmetryGroup SymmetryGroup::trivial(const Sketch &S) {
   SymmetryGroup G;
   const Topology &Topo = S.Topo;
@@ -384,6 +407,8 @@ tacclc::tryBuildSymmetryGroup(const Sketch &S, std::string &Why,
     Why = *Problem;
     return std::nullopt;
   }
+  // The identity times each generator.
+  G.Generators.assign(Times.begin(), Times.begin() + S.Symmetries.size());
   PhaseScope Phase("mapping links and chunks under the symmetry group");
   std::vector<Perm> Gens;
   for (const Symmetry &Sym : S.Symmetries) {

@@ -64,6 +64,11 @@ public:
   ir::RankId representativeRank(ir::ChunkId C, ir::RankId R) const {
     return rank(Inverse[Via[C.index()]], R);
   }
+  /// Per link, the lowest link of its orbit under the group (a link's
+  /// orbit holds size() / |its stabiliser| links). Costs the links times
+  /// the generators, not the links times the elements.
+  std::vector<unsigned> linkOrbits() const;
+
   /// The element that maps \p C's representative to \p C.
   unsigned via(ir::ChunkId C) const { return Via[C.index()]; }
   /// Number of chunk orbits.
@@ -83,8 +88,8 @@ private:
   // elements by links or by chunks: at 1,024 GPUs either would be
   // gigabytes.
   std::vector<std::vector<unsigned>> RankPerm;
-  /// Per element, its inverse's number.
-  std::vector<unsigned> Inverse;
+  /// Per element, its inverse's number; the generators' numbers.
+  std::vector<unsigned> Inverse, Generators;
   /// Per link, its ends; per rank, the links out of it (OutStart[r] ..
   /// OutStart[r+1] in OutDst and OutLink), by destination.
   std::vector<unsigned> LinkSrc, LinkDst, OutStart, OutDst, OutLink;
