@@ -17,15 +17,23 @@ void ReadyQueue::push(size_t Job, unsigned Chunk, unsigned Link,
                       double OwnStart, KeyFn KeyOf, LinkStartFn LinkStart) {
   LinkJobs &LJ = Links[Link];
   ChunkOf[Job] = Chunk;
-  if (OwnStart <= LinkStart(Link)) {
+  const double Now = LinkStart(Link);
+  Entry Mine{{}, Chunk, Link, Job};
+  if (OwnStart <= Now) {
     // Starts at the link's time: ranked by the rest of its key.
     LJ.Free.push({KeyOf(Job, 0.0), Chunk, Link, Job});
     At[Job] = Where::Free;
+    Mine.K = KeyOf(Job, Now);
   } else {
-    LJ.Waiting.push({KeyOf(Job, OwnStart), Chunk, Link, Job});
+    Mine.K = KeyOf(Job, OwnStart);
+    LJ.Waiting.push(Mine);
     LJ.Soonest.push({OwnStart, Job});
     At[Job] = Where::Waiting;
   }
+  // A job that ranks after the link's posted best leaves that posting
+  // current: it still ranks the link no later than its jobs do.
+  if (LJ.Current && Mine > *LJ.Current)
+    return;
   post(Link, KeyOf, LinkStart);
 }
 
@@ -59,23 +67,28 @@ std::optional<ReadyQueue::Entry> ReadyQueue::best(unsigned L, KeyFn KeyOf,
 }
 
 void ReadyQueue::post(unsigned L, KeyFn KeyOf, LinkStartFn LinkStart) {
-  if (std::optional<Entry> B = best(L, KeyOf, LinkStart))
-    ByLink.push({*B, ++Links[L].Posted});
+  post(L, best(L, KeyOf, LinkStart));
+}
+
+void ReadyQueue::post(unsigned L, const std::optional<Entry> &B) {
+  LinkJobs &LJ = Links[L];
+  LJ.Current = B;
+  if (B)
+    ByLink.push({*B, ++LJ.Posted});
 }
 
 std::optional<size_t> ReadyQueue::pop(KeyFn KeyOf, LinkStartFn LinkStart) {
   while (!ByLink.empty()) {
     Posting Top = ByLink.top();
     ByLink.pop();
+    ++LookedAt;
     unsigned L = Top.Best.Link;
     if (Top.Number != Links[L].Posted)
       continue;
     std::optional<Entry> B = best(L, KeyOf, LinkStart);
-    if (!B)
-      continue;
-    if (B->Job != Top.Best.Job || B->K != Top.Best.K) {
+    if (!B || B->Job != Top.Best.Job || B->K != Top.Best.K) {
       // The link's ports or lanes have filled since it was posted.
-      ByLink.push({*B, ++Links[L].Posted});
+      post(L, B);
       continue;
     }
     // Keys only grow, so no other link's job can rank before this one.

@@ -62,6 +62,11 @@ public:
   /// ready.
   std::optional<size_t> pop(KeyFn KeyOf, LinkStartFn LinkStart);
 
+  /// Links looked at so far (postings taken from the heap of links,
+  /// current or not): the queue's work, O(1) per pop plus one per link
+  /// that a start made stale, whatever the number of jobs waiting.
+  uint64_t linksLookedAt() const { return LookedAt; }
+
 private:
   /// A job (or a link, by its best job) in a heap: least key first, then
   /// chunk, link.
@@ -91,8 +96,9 @@ private:
     MinHeap<Entry> Waiting;
     MinHeap<std::pair<double, size_t>> Soonest;
     /// Numbers the link's postings in the heap of links; only the last
-    /// one is current.
+    /// one is current, and Current is its entry (none: not posted).
     uint64_t Posted = 0;
+    std::optional<Entry> Current;
   };
 
   /// The job of link \p L that ranks first and its key, after moving the
@@ -100,6 +106,8 @@ private:
   std::optional<Entry> best(unsigned L, KeyFn KeyOf, LinkStartFn LinkStart);
   /// Posts link \p L's best job to the heap of links.
   void post(unsigned L, KeyFn KeyOf, LinkStartFn LinkStart);
+  /// Posts \p B as link \p L's best job, or records that it has none.
+  void post(unsigned L, const std::optional<Entry> &B);
 
   /// Per job: which heap of its link holds it, and its chunk.
   std::vector<Where> At;
@@ -107,6 +115,7 @@ private:
   std::vector<LinkJobs> Links;
   /// Links by their best job's key when posted.
   MinHeap<Posting> ByLink;
+  uint64_t LookedAt = 0;
 };
 
 } // namespace tacclc
