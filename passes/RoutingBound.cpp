@@ -98,14 +98,15 @@ double laneBound(const Sketch &S, const TimeModel &TM,
           Chunks += N;
       }
     double Rate = 0;
+    bool FreeLane = false; // a lane that costs nothing bounds nothing
     for (size_t I = 0; I < Links.size(); ++I)
       if (Set[I / 64] >> (I % 64) & 1) {
         double Lane = TM.laneLoadUs(Links[I]);
-        if (Lane <= 0)
-          return Bound; // a free lane: no bound from lanes
-        Rate += S.Topo.link(Links[I]).Multiplicity / Lane;
+        FreeLane |= Lane <= 0;
+        if (Lane > 0)
+          Rate += S.Topo.link(Links[I]).Multiplicity / Lane;
       }
-    if (Rate > 0)
+    if (!FreeLane && Rate > 0)
       Bound = std::max(Bound, Chunks / Rate);
   }
   return Bound;
