@@ -275,6 +275,11 @@ private:
   bool isOwn(const Job &J) const {
     return S.Coll.chunk(J.Chunk).Source == Topo.link(J.Link).Src;
   }
+  /// True if `sender first` keeps job \p J back: its link's own chunks
+  /// have not all started.
+  bool heldBack(const Job &J) const {
+    return OwnPending[J.Link.index()] > 0 && !isOwn(J);
+  }
   bool crossesNodes(LinkId L) const {
     return Topo.nodeOf(Topo.link(L).Src) != Topo.nodeOf(Topo.link(L).Dst);
   }
@@ -323,7 +328,7 @@ private:
   /// \p UseBatches: only as its batch allows).
   std::optional<Choice> evaluate(size_t I, bool UseBatches) const {
     const Job &J = Jobs[I];
-    if (OwnPending[J.Link.index()] > 0 && !isOwn(J))
+    if (heldBack(J))
       return std::nullopt;
     double Earliest = J.Ready;
     if (UseBatches && !batchReady(I, Earliest))
@@ -390,7 +395,7 @@ private:
       return;
     }
     const Job &J = Jobs[I];
-    if (OwnPending[J.Link.index()] > 0 && !isOwn(J)) {
+    if (heldBack(J)) {
       Held[J.Link.index()].push_back(I);
       return;
     }

@@ -136,8 +136,7 @@ double rankBound(const Sketch &S, const TimeModel &TM, const Buckets &In,
       const std::vector<double> &Dist =
           Paths[Group.representative(Ch).index()].Dist;
       std::fill(Set.begin(), Set.end(), 0);
-      unsigned Found = ~0u;
-      bool Several = false;
+      bool Any = false;
       for (size_t I = 0; I < Links.size(); ++I) {
         LinkId L = Links[I];
         if (!S.mayCarry(Ch, L) ||
@@ -145,15 +144,23 @@ double rankBound(const Sketch &S, const TimeModel &TM, const Buckets &In,
                 Dist[Group.representativeRank(Ch, Topo.link(L).Src).index()]))
           continue;
         Set[I / 64] |= uint64_t(1) << (I % 64);
-        unsigned B = In.Of[L.index()];
-        if (Found != ~0u && B != Found)
-          Several = true;
-        Found = B;
+        Any = true;
       }
-      if (Found != ~0u && !Several)
-        ++Only[Found];
-      if (Found != ~0u)
+      if (Any)
         ++BySet[Set];
+    }
+    // The chunks whose links all load one bucket.
+    for (const auto &[Members, N] : BySet) {
+      unsigned Found = ~0u;
+      bool Several = false;
+      for (size_t I = 0; I < Links.size() && !Several; ++I)
+        if (Members[I / 64] >> (I % 64) & 1) {
+          unsigned B = In.Of[Links[I].index()];
+          Several = Found != ~0u && B != Found;
+          Found = B;
+        }
+      if (!Several)
+        Only[Found] += N;
     }
     for (const auto &[B, N] : Only)
       Bound = std::max(Bound, N * W[B]);
