@@ -131,8 +131,11 @@ public:
     // Without batches, the ready jobs wait in a queue; with them, in a list
     // that pickNext() scans (a batch's head changes as its jobs arrive).
     UseQueue = Batches.empty();
-    if (UseQueue)
-      Queue.emplace(Jobs.size(), Topo.links().size());
+    if (UseQueue) {
+      GroupsOf.resize(Topo.links().size());
+      formGroups();
+      Queue.emplace(Jobs.size(), Topo.links().size(), GroupPort.size());
+    }
     for (size_t I = 0; I < Jobs.size(); ++I)
       if (Jobs[I].Ready != std::numeric_limits<double>::infinity())
         makeReady(I);
@@ -376,7 +379,7 @@ private:
   /// chunks have started (it is held when it becomes ready: the number of
   /// own chunks pending only falls).
   Choice popNext() {
-    std::optional<size_t> Job = Queue->pop(KeyOf, LinkStartOf);
+    std::optional<size_t> Job = Queue->pop(env());
     if (!Job) {
       Choice None;
       None.JobIdx = Jobs.size();
@@ -403,7 +406,7 @@ private:
     // the ready time and start() takes it off again, rounding both ways.
     double Hop = TM.hopUs(J.Link);
     double Own = (J.Ready + Hop) - Hop;
-    Queue->push(I, J.Chunk.index(), J.Link.index(), Own, KeyOf, LinkStartOf);
+    Queue->push(I, J.Chunk.index(), J.Link.index(), Own, env());
   }
 
   /// The queue's view of a job's key if it started at \p Start: the
@@ -416,14 +419,41 @@ private:
     return K;
   }
   /// The queue's view of a link: when it could start a job whose chunk is
-  /// already there (its lanes, FIFO and ports permitting).
-  double linkStart(unsigned L) const {
+  /// already there (its lanes, FIFO and ports permitting), and the group
+  /// of a port that holds it until then, if one does.
+  ReadyQueue::LinkTime linkStart(unsigned L) const {
     size_t Lane = 0;
     double Post = 0;
-    return timing(LinkId(L), std::numeric_limits<double>::lowest(), Lane,
-                  Post) -
-           TM.hopUs(LinkId(L));
+    const double Data =
+        timing(LinkId(L), std::numeric_limits<double>::lowest(), Lane, Post);
+    ReadyQueue::LinkTime Out{Data - TM.hopUs(LinkId(L))};
+    for (auto [Pt, G] : GroupsOf[L])
+      if (PortFree[Pt] == Data) {
+        Out.Group = int(G);
+        break;
+      }
+    return Out;
   }
+  /// A group's time: its port's, less its links' hop latency (no later
+  /// than the start of any of its links, as timing() computes it).
+  double groupTime(unsigned G) const {
+    return PortFree[GroupPort[G]] - GroupHop[G];
+  }
+  /// Groups for the queue: per shared port, its links of one hop latency.
+  void formGroups() {
+    std::map<std::pair<size_t, double>, unsigned> Ids;
+    for (size_t P = 0; P < Ports.size(); ++P)
+      for (LinkId L : Ports[P].Links) {
+        auto [It, New] =
+            Ids.try_emplace({P, TM.hopUs(L)}, unsigned(Ids.size()));
+        if (New) {
+          GroupPort.push_back(P);
+          GroupHop.push_back(TM.hopUs(L));
+        }
+        GroupsOf[L.index()].push_back({P, It->second});
+      }
+  }
+  ReadyQueue::Env env() const { return {KeyOf, LinkStartOf, GroupTimeOf}; }
 
   /// Starts the chosen job: its lane, ports, batch and children follow,
   /// and its transfer joins \p Out.
@@ -484,12 +514,18 @@ private:
   std::vector<unsigned> OwnPending;
   bool UseQueue = false;
   std::optional<ReadyQueue> Queue;
-  /// roundedKey() and linkStart(), as the queue calls them.
+  /// roundedKey(), linkStart() and groupTime(), as the queue calls them.
   std::function<ReadyQueue::Key(size_t, double)> KeyOf =
       [this](size_t I, double Start) { return roundedKey(I, Start); };
-  std::function<double(unsigned)> LinkStartOf = [this](unsigned L) {
-    return linkStart(L);
+  std::function<ReadyQueue::LinkTime(unsigned)> LinkStartOf =
+      [this](unsigned L) { return linkStart(L); };
+  std::function<double(unsigned)> GroupTimeOf = [this](unsigned G) {
+    return groupTime(G);
   };
+  /// Per link, its ports and their groups; per group, its port and hop.
+  std::vector<std::vector<std::pair<size_t, unsigned>>> GroupsOf;
+  std::vector<size_t> GroupPort;
+  std::vector<double> GroupHop;
   /// Per link, ready jobs held back by `sender first` (queue mode).
   std::vector<std::vector<size_t>> Held;
   /// Ready jobs (list mode).
