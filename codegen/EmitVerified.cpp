@@ -23,6 +23,14 @@
 //     FIFO's order with the named ranks unfused is built too, and the
 //     faster of the two in the simulator is kept.
 //
+// A trial simulation (one that decides between candidates) stops after a
+// fixed amount of work, TrialFlowUpdates messages in flight summed over its
+// events: where every NIC keeps a hundred messages in flight at once (an
+// unpaced alltoall on 1,024 GPUs: 6.6 billion), max-min sharing over them
+// is recomputed at every event, and a trial would take minutes. A stopped
+// trial loses to one that ended (counted, so the choice is the same on any
+// machine), and the compile's summary says so.
+//
 // Every candidate is lowered, printed, loaded and simulated at most once and
 // kept whole, so the program chosen is never lowered again and its
 // simulation is handed on; only the kept one is checked last.
@@ -42,6 +50,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <functional>
 #include <system_error>
@@ -54,6 +63,10 @@ namespace {
 /// whether a parse can end before the compile's deadline (pugixml reads
 /// 60-70 MB/s on one core of a 2020s server; this leaves room for load).
 constexpr double XmlParseBytesPerSecond = 40e6;
+
+/// A trial simulation's work budget (see the file comment): about 40 s of
+/// the in-house engine on one core of a 2020s server.
+constexpr long TrialFlowUpdates = 1L << 30;
 
 /// One lowering: its options, program, text and the text as loaded.
 struct Candidate {
@@ -70,6 +83,8 @@ struct Candidate {
   /// not run or end in time).
   bool Simulated = false;
   std::optional<tacclrt::SimResult> Sim;
+  /// The simulation stopped at TrialFlowUpdates.
+  bool SimStopped = false;
 };
 
 /// How many slices of its protocol the runtime cuts one chunk into at the
@@ -146,6 +161,9 @@ private:
   const EmitOptions &O;
   DiagnosticEngine &Diags;
   const bool Legacy;
+  /// Trial simulations stopped at TrialFlowUpdates (simulated() may run
+  /// beside the lowering of another candidate).
+  mutable std::atomic<unsigned> TrialsStopped{0};
 };
 
 /// Lowers with \p CG, replicates instances, sets the size range and the
@@ -237,8 +255,10 @@ std::optional<double> Emitter::simulated(std::optional<Candidate> &C) const {
   if (!C || !C->Plan || C->Rep.hasErrors())
     return std::nullopt;
   if (!C->Simulated) {
-    C->Sim = simulatedCall(*C->Plan, S);
+    C->Sim = simulatedCall(*C->Plan, S, TrialFlowUpdates, &C->SimStopped);
     C->Simulated = true;
+    if (C->SimStopped)
+      ++TrialsStopped;
   }
   if (!C->Sim)
     return std::nullopt;
@@ -334,10 +354,10 @@ std::optional<EmittedProgram> Emitter::run() {
   if (C->Rep.hasErrors() || !C->Plan)
     reportInternalError("the generated algorithm failed verification:\n" +
                         C->Rep.str());
-  return EmittedProgram{std::move(C->Program), std::move(C->Xml),
-                        std::move(*C->Plan),   std::move(C->CG),
-                        C->FusionDropped,      UnfusedFaster,
-                        std::move(C->Sim)};
+  return EmittedProgram{
+      std::move(C->Program), std::move(C->Xml),    std::move(*C->Plan),
+      std::move(C->CG),      C->FusionDropped,     UnfusedFaster,
+      std::move(C->Sim),     TrialsStopped.load(), C->SimStopped};
 }
 } // namespace
 
@@ -359,6 +379,14 @@ std::string EmittedProgram::fusionNote() const {
   if (Unfused)
     return fmt::format("; {} rank(s) unfused: fusion did not verify", Unfused);
   return std::string();
+}
+
+std::string EmittedProgram::trialNote() const {
+  if (!TrialsStopped)
+    return std::string();
+  return fmt::format(", {} trial simulation(s) stopped at {} messages in "
+                     "flight summed over events (the other kept)",
+                     TrialsStopped, TrialFlowUpdates);
 }
 
 std::optional<EmittedProgram> tacclc::emitVerified(const ir::Sketch &S,

@@ -75,12 +75,21 @@ struct EmittedProgram {
   /// The in-house simulation of the program at the sketch's call
   /// (simulatedCall(), codegen/SimMachine.h), where a choice above ran it.
   std::optional<tacclrt::SimResult> Simulation;
+  /// Trial simulations that stopped at their work budget, so that the
+  /// candidate simulated to the end was kept (codegen/EmitVerified.cpp).
+  unsigned TrialsStopped = 0;
+  /// The kept program's own trial stopped (so Simulation is empty): a
+  /// simulation to the end would cost more than the budget.
+  bool SimulationStopped = false;
 
   /// The number of ranks left unfused.
   unsigned unfusedRanks() const;
   /// How relays were fused, for a summary line: empty when as planned,
   /// otherwise "; " and what changed and why.
   std::string fusionNote() const;
+  /// Trial simulations stopped, for a summary line: empty when none,
+  /// otherwise ", " and how many.
+  std::string trialNote() const;
 };
 
 /// Lowers \p Sch of \p S for \p Opts, chooses among the lowerings described

@@ -56,13 +56,18 @@ std::optional<SketchCall> tacclc::sketchCall(const tacclrt::Algo &A,
 }
 
 std::optional<tacclrt::SimResult> tacclc::simulatedCall(const tacclrt::Algo &A,
-                                                        const ir::Sketch &S) {
+                                                        const ir::Sketch &S,
+                                                        long MaxFlowUpdates,
+                                                        bool *Stopped) {
   try {
     PhaseScope Phase("simulating the program");
     std::optional<SketchCall> C = sketchCall(A, S);
     if (!C)
       return std::nullopt;
+    C->Options.MaxFlowUpdates = MaxFlowUpdates;
     tacclrt::SimResult R = tacclrt::simulate(A, C->Machine, C->Options);
+    if (Stopped)
+      *Stopped = R.Stopped;
     if (!R.Ok)
       return std::nullopt;
     return R;

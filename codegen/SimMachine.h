@@ -45,9 +45,12 @@ std::optional<SketchCall> sketchCall(const tacclrt::Algo &A,
 std::optional<double> simulatedUs(const tacclrt::Algo &A, const ir::Sketch &S);
 
 /// simulatedUs() with the whole result of the simulation (only one that
-/// ran to the end: Ok).
+/// ran to the end: Ok). With \p MaxFlowUpdates, a simulation stops there
+/// (tacclrt::SimOptions::MaxFlowUpdates): nothing, and \p Stopped set.
 std::optional<tacclrt::SimResult> simulatedCall(const tacclrt::Algo &A,
-                                                const ir::Sketch &S);
+                                                const ir::Sketch &S,
+                                                long MaxFlowUpdates = 0,
+                                                bool *Stopped = nullptr);
 
 } // namespace tacclc
 

@@ -447,6 +447,10 @@ void Engine::run() {
     Now = Next;
     ++Out.Events;
     Out.FlowUpdates += long(Flows.size());
+    if (O.MaxFlowUpdates > 0 && Out.FlowUpdates > O.MaxFlowUpdates) {
+      Out.Stopped = true;
+      return;
+    }
     // Land every message whose bytes are all there; the others stay, in
     // their order.
     std::size_t Kept = 0;

@@ -130,6 +130,10 @@ struct SimOptions {
   PortService Service = PortService::Fair;
   /// Record every transfer (for timelines).
   bool RecordTransfers = false;
+  /// Stop once the messages in flight summed over events (SimResult's
+  /// FlowUpdates, the simulation's work) pass this; 0: never. A stopped
+  /// simulation is not Ok and says it stopped.
+  long MaxFlowUpdates = 0;
 };
 
 /// The latency of one message on \p L under protocol \p P (the link's
@@ -175,6 +179,8 @@ struct SimResult {
   /// latency or landing), and messages in flight summed over them: the
   /// simulation's work, counted.
   long Events = 0, FlowUpdates = 0;
+  /// Stopped at SimOptions::MaxFlowUpdates before the end.
+  bool Stopped = false;
   /// Every message (with SimOptions::RecordTransfers).
   std::vector<SimTransfer> Transfers;
   /// Problems (a connection without a link, a deadlock, bad sizes).

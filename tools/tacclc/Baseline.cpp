@@ -236,8 +236,8 @@ int tacclc::runBaseline(const BaselineOptions &O) {
       return ExitUserError;
     }
     llvm::errs() << fmt::format(
-        "baseline    {} {} on {}: {} ranks{}, {}; at {} B\n",
-        O.Algorithm, O.Collective, O.Topology, N,
+        "baseline    {} {} on {}: {} ranks{}, {}; at {} B\n", O.Algorithm,
+        O.Collective, O.Topology, N,
         O.Algorithm == "ring" ? fmt::format(", {} ring(s)", Rings) : "",
         ir::describeChunks(*Kind, N, B->Sketch.Coll.getChunksPerRank(),
                            unsigned(O.Root)),

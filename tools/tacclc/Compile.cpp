@@ -200,7 +200,8 @@ int writeProgram(const CompileOptions &Opts, DiagnosticEngine &Diags,
     DeadlineScope Simulating(TimesBy.earliest(compileDeadline()), LimitSeconds);
     Times = timeProgram(Emitted.Plan, Sketch, Predicted,
                         CG.FuseRelays ? CG.FifoMessages : 0, !Opts.NoReferee,
-                        Emitted.Simulation ? &*Emitted.Simulation : nullptr);
+                        Emitted.Simulation ? &*Emitted.Simulation : nullptr,
+                        Emitted.SimulationStopped);
   }
   CompileFacts Facts{
       Sketch,
@@ -214,6 +215,7 @@ int writeProgram(const CompileOptions &Opts, DiagnosticEngine &Diags,
           .count(),
       std::move(Protocols)};
   Facts.NicsPaced = CG.PaceNics;
+  Facts.TrialNote = Emitted.trialNote();
   // The programs and the report are written together, or none is.
   std::vector<OutputFile> Outputs;
   if (Parts) {

@@ -126,6 +126,8 @@ void tacclc::printTimes(llvm::raw_ostream &OS, const ir::Sketch &S,
   if (Sim)
     OS << fmt::format("simulated   {} ({}) by tacclc sim\n",
                       ir::formatUs(Sim->TimeUs), Bandwidths(Sim->TimeUs));
+  else if (!T.SimNote.empty())
+    OS << "simulated   not run: " << T.SimNote << "\n";
   if (T.RefereeUs)
     OS << fmt::format("referee     {} ({}) by the SimGrid referee\n",
                       ir::formatUs(*T.RefereeUs), Bandwidths(*T.RefereeUs));
@@ -197,9 +199,9 @@ void tacclc::printSummary(const CompileFacts &F) {
     printProtocolChoice(OS, *F.Protocols);
   printTimes(OS, S, F.Predicted, F.Times);
   OS << fmt::format("program     {} steps ({} relays fused{}), up to {} "
-                    "threadblocks per rank, {} channel(s){}\n",
+                    "threadblocks per rank, {} channel(s){}{}\n",
                     Steps, Fused, F.FusionNote, MaxTbs, P.NChannels,
-                    F.NicsPaced ? ", NIC sends paced" : "");
+                    F.NicsPaced ? ", NIC sends paced" : "", F.TrialNote);
   if (!F.Parts.empty()) {
     std::vector<std::string> Parts;
     for (const ProgramFile &Part : F.Parts)
@@ -299,7 +301,7 @@ std::string tacclc::reportJson(const CompileFacts &F) {
       "  \"total_seconds\": {},\n  \"predicted_us\": {},\n"
       "  \"prediction\": {},\n"
       "  \"simulated_us\": {},\n  \"simulation_events\": {},\n"
-      "  \"simulation_flow_updates\": {},\n"
+      "  \"simulation_flow_updates\": {},\n  \"simulation_note\": {},\n"
       "  \"referee_us\": {},\n"
       "  \"referee_note\": {},\n  \"disagreements\": [{}{}],\n"
       "  \"stages\": [\n{}\n  ],\n"
@@ -311,6 +313,7 @@ std::string tacclc::reportJson(const CompileFacts &F) {
       Prediction, Sim ? num(Sim->TimeUs) : std::string("null"),
       Sim ? std::to_string(Sim->Events) : std::string("null"),
       Sim ? std::to_string(Sim->FlowUpdates) : std::string("null"),
+      jsonQuote(F.Times.SimNote),
       F.Times.RefereeUs ? num(*F.Times.RefereeUs) : std::string("null"),
       jsonQuote(F.Times.RefereeNote), Gaps.empty() ? "" : "\n",
       Gaps.empty() ? Gaps : Gaps + "\n  ", Stages, fmt::join(Phases, ",\n"),

@@ -55,6 +55,8 @@ struct CompileFacts {
   std::vector<ProgramFile> Parts = {};
   /// A rank's sends through its NIC wait their turn (codegen/PaceNics.cpp).
   bool NicsPaced = false;
+  /// Trial simulations that stopped at their budget, if any (", ...").
+  std::string TrialNote = {};
 };
 
 /// Which time to trust for what, in one line (the `trust` line after the

@@ -81,53 +81,58 @@ std::pair<unsigned, unsigned> sends(const tacclrt::Algo &A) {
 ProgramTimes tacclc::timeProgram(const tacclrt::Algo &A, const ir::Sketch &S,
                                  const CallPrediction &Predicted,
                                  unsigned OrderedForFifo, bool AskReferee,
-                                 const tacclrt::SimResult *Known) {
+                                 const tacclrt::SimResult *Known,
+                                 bool KnownStopped) {
   ProgramTimes Out;
   std::optional<SketchCall> C = sketchCall(A, S);
   if (!C) {
     Out.RefereeNote = "the program has no chunks";
     return Out;
   }
-  try {
-    PhaseScope Phase("simulating the program");
-    tacclrt::SimResult R =
-        Known ? *Known : tacclrt::simulate(A, C->Machine, C->Options);
-    if (R.Ok) {
-      MeasuredCall M;
-      M.Engine = "tacclc sim";
-      M.TimeUs = R.TimeUs;
-      M.Slices = unsigned(std::max(1L, R.Iterations));
-      M.Events = R.Events;
-      M.FlowUpdates = R.FlowUpdates;
-      M.OrderedForFifo = OrderedForFifo;
-      std::tie(M.ProgramMessages, M.ProgramConnections) = sends(A);
-      Out.Simulated = M;
-      if (timesDisagree(Predicted.TotalUs, R.TimeUs)) {
-        // One slice of every chunk alone, every message recorded.
-        tacclrt::SimOptions One = C->Options;
-        One.RecordTransfers = true;
-        if (M.Slices > 1) {
-          uint64_t Slice = tacclrt::protocolSliceBytes(A.Proto);
-          One.Bytes = uint64_t(A.NChunksPerLoop) * (Slice / 4 * 4);
-        }
-        tacclrt::SimResult First = tacclrt::simulate(A, C->Machine, One);
-        if (First.Ok) {
-          M.OneSliceUs = First.TimeUs;
-          std::tie(M.PortSharing, M.SharedPort) =
-              portSharing(C->Machine, First);
-        }
+  if (KnownStopped)
+    Out.SimNote = "its trial simulation stopped at the compile's work budget "
+                  "(`tacclc sim` runs it to the end)";
+  else
+    try {
+      PhaseScope Phase("simulating the program");
+      tacclrt::SimResult R =
+          Known ? *Known : tacclrt::simulate(A, C->Machine, C->Options);
+      if (R.Ok) {
+        MeasuredCall M;
+        M.Engine = "tacclc sim";
+        M.TimeUs = R.TimeUs;
+        M.Slices = unsigned(std::max(1L, R.Iterations));
+        M.Events = R.Events;
+        M.FlowUpdates = R.FlowUpdates;
+        M.OrderedForFifo = OrderedForFifo;
+        std::tie(M.ProgramMessages, M.ProgramConnections) = sends(A);
         Out.Simulated = M;
-        tacclrt::SimOptions Serial = C->Options;
-        Serial.Service = tacclrt::PortService::Serial;
-        tacclrt::SimResult S1 = tacclrt::simulate(A, C->Machine, Serial);
-        if (S1.Ok)
-          M.SerialUs = S1.TimeUs;
-        Out.Simulated = M;
+        if (timesDisagree(Predicted.TotalUs, R.TimeUs)) {
+          // One slice of every chunk alone, every message recorded.
+          tacclrt::SimOptions One = C->Options;
+          One.RecordTransfers = true;
+          if (M.Slices > 1) {
+            uint64_t Slice = tacclrt::protocolSliceBytes(A.Proto);
+            One.Bytes = uint64_t(A.NChunksPerLoop) * (Slice / 4 * 4);
+          }
+          tacclrt::SimResult First = tacclrt::simulate(A, C->Machine, One);
+          if (First.Ok) {
+            M.OneSliceUs = First.TimeUs;
+            std::tie(M.PortSharing, M.SharedPort) =
+                portSharing(C->Machine, First);
+          }
+          Out.Simulated = M;
+          tacclrt::SimOptions Serial = C->Options;
+          Serial.Service = tacclrt::PortService::Serial;
+          tacclrt::SimResult S1 = tacclrt::simulate(A, C->Machine, Serial);
+          if (S1.Ok)
+            M.SerialUs = S1.TimeUs;
+          Out.Simulated = M;
+        }
       }
+    } catch (const TimeLimitExceeded &) {
+      // Keep what was measured.
     }
-  } catch (const TimeLimitExceeded &) {
-    // Keep what was measured.
-  }
   if (AskReferee)
     Out.RefereeUs = refereeUs(A, C->Machine, C->Options, Out.RefereeNote);
   else

@@ -26,6 +26,8 @@ struct ProgramTimes {
   /// The in-house simulation, with the measures that explain a gap to the
   /// prediction when there is one.
   std::optional<MeasuredCall> Simulated;
+  /// Why there is no in-house simulation, where it was not run.
+  std::string SimNote;
   /// The referee's time, when this build has a referee and it ran.
   std::optional<double> RefereeUs;
   /// Why there is no referee time.
@@ -38,11 +40,14 @@ struct ProgramTimes {
 /// once). Then, with \p AskReferee, asks the referee. \p OrderedForFifo is
 /// the FIFO (messages per connection) the program's fused relays were
 /// ordered for. \p Known, when given, is that simulation already run
-/// (EmittedProgram::Simulation), not run again.
+/// (EmittedProgram::Simulation), not run again; \p KnownStopped, that it
+/// stopped at its work budget (EmittedProgram::SimulationStopped): then it
+/// is not run to the end here either, and SimNote says so.
 ProgramTimes timeProgram(const tacclrt::Algo &A, const ir::Sketch &S,
                          const CallPrediction &Predicted,
                          unsigned OrderedForFifo, bool AskReferee = true,
-                         const tacclrt::SimResult *Known = nullptr);
+                         const tacclrt::SimResult *Known = nullptr,
+                         bool KnownStopped = false);
 
 /// The SimGrid referee's time of \p A on \p M (sim/SimGrid.h, engine
 /// `simgrid`), or nothing with \p Why (a build without SimGrid, a failed

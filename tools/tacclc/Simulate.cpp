@@ -331,8 +331,8 @@ int tacclc::runSim(const SimOptions &Opts) {
     PlotMachine = I == 0 || PlotMachine == *Machine
                       ? *Machine
                       : std::string("each program's machine");
-    if (!simulateFile(Input, *A, *Machine, *Topo, Opts.Sizes, Opts, *Engine, Text,
-                      Series, Bounds,
+    if (!simulateFile(Input, *A, *Machine, *Topo, Opts.Sizes, Opts, *Engine,
+                      Text, Series, Bounds,
                       I == 0 && !Opts.Timeline.empty() ? &Timeline : nullptr))
       return ExitUserError;
   }

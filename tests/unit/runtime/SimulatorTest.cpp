@@ -3,7 +3,7 @@
 // Closed forms on hand-built machines: the ring allgather, the direct
 // alltoall, links shared by two messages, a shared port, the runtime's
 // loop over slices (pipelining), steps of several chunks split as the runtime
-// splits them, and the errors (no link, wrong rank count).
+// splits them, the errors (no link, wrong rank count), and the work budget.
 //
 //===----------------------------------------------------------------------===//
 #include "sim/Simulator.h"
@@ -52,6 +52,26 @@ TEST_CASE("sim: slices pipeline along the ring") {
   double Slice = Beta * (256 << 10);
   CHECK(R.TimeUs == doctest::Approx(12 * Slice));
   CHECK(R.Transfers.size() == 4 * 4 * 3);
+}
+
+TEST_CASE("sim: a work budget stops the simulation, counted") {
+  Algo A = loadFixture("allgather_ring4.xml");
+  SimOptions O = raw();
+  O.Bytes = 4 << 20;
+  O.SliceBytes = 256 << 10;
+  SimResult Full = simulate(A, ring(4, 0.7, 1e-3), O, "ring.xml");
+  REQUIRE(Full.Ok);
+  CHECK(!Full.Stopped);
+  // Stopped just short of the whole run's work, then exactly at it.
+  O.MaxFlowUpdates = Full.FlowUpdates - 1;
+  SimResult Short = simulate(A, ring(4, 0.7, 1e-3), O, "ring.xml");
+  CHECK(!Short.Ok);
+  CHECK(Short.Stopped);
+  CHECK(Short.Issues.empty());
+  O.MaxFlowUpdates = Full.FlowUpdates;
+  SimResult Enough = simulate(A, ring(4, 0.7, 1e-3), O, "ring.xml");
+  CHECK(Enough.Ok);
+  CHECK(Enough.TimeUs == Full.TimeUs);
 }
 
 TEST_CASE("sim: direct alltoall, and two messages sharing one link") {
