@@ -24,12 +24,13 @@
 //     faster of the two in the simulator is kept.
 //
 // A trial simulation (one that decides between candidates) stops after a
-// fixed amount of work, TrialFlowUpdates messages in flight summed over its
-// events: where every NIC keeps a hundred messages in flight at once (an
-// unpaced alltoall on 1,024 GPUs: 6.6 billion), max-min sharing over them
-// is recomputed at every event, and a trial would take minutes. A stopped
-// trial loses to one that ended (counted, so the choice is the same on any
-// machine), and the compile's summary says so.
+// fixed amount of work: EmitOptions::TrialFlowUpdates (2^30) messages in
+// flight summed over its events. Where every NIC keeps a hundred messages
+// in flight at once (an unpaced alltoall on 1,024 GPUs: 6.6 billion),
+// max-min sharing over them is recomputed at every event, and a trial
+// would take minutes. A stopped trial loses to one that ended (counted, so
+// the choice is the same on any machine), and the compile's summary says
+// so.
 //
 // Every candidate is lowered, printed, loaded and simulated at most once and
 // kept whole, so the program chosen is never lowered again and its
@@ -64,10 +65,6 @@ namespace {
 /// 60-70 MB/s on one core of a 2020s server; this leaves room for load).
 constexpr double XmlParseBytesPerSecond = 40e6;
 
-/// A trial simulation's work budget (see the file comment): about 40 s of
-/// the in-house engine on one core of a 2020s server.
-constexpr long TrialFlowUpdates = 1L << 30;
-
 /// One lowering: its options, program, text and the text as loaded.
 struct Candidate {
   CodegenOptions CG;
@@ -83,7 +80,7 @@ struct Candidate {
   /// not run or end in time).
   bool Simulated = false;
   std::optional<tacclrt::SimResult> Sim;
-  /// The simulation stopped at TrialFlowUpdates.
+  /// The simulation stopped at EmitOptions::TrialFlowUpdates.
   bool SimStopped = false;
 };
 
@@ -161,7 +158,7 @@ private:
   const EmitOptions &O;
   DiagnosticEngine &Diags;
   const bool Legacy;
-  /// Trial simulations stopped at TrialFlowUpdates (simulated() may run
+  /// Trial simulations stopped at their budget (simulated() may run
   /// beside the lowering of another candidate).
   mutable std::atomic<unsigned> TrialsStopped{0};
 };
@@ -255,7 +252,7 @@ std::optional<double> Emitter::simulated(std::optional<Candidate> &C) const {
   if (!C || !C->Plan || C->Rep.hasErrors())
     return std::nullopt;
   if (!C->Simulated) {
-    C->Sim = simulatedCall(*C->Plan, S, TrialFlowUpdates, &C->SimStopped);
+    C->Sim = simulatedCall(*C->Plan, S, O.TrialFlowUpdates, &C->SimStopped);
     C->Simulated = true;
     if (C->SimStopped)
       ++TrialsStopped;
@@ -384,9 +381,9 @@ std::string EmittedProgram::fusionNote() const {
 std::string EmittedProgram::trialNote() const {
   if (!TrialsStopped)
     return std::string();
-  return fmt::format(", {} trial simulation(s) stopped at {} messages in "
-                     "flight summed over events (the other kept)",
-                     TrialsStopped, TrialFlowUpdates);
+  return fmt::format(", {} trial simulation(s) stopped at their work budget "
+                     "(the other kept)",
+                     TrialsStopped);
 }
 
 std::optional<EmittedProgram> tacclc::emitVerified(const ir::Sketch &S,

@@ -52,6 +52,10 @@ struct EmitOptions {
   /// Messages a connection's FIFO holds, as fused threadblocks may count
   /// on (CodegenOptions::FifoMessages); the first lowering's.
   unsigned FifoMessages = 1;
+  /// A trial simulation's work budget: it stops once the messages in
+  /// flight summed over its events pass this (codegen/EmitVerified.cpp);
+  /// 2^30 is about 40 s of the in-house engine on one core.
+  long TrialFlowUpdates = 1L << 30;
   /// What the program records about where it came from (format/Plan.h);
   /// printed with it, ignored by the runtimes.
   tacclrt::Provenance Origin;

@@ -4,7 +4,8 @@
 // program kept is the lowering's own, printed once and loaded by the
 // runtime's loader; the dialect's adjustments and the sketch's size range
 // are applied; a choice between wave splits is deterministic and hands on
-// the simulation it ran of the program kept; a program the
+// the simulation it ran of the program kept; a trial that stops at its
+// work budget loses to one that ends; a program the
 // runtime's limits refuse is reported, not emitted.
 //
 //===----------------------------------------------------------------------===//
@@ -120,6 +121,40 @@ TEST_CASE("emitVerified chooses wave splits the same way every time") {
   CHECK(A->Simulation->TimeUs == Again->TimeUs);
   CHECK(A->Simulation->Events == Again->Events);
   CHECK_FALSE(N->Simulation);
+}
+
+TEST_CASE("emitVerified keeps the candidate whose trial ends") {
+  // The wave choice of the test above, with trials that stop at once: both
+  // stop, so the first lowering (no waves) is kept, without a simulation,
+  // and the program says why.
+  Sketch S = ringSketch(
+      "ring4-big", 4, Collective::make(CollectiveKind::AllReduce, 4, 1), true);
+  S.SizeBytes = 64 << 20;
+  Schedule Sch = ringSchedule(S);
+  llvm::SourceMgr SM;
+  DiagnosticEngine Diags(SM);
+  EmitOptions Tiny;
+  Tiny.Overlap = SliceOverlap::Auto;
+  Tiny.TrialFlowUpdates = 1;
+  std::optional<EmittedProgram> T = emitVerified(S, Sch, Tiny, Diags);
+  REQUIRE(T);
+  CHECK(T->TrialsStopped == 2);
+  CHECK(T->SimulationStopped);
+  CHECK_FALSE(T->Simulation);
+  CHECK(T->trialNote().find("2 trial simulation(s) stopped") !=
+        std::string::npos);
+  EmitOptions Off;
+  std::optional<EmittedProgram> N = emitVerified(S, Sch, Off, Diags);
+  REQUIRE(N);
+  CHECK(T->Xml == N->Xml);
+  // With the default budget nothing stops.
+  EmitOptions Auto;
+  Auto.Overlap = SliceOverlap::Auto;
+  std::optional<EmittedProgram> A = emitVerified(S, Sch, Auto, Diags);
+  REQUIRE(A);
+  CHECK(A->TrialsStopped == 0);
+  CHECK_FALSE(A->SimulationStopped);
+  CHECK(A->trialNote().empty());
 }
 
 TEST_CASE("emitVerified reports a program over the runtime's limits") {
