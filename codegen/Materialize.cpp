@@ -131,6 +131,26 @@ bool checkThreadblocks(const RankBuilder &RB, unsigned R, const Sketch &S,
   return false;
 }
 
+/// A hint for a rank with too many steps: the first class of links between
+/// nodes that is not `contiguous`, where a peer's chunks could share a step
+/// (empty when there is none).
+std::string contiguityHint(const Sketch &S) {
+  const Topology &T = S.Topo;
+  for (const Link &L : T.links()) {
+    if (L.Class < 0 || T.nodeOf(L.Src) == T.nodeOf(L.Dst))
+      continue;
+    size_t C = size_t(L.Class);
+    if (C < S.ContiguousClasses.size() && S.ContiguousClasses[C])
+      continue;
+    const std::string &Name = T.classes()[C].Name;
+    return fmt::format("; or mark the links between nodes contiguous "
+                       "(`contiguous {}`), so that the chunks a peer sends "
+                       "together share a step",
+                       Name);
+  }
+  return std::string();
+}
+
 /// Reports rank \p R if its XML elements (the algorithm, one per rank, one
 /// per threadblock and step) exceed what the MSCCL reader keeps (false
 /// then).
@@ -147,9 +167,9 @@ bool checkXmlNodes(const RankBuilder &RB, unsigned R, unsigned NumRanks,
                            "{} ranks, {} threadblocks and their steps); "
                            "the MSCCL runtime's reader keeps at most {} "
                            "per rank (use fewer chunks, channels or "
-                           "rings)",
+                           "rings{})",
                            R, Nodes, NumRanks, RB.Tbs.size(),
-                           Opts.MaxXmlNodesPerRank));
+                           Opts.MaxXmlNodesPerRank, contiguityHint(S)));
   return false;
 }
 } // namespace

@@ -117,6 +117,37 @@ TEST_CASE("a rank with more XML elements than the reader keeps is refused") {
   CHECK(lowerToProgram(S, scheduleTransfers(S, clockwise(S)), Tight, Diags));
 }
 
+TEST_CASE("too many XML elements: links between nodes may be contiguous") {
+  // The ring of 4 on 2 nodes of 2, the links between nodes of class `ib`:
+  // the refusal names the class to mark `contiguous`, unless it is.
+  Sketch S = ring(4, Collective::allGather(4, 4));
+  Topology T("two", 2, 2);
+  int Ib = T.addClass({"ib", 1.0, 1e-6});
+  for (const Link &L : S.Topo.links()) {
+    Link Copy = L;
+    if (T.nodeOf(L.Src) != T.nodeOf(L.Dst))
+      Copy.Class = Ib;
+    T.addLink(Copy);
+  }
+  S.Topo = std::move(T);
+  CodegenOptions Tight;
+  Tight.MaxXmlNodesPerRank = 8;
+  for (bool Contiguous : {false, true}) {
+    CAPTURE(Contiguous);
+    S.ContiguousClasses.assign(1, Contiguous);
+    llvm::SourceMgr SM;
+    DiagnosticEngine Diags(SM);
+    std::string Errors;
+    llvm::raw_string_ostream OS(Errors);
+    CHECK_FALSE(
+        lowerToProgram(S, scheduleTransfers(S, clockwise(S)), Tight, Diags));
+    Diags.flush(OS);
+    CHECK(OS.str().find("XML elements") != std::string::npos);
+    CHECK((OS.str().find("`contiguous ib`") != std::string::npos) ==
+          !Contiguous);
+  }
+}
+
 TEST_CASE("instances replicate threadblocks on their own channels") {
   Sketch S = ring(4, Collective::allGather(4, 1));
   Program P = lower(S);
