@@ -115,6 +115,12 @@ void ReadyQueue::place(unsigned L, const LinkTime &Now,
     postGroup(unsigned(Now.Group), E);
 }
 
+void ReadyQueue::take(unsigned L, size_t Job) {
+  if (At[Job] == Where::Waiting)
+    --Links[L].NumWaiting;
+  At[Job] = Where::None;
+}
+
 void ReadyQueue::dropStale(GroupLinks &GL) {
   while (!GL.Links.empty()) {
     const Parked &P = GL.Links.top();
@@ -165,9 +171,7 @@ std::optional<size_t> ReadyQueue::popGroup(const Posting &Top, const Env &E) {
   std::optional<Entry> B = best(L, Now, E);
   std::optional<size_t> Out;
   if (B && B->Job == AtGroup.Job && B->K == AtGroup.K) {
-    if (At[B->Job] == Where::Waiting)
-      --Links[L].NumWaiting;
-    At[B->Job] = Where::None;
+    take(L, B->Job);
     Out = B->Job;
     place(L, E);
   } else {
@@ -199,9 +203,7 @@ std::optional<size_t> ReadyQueue::pop(const Env &E) {
       continue;
     }
     // Keys only grow, so no other link's job can rank before this one.
-    if (At[B->Job] == Where::Waiting)
-      --LJ.NumWaiting;
-    At[B->Job] = Where::None;
+    take(L, B->Job);
     place(L, E);
     return B->Job;
   }

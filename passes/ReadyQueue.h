@@ -158,6 +158,8 @@ private:
   void place(unsigned L, const Env &E);
   /// Posts group \p G under its best parked link's key at its time.
   void postGroup(unsigned G, const Env &E);
+  /// Takes job \p Job of link \p L out to start.
+  void take(unsigned L, size_t Job);
   /// Drops group \p G's parked links that have been placed again since.
   void dropStale(GroupLinks &GL);
   /// Pops \p Top, a group's posting: returns the job that ranks first when

@@ -26,6 +26,14 @@ namespace {
 std::string print(const Program &P) {
   return tacclrt::writePlan(P, tacclrt::Dialect::Executor);
 }
+/// A ring allreduce of 64 MiB in 4 chunks: many slices per chunk, so both
+/// wave splits are tried.
+Sketch bigRing() {
+  Sketch S = ringSketch(
+      "ring4-big", 4, Collective::make(CollectiveKind::AllReduce, 4, 1), true);
+  S.SizeBytes = 64 << 20;
+  return S;
+}
 } // namespace
 
 TEST_CASE("emitVerified keeps the lowering's own program, verified") {
@@ -86,10 +94,7 @@ TEST_CASE("emitVerified applies the sketch's size range and the dialect") {
 }
 
 TEST_CASE("emitVerified chooses wave splits the same way every time") {
-  // 64 MiB in 4 chunks: many slices per chunk, so both are tried.
-  Sketch S = ringSketch(
-      "ring4-big", 4, Collective::make(CollectiveKind::AllReduce, 4, 1), true);
-  S.SizeBytes = 64 << 20;
+  Sketch S = bigRing();
   Schedule Sch = ringSchedule(S);
   llvm::SourceMgr SM;
   DiagnosticEngine Diags(SM);
@@ -127,9 +132,7 @@ TEST_CASE("emitVerified keeps the candidate whose trial ends") {
   // The wave choice of the test above, with trials that stop at once: both
   // stop, so the first lowering (no waves) is kept, without a simulation,
   // and the program says why.
-  Sketch S = ringSketch(
-      "ring4-big", 4, Collective::make(CollectiveKind::AllReduce, 4, 1), true);
-  S.SizeBytes = 64 << 20;
+  Sketch S = bigRing();
   Schedule Sch = ringSchedule(S);
   llvm::SourceMgr SM;
   DiagnosticEngine Diags(SM);
