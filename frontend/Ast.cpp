@@ -187,7 +187,7 @@ private:
       if (Co->Root)
         OS << " root " << printAddress(*Co->Root);
     } else if (const auto *K = llvm::dyn_cast<ChunksItem>(&N)) {
-      OS << "Chunks " << K->Count.Spelling;
+      OS << "Chunks " << (K->Word.empty() ? K->Count.Spelling : K->Word);
     } else if (const auto *Z = llvm::dyn_cast<SizeItem>(&N)) {
       OS << "Size ";
       quantity(Z->Size);

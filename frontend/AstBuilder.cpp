@@ -259,8 +259,14 @@ private:
         Co->Root = std::make_shared<Address>(address(C->root));
       return Co;
     }
-    if (auto *K = dynamic_cast<P::ChunksItemContext *>(Item))
-      return std::make_unique<ChunksItem>(range(K), intLit(K->count));
+    if (auto *K = dynamic_cast<P::ChunksItemContext *>(Item)) {
+      if (K->count)
+        return std::make_unique<ChunksItem>(range(K), intLit(K->count));
+      auto Ch = std::make_unique<ChunksItem>(range(K), IntLit());
+      Ch->Word = K->word->getText();
+      Ch->WordRange = range(K->word);
+      return Ch;
+    }
     if (auto *Z = dynamic_cast<P::SizeItemContext *>(Item)) {
       auto Sz = std::make_unique<SizeItem>(range(Z), quantity(Z->lo));
       if (Z->hi)

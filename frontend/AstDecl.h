@@ -65,7 +65,12 @@ class ChunksItem : public Node {
 public:
   ChunksItem(llvm::SMRange R, IntLit Count)
       : Node(K_ChunksItem, R), Count(std::move(Count)) {}
+  /// The number written, unless a word was (Word).
   IntLit Count;
+  /// `chunks auto` (or a misspelling of it): the word and where it is;
+  /// empty when a number was written.
+  std::string Word;
+  llvm::SMRange WordRange;
   static bool classof(const Node *N) { return N->getKind() == K_ChunksItem; }
 };
 

@@ -2,9 +2,10 @@
 //
 // Checks the single-valued items of a sketch once its logical topology is
 // known: the collective (with `root` for broadcast, scatter, gather and
-// reduce), `chunks`, `size` (one size, or a range `LO .. HI` whose design
-// point is the geometric mean rounded up to whole chunks, with a warning
-// where an end just misses a power of two), `instances`,
+// reduce), `chunks` (a number, or `auto`: as many as make a chunk one
+// slice of the runtime's pipeline at the largest size), `size` (one size, or a
+// range `LO .. HI` whose design point is the geometric mean rounded up to whole
+// chunks, with a warning where an end just misses a power of two), `instances`,
 // `contiguous` link classes, `sender first`, and the switch policies. It
 // also resolves per-size cost profiles at the chunk size.
 //
@@ -13,6 +14,8 @@
 #include "support/Suggest.h"
 
 #include "support/Sizes.h"
+
+#include "format/Plan.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Casting.h"
@@ -176,6 +179,39 @@ bool checkCollective(const CollectiveItem &Coll, unsigned PerRank,
   return true;
 }
 
+/// The protocol the sketch's largest size runs under: the last of a
+/// `protocol` list, or Simple (the default, and what `auto` picks for large
+/// calls). A misspelt name is reported by checkProtocol().
+tacclrt::Protocol largestSizeProtocol(const std::vector<const Node *> &Items) {
+  const auto *P = findItem<ProtocolItem>(Items);
+  if (!P)
+    return tacclrt::Protocol::Simple;
+  return tacclrt::parseProtocol(P->Choices.back().Name)
+      .value_or(tacclrt::Protocol::Simple);
+}
+
+/// `chunks auto`: the fewest chunks per part, a power of two up to
+/// MaxChunksPerRank, that make a chunk of the largest size at most one
+/// slice of its protocol. The runtime moves a call slice by slice, each
+/// slice a pass over every threadblock's steps, so a chunk of several
+/// slices waits for the previous slice's last step on every connection,
+/// and sends through one NIC can be paced only within a slice. A single
+/// size must still split into whole-byte chunks, and the collective must
+/// keep to MaxChunks.
+unsigned autoChunks(const std::vector<const Node *> &Items,
+                    const ir::Sketch &Out) {
+  const uint64_t Parts = Out.Coll.getSizeParts();
+  const uint64_t Largest = std::max(Out.SizeBytes, Out.MaxBytes);
+  const uint64_t Slice =
+      tacclrt::protocolSliceBytes(largestSizeProtocol(Items));
+  unsigned K = 1;
+  while (K < MaxChunksPerRank && Largest > Parts * K * Slice &&
+         uint64_t(Out.Coll.getNumChunks()) * K * 2 <= MaxChunks &&
+         (Out.MaxBytes || Out.SizeBytes % (Parts * K * 2) == 0))
+    K *= 2;
+  return K;
+}
+
 /// `contiguous CLASS, ...`.
 bool checkContiguous(const LinksItem &Item, ir::Sketch &Out,
                      llvm::StringRef MachineName, DiagnosticEngine &Diags) {
@@ -209,8 +245,15 @@ bool tacclc::checkSketchItems(const std::vector<const Node *> &Items,
     return false;
   }
   unsigned PerRank = 1;
-  bool ChunksOk = true;
-  if (const auto *Chunks = findItem<ChunksItem>(Items)) {
+  bool ChunksOk = true, AutoChunks = false;
+  const auto *Chunks = findItem<ChunksItem>(Items);
+  if (Chunks && !Chunks->Word.empty()) {
+    AutoChunks = Chunks->Word == "auto";
+    if (!AutoChunks) {
+      Diags.report(DiagId::UnknownChunks, Chunks->WordRange, Chunks->Word);
+      ChunksOk = false;
+    }
+  } else if (Chunks) {
     const IntLit &K = Chunks->Count;
     if (K.Overflow || K.Value < 1 || K.Value > MaxChunksPerRank) {
       Diags.report(DiagId::OutOfRange, K.Range, "chunks",
@@ -228,6 +271,16 @@ bool tacclc::checkSketchItems(const std::vector<const Node *> &Items,
                  Diags) ||
       !ChunksOk)
     return false;
+  // `chunks auto` is settled once the size is known (at one chunk per part
+  // the checks above cover every count it can choose).
+  if (AutoChunks) {
+    PerRank = autoChunks(Items, Out);
+    if (PerRank > 1 &&
+        (!checkCollective(*Coll, PerRank, MachineName, Out, Diags) ||
+         !checkSize(findItem<SizeItem>(Items), Out.Coll.getSizeParts(), Out,
+                    Diags)))
+      return false;
+  }
   if (const auto *In = findItem<InstancesItem>(Items)) {
     const IntLit &K = In->Count;
     if (K.Overflow || K.Value < 1 || K.Value > MaxInstances) {

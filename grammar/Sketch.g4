@@ -102,7 +102,7 @@ qualifiedName : first=IDENT (DOT second=IDENT)? ;
 
 sketchItem
   : COLLECTIVE kind=IDENT (ROOT root=address)? SEMI?           # collectiveItem
-  | CHUNKS count=INT SEMI?                                     # chunksItem
+  | CHUNKS (count=INT | word=IDENT) SEMI?                      # chunksItem
   | SIZE lo=quantity (DOTDOT hi=quantity)? SEMI?               # sizeItem
   | LINKS IDENT (COMMA IDENT)* SEMI?                           # linksItem
   | RELAY endpointPair (COMMA endpointPair)* SEMI?             # relayItem
