@@ -45,6 +45,8 @@ struct CompileOptions {
   SynthesisOptions Synthesis;
   SliceOverlap Overlap = SliceOverlap::Auto; ///< --slice-overlap.
   NicPacing Pacing = NicPacing::Auto;        ///< --pace-nics.
+  /// --trial-work: EmitOptions::TrialFlowUpdates, also for `protocol auto`.
+  long TrialFlowUpdates = 1L << 30;
   /// --time-limit N: the whole compile's limit in seconds (overrides the
   /// sketch's `time limit`).
   std::optional<double> TimeLimitSeconds;

@@ -345,6 +345,7 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
                                   : tacclrt::Dialect::Executor;
   EO.Overlap = Opts.Overlap;
   EO.Pacing = Opts.Pacing;
+  EO.TrialFlowUpdates = Opts.TrialFlowUpdates;
   EO.FifoMessages = TimeModel(*Sketch).fifoMessages(1);
   EO.Origin = compiledProvenance(*Sketch, SM, Opts.Output);
   // A sketch with a protocol list is written only as its parts; any other
@@ -357,7 +358,7 @@ static int compile(const CompileOptions &Opts, DiagnosticEngine &Diags,
       return Fail();
     if (Sketch->ProtocolAuto) {
       Phase.emplace("choosing the protocol");
-      Protocols = chooseProtocol(Emitted->Plan, *Sketch);
+      Protocols = chooseProtocol(Emitted->Plan, *Sketch, EO.TrialFlowUpdates);
     }
   }
   // A protocol per part of the size range: one program each, written

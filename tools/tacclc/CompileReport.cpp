@@ -275,9 +275,13 @@ std::string tacclc::reportJson(const CompileFacts &F) {
       Times.push_back(fmt::format("{}: [{}]", jsonQuote(tacclrt::nameOf(Proto)),
                                   fmt::join(Each, ", ")));
     }
-    Choice = fmt::format("{{\"sizes\": [{}], \"times_us\": {{{}}}}}",
+    std::vector<std::string> Stopped;
+    for (tacclrt::Protocol P : F.Protocols->Stopped)
+      Stopped.push_back(jsonQuote(tacclrt::nameOf(P)));
+    Choice = fmt::format("{{\"sizes\": [{}], \"times_us\": {{{}}}, "
+                         "\"stopped\": [{}]}}",
                          fmt::join(F.Protocols->Sizes, ", "),
-                         fmt::join(Times, ", "));
+                         fmt::join(Times, ", "), fmt::join(Stopped, ", "));
   }
   // The programs written: one, or one per part of the size range.
   std::vector<std::string> Programs;

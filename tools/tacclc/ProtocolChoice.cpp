@@ -135,7 +135,8 @@ std::string tacclc::stageProtocol(const ir::Sketch &S) {
 }
 
 std::optional<ProtocolChoice> tacclc::chooseProtocol(const tacclrt::Algo &Plan,
-                                                     const ir::Sketch &S) {
+                                                     const ir::Sketch &S,
+                                                     long MaxFlowUpdates) {
   ProtocolChoice C;
   C.Sizes = sizesOf(S);
   tacclrt::Protocol Assumed =
@@ -148,6 +149,7 @@ std::optional<ProtocolChoice> tacclc::chooseProtocol(const tacclrt::Algo &Plan,
     std::optional<SketchCall> Call = sketchCall(Plan, At);
     if (!Call)
       return std::nullopt;
+    Call->Options.MaxFlowUpdates = MaxFlowUpdates;
     Calls.push_back(std::move(*Call));
   }
   std::vector<size_t> Ascending(C.Sizes.size());
@@ -172,6 +174,8 @@ std::optional<ProtocolChoice> tacclc::chooseProtocol(const tacclrt::Algo &Plan,
       }
       tacclrt::SimResult R =
           tacclrt::simulate(A, Calls[I].Machine, Calls[I].Options);
+      if (R.Stopped)
+        C.Stopped.push_back(P);
       if (!R.Ok || !(R.TimeUs > 0)) {
         Ok = false;
         break;
@@ -196,7 +200,11 @@ std::optional<ProtocolChoice> tacclc::chooseProtocol(const tacclrt::Algo &Plan,
     Any = true;
     C.Times.emplace_back(P, std::move(Times));
   }
-  if (!Any)
+  // Every simulation stopped at the budget: the protocol the stages
+  // assumed stays, and the summary says why.
+  if (!Any && !C.Stopped.empty())
+    C.Best = Assumed;
+  else if (!Any)
     return std::nullopt;
   return C;
 }
@@ -235,6 +243,9 @@ void tacclc::printProtocolChoice(llvm::raw_ostream &OS,
     Rows.push_back(
         fmt::format("{} {}", tacclrt::nameOf(P), fmt::join(Us, " / ")));
   }
+  for (tacclrt::Protocol P : C.Stopped)
+    Rows.push_back(
+        fmt::format("{} stopped at the work budget", tacclrt::nameOf(P)));
   OS << fmt::format("protocol    {} (auto): {} at {} by tacclc sim\n",
                     tacclrt::nameOf(C.Best), fmt::join(Rows, ", "),
                     fmt::join(Sizes, " / "));

@@ -10,7 +10,9 @@
 //      sim) at the sketch's size, and across its size range (its ends and
 //      the powers of two between); the protocol with the least
 //      geometric-mean time wins, and is the one a single program is
-//      written for;
+//      written for; each simulation runs on the trial simulations' work
+//      budget (codegen/EmitVerified.h), and a protocol whose simulation
+//      stops there is not chosen;
 //   3. where the compile writes files, a protocol per part of the range:
 //      wherever another protocol is the fastest by more than 2%, the range
 //      splits at the first sampled size of its run, and each part gets its
@@ -54,14 +56,21 @@ struct ProtocolChoice {
   /// slower at a smaller size than a protocol with fewer wire bytes), or
   /// nothing where the simulation failed.
   std::vector<std::pair<tacclrt::Protocol, std::vector<double>>> Times;
+  /// Protocols whose simulation stopped at the work budget (not in Times).
+  std::vector<tacclrt::Protocol> Stopped;
   /// The winner.
   tacclrt::Protocol Best = tacclrt::Protocol::Simple;
 };
 
-/// Simulates \p Plan (lowered for \p S) under each protocol (step 2);
-/// nothing when no protocol could be simulated.
+/// Simulates \p Plan (lowered for \p S) under each protocol (step 2),
+/// each simulation stopped after \p MaxFlowUpdates messages in flight
+/// summed over its events (tacclrt::SimOptions::MaxFlowUpdates; 0: no
+/// limit). Where every simulation stopped there, the protocol \p S's
+/// stages assumed is the winner; nothing when no protocol could be
+/// simulated at all.
 std::optional<ProtocolChoice> chooseProtocol(const tacclrt::Algo &Plan,
-                                             const ir::Sketch &S);
+                                             const ir::Sketch &S,
+                                             long MaxFlowUpdates = 0);
 
 /// The programs to write for \p S: one per part of its `protocol` list;
 /// under `protocol auto` with a size range and \p Split, one per run of

@@ -33,6 +33,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
+
 using namespace llvm;
 using namespace tacclc;
 
@@ -147,6 +150,13 @@ cl::opt<NicPacing>
                       clEnumValN(NicPacing::Off, "off", "never")),
            cl::init(NicPacing::Auto), cl::sub(*cl::TopLevelSubCommand),
            cl::cat(CompileCat));
+cl::opt<unsigned long> TrialFlowUpdates(
+    "trial-work",
+    cl::desc("Work budget of each trial simulation (waves, pacing, fused "
+             "orders, `protocol auto`): messages in flight summed over its "
+             "events (default 2^30; 0: no limit)"),
+    cl::init(1UL << 30), cl::Hidden, cl::sub(*cl::TopLevelSubCommand),
+    cl::cat(CompileCat));
 cl::opt<bool> SolverLog("solver-log", cl::desc("Show the MILP solver's log"),
                         cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
 cl::opt<bool> NoSymmetry(
@@ -295,6 +305,8 @@ std::optional<CompileOptions> compileOptions(bool Stats) {
   O.Synthesis.ExactScheduling = !NoExactSchedule;
   O.Overlap = Overlap;
   O.Pacing = Pacing;
+  O.TrialFlowUpdates = long(std::min<unsigned long>(
+      TrialFlowUpdates, std::numeric_limits<long>::max()));
   O.Verbose = Verbose;
   O.ReportFile = ReportFile;
   return O;
