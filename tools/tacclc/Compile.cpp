@@ -201,7 +201,7 @@ int writeProgram(const CompileOptions &Opts, DiagnosticEngine &Diags,
     Times = timeProgram(Emitted.Plan, Sketch, Predicted,
                         CG.FuseRelays ? CG.FifoMessages : 0, !Opts.NoReferee,
                         Emitted.Simulation ? &*Emitted.Simulation : nullptr,
-                        Emitted.SimulationStopped);
+                        Emitted.SimulationStopped, Opts.TrialFlowUpdates);
   }
   CompileFacts Facts{
       Sketch,

@@ -82,7 +82,7 @@ ProgramTimes tacclc::timeProgram(const tacclrt::Algo &A, const ir::Sketch &S,
                                  const CallPrediction &Predicted,
                                  unsigned OrderedForFifo, bool AskReferee,
                                  const tacclrt::SimResult *Known,
-                                 bool KnownStopped) {
+                                 bool KnownStopped, long ExplainFlowUpdates) {
   ProgramTimes Out;
   std::optional<SketchCall> C = sketchCall(A, S);
   if (!C) {
@@ -111,6 +111,7 @@ ProgramTimes tacclc::timeProgram(const tacclrt::Algo &A, const ir::Sketch &S,
           // One slice of every chunk alone, every message recorded.
           tacclrt::SimOptions One = C->Options;
           One.RecordTransfers = true;
+          One.MaxFlowUpdates = ExplainFlowUpdates;
           if (M.Slices > 1) {
             uint64_t Slice = tacclrt::protocolSliceBytes(A.Proto);
             One.Bytes = uint64_t(A.NChunksPerLoop) * (Slice / 4 * 4);
@@ -124,6 +125,7 @@ ProgramTimes tacclc::timeProgram(const tacclrt::Algo &A, const ir::Sketch &S,
           Out.Simulated = M;
           tacclrt::SimOptions Serial = C->Options;
           Serial.Service = tacclrt::PortService::Serial;
+          Serial.MaxFlowUpdates = ExplainFlowUpdates;
           tacclrt::SimResult S1 = tacclrt::simulate(A, C->Machine, Serial);
           if (S1.Ok)
             M.SerialUs = S1.TimeUs;

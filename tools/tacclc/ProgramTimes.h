@@ -42,12 +42,17 @@ struct ProgramTimes {
 /// ordered for. \p Known, when given, is that simulation already run
 /// (EmittedProgram::Simulation), not run again; \p KnownStopped, that it
 /// stopped at its work budget (EmittedProgram::SimulationStopped): then it
-/// is not run to the end here either, and SimNote says so.
+/// is not run to the end here either, and SimNote says so. The simulations
+/// that explain a gap stop after \p ExplainFlowUpdates messages in flight
+/// summed over their events (0: no limit), and a measure whose simulation
+/// stops is left out: served one message at a time, messages wait in
+/// flight, and a 512-GPU program at 1 MiB takes minutes.
 ProgramTimes timeProgram(const tacclrt::Algo &A, const ir::Sketch &S,
                          const CallPrediction &Predicted,
                          unsigned OrderedForFifo, bool AskReferee = true,
                          const tacclrt::SimResult *Known = nullptr,
-                         bool KnownStopped = false);
+                         bool KnownStopped = false,
+                         long ExplainFlowUpdates = 0);
 
 /// The SimGrid referee's time of \p A on \p M (sim/SimGrid.h, engine
 /// `simgrid`), or nothing with \p Why (a build without SimGrid, a failed
