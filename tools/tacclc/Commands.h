@@ -46,7 +46,7 @@ struct CompileOptions {
   SliceOverlap Overlap = SliceOverlap::Auto; ///< --slice-overlap.
   NicPacing Pacing = NicPacing::Auto;        ///< --pace-nics.
   /// --trial-work: EmitOptions::TrialFlowUpdates, also for `protocol auto`.
-  long TrialFlowUpdates = 1L << 30;
+  long TrialFlowUpdates = EmitOptions().TrialFlowUpdates;
   /// --time-limit N: the whole compile's limit in seconds (overrides the
   /// sketch's `time limit`).
   std::optional<double> TimeLimitSeconds;

@@ -155,8 +155,8 @@ cl::opt<unsigned long> TrialFlowUpdates(
     cl::desc("Work budget of each trial simulation (waves, pacing, fused "
              "orders, `protocol auto`): messages in flight summed over its "
              "events (default 2^30; 0: no limit)"),
-    cl::init(1UL << 30), cl::Hidden, cl::sub(*cl::TopLevelSubCommand),
-    cl::cat(CompileCat));
+    cl::init(static_cast<unsigned long>(EmitOptions().TrialFlowUpdates)),
+    cl::Hidden, cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
 cl::opt<bool> SolverLog("solver-log", cl::desc("Show the MILP solver's log"),
                         cl::sub(*cl::TopLevelSubCommand), cl::cat(CompileCat));
 cl::opt<bool> NoSymmetry(
